@@ -1,0 +1,39 @@
+//! tcplab-sim: a packet-level simulator of TCP congestion control as Jacobson & Karels (1988)
+//! built it and its successors refined it. Pure Rust; the Python bindings live in `tcplab-py`.
+//!
+//! ```
+//! let text = r#"
+//! duration = "5s"
+//! [network.path]
+//! hops = [{ rate = "10Mbit/s", delay = "10ms", queue = { limit = 20 } }]
+//! [[flows]]
+//! tcp = "reno"
+//! "#;
+//! let result = tcplab_sim::run_toml(text, &[]).unwrap();
+//! assert!(result.flows[0].goodput_bps > 1e6);
+//! ```
+
+pub mod engine;
+pub mod error;
+pub mod net;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod stats;
+pub mod tcp;
+pub mod time;
+
+pub use error::Error;
+pub use scenario::Scenario;
+pub use stats::RunResult;
+
+/// Runs a validated scenario.
+pub fn run(scenario: &Scenario) -> RunResult {
+    sim::Simulation::new(scenario).run()
+}
+
+/// Parses TOML, applies `--set` style overrides, validates and runs.
+pub fn run_toml(text: &str, overrides: &[(String, String)]) -> Result<RunResult, Error> {
+    let sc = scenario::parse(text, overrides)?;
+    Ok(run(&sc))
+}

@@ -1,0 +1,428 @@
+//! A simulation: the network and its flows, driven by the event queue. Endpoints are sans-IO;
+//! this is where their outputs are put on links and their deadlines become timer events.
+
+use crate::engine::{Event, EventQueue, Side};
+use crate::net::link::{Link, Offer};
+use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::net::topology::Topology;
+use crate::scenario::{AckKind, Scenario, Variant};
+use crate::stats::{
+    FlowCounters, FlowResult, LinkCounters, LinkResult, LinkTotals, RunResult, Traces,
+};
+use crate::tcp::receiver::{AckPolicy, Receiver};
+use crate::tcp::recovery::LossRecovery;
+use crate::tcp::sender::{Sender, SenderConfig};
+use crate::time::SimTime;
+
+struct Flow {
+    variant: Variant,
+    ack: AckKind,
+    mss: u32,
+    start: SimTime,
+    src: NodeId,
+    dst: NodeId,
+    sender: Sender,
+    receiver: Receiver,
+    /// Earliest timer event known to be pending, per side (lazy cancellation).
+    sender_armed: Option<SimTime>,
+    receiver_armed: Option<SimTime>,
+    snapshot: FlowCounters,
+    completed: Option<SimTime>,
+}
+
+impl Flow {
+    fn counters(&self) -> FlowCounters {
+        FlowCounters {
+            bytes_delivered: self.receiver.bytes_delivered,
+            ..self.sender.core.counters
+        }
+    }
+}
+
+pub struct Simulation {
+    q: EventQueue,
+    links: Vec<Link>,
+    routes: Vec<Vec<u32>>,
+    flows: Vec<Flow>,
+    link_snapshots: Vec<LinkCounters>,
+    out: Vec<Packet>,
+    end: SimTime,
+    warmup: SimTime,
+    seed: u64,
+    queue_trace: Option<Vec<(f64, u32, u64)>>,
+    trace_limit: usize,
+    finite_flows_left: usize,
+    all_finite: bool,
+}
+
+impl Simulation {
+    pub fn new(sc: &Scenario) -> Self {
+        let topo = Topology::build(sc);
+        let trace_limit = sc.trace.max_points as usize;
+        let flows: Vec<Flow> = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (src, dst) = topo.endpoints[i];
+                let cfg = SenderConfig {
+                    mss: f.mss,
+                    header_bytes: f.header(),
+                    initial_window: f.initial_window,
+                    initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
+                    rwnd: f.rwnd.0,
+                    total_bytes: f.bytes.map(|b| b.0),
+                    timestamps: f.timestamps,
+                    initial_rto: f.initial_rto.0,
+                    min_rto: f.min_rto.0,
+                    max_rto: f.max_rto.0,
+                    rto_granularity: f.rto_granularity.0,
+                };
+                let recovery = match f.tcp {
+                    Variant::Tahoe => LossRecovery::Tahoe(Default::default()),
+                    Variant::Reno => LossRecovery::Reno(Default::default()),
+                };
+                let mut sender = Sender::new(i as u32, src, dst, cfg, recovery);
+                if sc.trace.cwnd {
+                    sender.enable_trace(trace_limit);
+                }
+                let policy = match f.ack {
+                    AckKind::Immediate => AckPolicy::Immediate,
+                    AckKind::Delayed => AckPolicy::Delayed {
+                        timeout: f.delack_timeout.0,
+                    },
+                };
+                Flow {
+                    variant: f.tcp,
+                    ack: f.ack,
+                    mss: f.mss,
+                    start: f.start.0,
+                    src,
+                    dst,
+                    sender,
+                    receiver: Receiver::new(i as u32, dst, src, f.header(), policy),
+                    sender_armed: None,
+                    receiver_armed: None,
+                    snapshot: FlowCounters::default(),
+                    completed: None,
+                }
+            })
+            .collect();
+        let n_links = topo.links.len();
+        let all_finite = sc.flows.iter().all(|f| f.bytes.is_some());
+        let finite_flows_left = sc.flows.iter().filter(|f| f.bytes.is_some()).count();
+        let mut sim = Simulation {
+            q: EventQueue::new(),
+            links: topo.links,
+            routes: topo.routes,
+            flows,
+            link_snapshots: vec![LinkCounters::default(); n_links],
+            out: Vec::with_capacity(64),
+            end: sc.duration.0,
+            warmup: sc.warmup.0,
+            seed: sc.seed,
+            queue_trace: sc.trace.queue.then(Vec::new),
+            trace_limit,
+            finite_flows_left,
+            all_finite,
+        };
+        for (i, f) in sim.flows.iter().enumerate() {
+            sim.q.schedule(f.start, Event::FlowStart { flow: i as u32 });
+        }
+        if sim.warmup > SimTime::ZERO {
+            sim.q.schedule(sim.warmup, Event::Warmup);
+        }
+        sim
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    /// Runs to the scenario's end (or until every finite transfer has completed).
+    pub fn run(mut self) -> RunResult {
+        let end = self.end;
+        while let Some((now, ev)) = self.q.pop_until(end) {
+            self.dispatch(now, ev);
+            if self.all_finite && self.finite_flows_left == 0 {
+                break;
+            }
+        }
+        let stop = if self.all_finite && self.finite_flows_left == 0 {
+            self.q.now()
+        } else {
+            end
+        };
+        self.q.advance_to(stop);
+        self.results(stop)
+    }
+
+    fn dispatch(&mut self, now: SimTime, ev: Event) {
+        match ev {
+            Event::TxDone { link } => {
+                let (arrive, next) = self.links[link as usize].tx_done(now);
+                self.q.schedule(arrive, Event::Deliver { link });
+                if let Some(t) = next {
+                    self.q.schedule(now + t, Event::TxDone { link });
+                }
+                self.trace_queue(now, link);
+            }
+            Event::Deliver { link } => {
+                let l = &mut self.links[link as usize];
+                let node = l.to;
+                let pkt = l.deliver();
+                if pkt.dst == node {
+                    self.to_endpoint(now, pkt);
+                } else {
+                    self.forward(now, node, pkt);
+                }
+            }
+            Event::Timer { flow, side } => {
+                let f = &mut self.flows[flow as usize];
+                let mut out = std::mem::take(&mut self.out);
+                let node = match side {
+                    Side::Sender => {
+                        if f.sender_armed == Some(now) {
+                            f.sender_armed = None;
+                        }
+                        f.sender.on_timer(now, &mut out);
+                        f.src
+                    }
+                    Side::Receiver => {
+                        if f.receiver_armed == Some(now) {
+                            f.receiver_armed = None;
+                        }
+                        f.receiver.on_timer(now, &mut out);
+                        f.dst
+                    }
+                };
+                self.emit(now, node, &mut out);
+                self.out = out;
+                self.arm(flow, side);
+            }
+            Event::FlowStart { flow } => {
+                let mut out = std::mem::take(&mut self.out);
+                let f = &mut self.flows[flow as usize];
+                f.sender.start(now, &mut out);
+                let node = f.src;
+                self.emit(now, node, &mut out);
+                self.out = out;
+                self.arm(flow, Side::Sender);
+            }
+            Event::Warmup => self.snapshot(now),
+        }
+    }
+
+    fn to_endpoint(&mut self, now: SimTime, pkt: Packet) {
+        let flow = pkt.flow;
+        let f = &mut self.flows[flow as usize];
+        let mut out = std::mem::take(&mut self.out);
+        match pkt.kind {
+            PacketKind::Data => {
+                f.receiver.on_segment(now, &pkt, &mut out);
+                let node = f.dst;
+                self.emit(now, node, &mut out);
+                self.out = out;
+                self.arm(flow, Side::Receiver);
+            }
+            PacketKind::Ack => {
+                f.sender.on_ack(now, &pkt, &mut out);
+                if f.completed.is_none()
+                    && f.sender.core.cfg.total_bytes.is_some()
+                    && f.sender.core.finished()
+                {
+                    f.completed = Some(now);
+                    self.finite_flows_left -= 1;
+                }
+                let node = f.src;
+                self.emit(now, node, &mut out);
+                self.out = out;
+                self.arm(flow, Side::Sender);
+            }
+        }
+    }
+
+    /// Puts an endpoint's packets on the first link toward their destinations.
+    fn emit(&mut self, now: SimTime, node: NodeId, out: &mut Vec<Packet>) {
+        for pkt in out.drain(..) {
+            self.forward(now, node, pkt);
+        }
+    }
+
+    fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        let link = self.routes[node as usize][pkt.dst as usize];
+        debug_assert!(
+            link != crate::net::topology::NO_ROUTE,
+            "no route from {node} to {}",
+            pkt.dst
+        );
+        match self.links[link as usize].offer(now, pkt) {
+            Offer::Transmit(t) => self.q.schedule(now + t, Event::TxDone { link }),
+            Offer::Queued | Offer::Dropped => self.trace_queue(now, link),
+            Offer::Lost => {}
+        }
+    }
+
+    /// Schedules a timer event if the endpoint's deadline is earlier than any pending one.
+    fn arm(&mut self, flow: u32, side: Side) {
+        let f = &mut self.flows[flow as usize];
+        let (deadline, armed) = match side {
+            Side::Sender => (f.sender.deadline(), &mut f.sender_armed),
+            Side::Receiver => (f.receiver.deadline(), &mut f.receiver_armed),
+        };
+        if let Some(d) = deadline {
+            if armed.is_none_or(|a| d < a) {
+                *armed = Some(d);
+                self.q.schedule(d, Event::Timer { flow, side });
+            }
+        }
+    }
+
+    fn trace_queue(&mut self, now: SimTime, link: u32) {
+        if let Some(t) = &mut self.queue_trace {
+            if t.len() < self.trace_limit {
+                t.push((
+                    now.secs_f64(),
+                    link,
+                    self.links[link as usize].queue.len() as u64,
+                ));
+            }
+        }
+    }
+
+    fn integrate_all(&mut self, now: SimTime) {
+        for f in &mut self.flows {
+            if f.sender.core.started {
+                f.sender.integrate(now);
+            }
+        }
+        for l in &mut self.links {
+            l.integrate(now);
+        }
+    }
+
+    fn snapshot(&mut self, now: SimTime) {
+        self.integrate_all(now);
+        for f in &mut self.flows {
+            f.snapshot = f.counters();
+        }
+        for (s, l) in self.link_snapshots.iter_mut().zip(&self.links) {
+            *s = l.counters;
+        }
+    }
+
+    fn results(mut self, stop: SimTime) -> RunResult {
+        self.integrate_all(stop);
+        let window_ns = stop.ns().saturating_sub(self.warmup.ns()).max(1);
+        let mut traces = Traces::default();
+        let flows = self
+            .flows
+            .iter_mut()
+            .map(|f| {
+                let c = f.counters().since(&f.snapshot);
+                let from = f.start.max(self.warmup);
+                let active_ns = stop.ns().saturating_sub(from.ns()).max(1);
+                let segments_acked = c.bytes_acked as f64 / f.mss as f64;
+                if let Some(t) = f.sender.core.trace.take() {
+                    traces.truncated |= t.len() >= f.sender.core.trace_limit;
+                    let id = f.sender.core.flow;
+                    traces
+                        .cwnd
+                        .extend(t.into_iter().map(|(at, c, s)| (at.secs_f64(), id, c, s)));
+                }
+                FlowResult {
+                    flow: f.sender.core.flow,
+                    tcp: f.variant.name().into(),
+                    ack: f.ack.name().into(),
+                    mss_bytes: f.mss,
+                    bytes_delivered: c.bytes_delivered,
+                    goodput_bps: c.bytes_delivered as f64 * 8.0 / (active_ns as f64 * 1e-9),
+                    mean_rtt_s: if c.rtt_samples > 0 {
+                        c.rtt_sum_ns as f64 / c.rtt_samples as f64 * 1e-9
+                    } else {
+                        f64::NAN
+                    },
+                    mean_cwnd_bytes: c.cwnd_area as f64 / active_ns as f64,
+                    segments_sent: c.segments_sent,
+                    segments_retransmitted: c.segments_retransmitted,
+                    segments_acked,
+                    ca_events: c.ca_events,
+                    non_ca_events: c.non_ca_events,
+                    timeouts: c.timeouts,
+                    fast_retransmits: c.fast_retransmits,
+                    other_losses: c.other_losses,
+                    loss_events: c.loss_events,
+                    p: if segments_acked > 0.0 {
+                        c.ca_events as f64 / segments_acked
+                    } else {
+                        0.0
+                    },
+                    loss_event_rate: if c.segments_sent > 0 {
+                        c.loss_events as f64 / c.segments_sent as f64
+                    } else {
+                        0.0
+                    },
+                    completion_time_s: f.completed.map(|t| t.secs_f64()),
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .zip(&self.link_snapshots)
+            .map(|(l, s)| {
+                let c = l.counters.since(s);
+                let drops = c.drops_queue + c.drops_loss;
+                LinkResult {
+                    link: l.name.clone(),
+                    rate_bps: l.rate_bps,
+                    delay_s: l.delay.secs_f64(),
+                    packets_in: c.arrivals,
+                    packets_sent: c.packets_sent,
+                    bytes_sent: c.bytes_sent,
+                    drops_queue: c.drops_queue,
+                    drops_loss: c.drops_loss,
+                    drop_rate: if c.arrivals > 0 {
+                        drops as f64 / c.arrivals as f64
+                    } else {
+                        0.0
+                    },
+                    mean_queue_packets: c.queue_area as f64 / window_ns as f64,
+                    mean_queue_bytes: c.queue_bytes_area as f64 / window_ns as f64,
+                    mean_queue_delay_s: if c.packets_sent > 0 {
+                        c.queue_area as f64 / c.packets_sent as f64 * 1e-9
+                    } else {
+                        0.0
+                    },
+                    utilization: c.busy_ns as f64 / window_ns as f64,
+                }
+            })
+            .collect();
+        let totals = self
+            .links
+            .iter()
+            .map(|l| LinkTotals {
+                link: l.name.clone(),
+                arrivals: l.counters.arrivals,
+                drops_queue: l.counters.drops_queue,
+                drops_loss: l.counters.drops_loss,
+                delivered: l.counters.delivered,
+                in_link: l.in_link(),
+            })
+            .collect();
+        if let Some(q) = self.queue_trace.take() {
+            traces.truncated |= q.len() >= self.trace_limit;
+            traces.queue = q;
+        }
+        RunResult {
+            seed: self.seed,
+            duration_s: stop.secs_f64(),
+            warmup_s: self.warmup.secs_f64(),
+            events: self.q.processed(),
+            flows,
+            links,
+            totals,
+            traces,
+        }
+    }
+}

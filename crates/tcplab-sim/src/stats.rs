@@ -1,0 +1,181 @@
+//! The instruments: per-flow counters (Mathis et al. 1997's MIB-like TCP instruments) and
+//! per-link counters, kept as plain sums so that a measurement window is `end - warmup
+//! snapshot`, and the results reported for a run.
+
+use crate::time::SimTime;
+use serde::Serialize;
+
+/// Cumulative per-flow counters. All are totals since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlowCounters {
+    pub segments_sent: u64,
+    pub segments_retransmitted: u64,
+    pub bytes_acked: u64,
+    pub bytes_delivered: u64,
+    /// Loss episodes that ended as one successful, clock-preserving halving (Mathis Sec. 3.3).
+    pub ca_events: u64,
+    /// Loss episodes with a timeout or a further window reduction (Mathis footnote 10).
+    pub non_ca_events: u64,
+    /// Retransmissions inside a loss episode after its first (Mathis footnote 10).
+    pub other_losses: u64,
+    /// Retransmit-timer expirations.
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Loss events (Parvez et al. 2010 Sec. II-B): losses in one window form one event.
+    pub loss_events: u64,
+    pub rtt_samples: u64,
+    pub rtt_sum_ns: u128,
+    /// Integral of cwnd (bytes) over time (ns), for the time-average.
+    pub cwnd_area: u128,
+}
+
+impl FlowCounters {
+    pub fn add_rtt(&mut self, r: SimTime) {
+        self.rtt_samples += 1;
+        self.rtt_sum_ns += r.ns() as u128;
+    }
+
+    /// Counters accumulated since `earlier` was taken.
+    pub fn since(&self, earlier: &FlowCounters) -> FlowCounters {
+        FlowCounters {
+            segments_sent: self.segments_sent - earlier.segments_sent,
+            segments_retransmitted: self.segments_retransmitted - earlier.segments_retransmitted,
+            bytes_acked: self.bytes_acked - earlier.bytes_acked,
+            bytes_delivered: self.bytes_delivered - earlier.bytes_delivered,
+            ca_events: self.ca_events - earlier.ca_events,
+            non_ca_events: self.non_ca_events - earlier.non_ca_events,
+            other_losses: self.other_losses - earlier.other_losses,
+            timeouts: self.timeouts - earlier.timeouts,
+            fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
+            loss_events: self.loss_events - earlier.loss_events,
+            rtt_samples: self.rtt_samples - earlier.rtt_samples,
+            rtt_sum_ns: self.rtt_sum_ns - earlier.rtt_sum_ns,
+            cwnd_area: self.cwnd_area - earlier.cwnd_area,
+        }
+    }
+}
+
+/// Cumulative counters of one link direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkCounters {
+    /// Packets offered to the link (before the loss module and the queue).
+    pub arrivals: u64,
+    pub bytes_in: u64,
+    /// Packets (bytes) fully serialized onto the wire.
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub drops_queue: u64,
+    pub drops_loss: u64,
+    /// Packets that reached the far end.
+    pub delivered: u64,
+    /// Integral of the number of waiting packets (excluding the one on the wire) over time.
+    pub queue_area: u128,
+    pub queue_bytes_area: u128,
+    /// Time the transmitter was busy, ns.
+    pub busy_ns: u64,
+}
+
+impl LinkCounters {
+    pub fn since(&self, e: &LinkCounters) -> LinkCounters {
+        LinkCounters {
+            arrivals: self.arrivals - e.arrivals,
+            bytes_in: self.bytes_in - e.bytes_in,
+            packets_sent: self.packets_sent - e.packets_sent,
+            bytes_sent: self.bytes_sent - e.bytes_sent,
+            drops_queue: self.drops_queue - e.drops_queue,
+            drops_loss: self.drops_loss - e.drops_loss,
+            delivered: self.delivered - e.delivered,
+            queue_area: self.queue_area - e.queue_area,
+            queue_bytes_area: self.queue_bytes_area - e.queue_bytes_area,
+            busy_ns: self.busy_ns - e.busy_ns,
+        }
+    }
+}
+
+/// One flow's results over the measurement window (after warm-up).
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    pub flow: u32,
+    pub tcp: String,
+    pub ack: String,
+    pub mss_bytes: u32,
+    /// Bytes delivered in order to the application over the window.
+    pub bytes_delivered: u64,
+    pub goodput_bps: f64,
+    /// Mean of the sender's RTT samples over the window (s), NaN if none.
+    pub mean_rtt_s: f64,
+    /// Time-average congestion window, bytes.
+    pub mean_cwnd_bytes: f64,
+    pub segments_sent: u64,
+    pub segments_retransmitted: u64,
+    pub segments_acked: f64,
+    pub ca_events: u64,
+    pub non_ca_events: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub other_losses: u64,
+    pub loss_events: u64,
+    /// Mathis p: CA events per acknowledged segment.
+    pub p: f64,
+    /// Loss events per segment sent (Parvez's p).
+    pub loss_event_rate: f64,
+    /// Time the flow's data was all acknowledged (s), for finite transfers.
+    pub completion_time_s: Option<f64>,
+}
+
+/// One link direction's results over the measurement window.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkResult {
+    pub link: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub packets_in: u64,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub drops_queue: u64,
+    pub drops_loss: u64,
+    /// Drops (queue + loss module) per packet offered.
+    pub drop_rate: f64,
+    /// Time-average number of packets waiting (not counting the one being sent).
+    pub mean_queue_packets: f64,
+    pub mean_queue_bytes: f64,
+    /// Mean time a packet waits in the queue (Little's law over the window), s.
+    pub mean_queue_delay_s: f64,
+    pub utilization: f64,
+}
+
+/// Conservation totals over the whole run (not windowed), for checking.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkTotals {
+    pub link: String,
+    pub arrivals: u64,
+    pub drops_queue: u64,
+    pub drops_loss: u64,
+    pub delivered: u64,
+    /// Packets still inside the link at the end: queued, on the wire, or propagating.
+    pub in_link: u64,
+}
+
+/// A bounded trace of one quantity over time.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct Traces {
+    /// (time s, flow, cwnd bytes, ssthresh bytes) at every change.
+    pub cwnd: Vec<(f64, u32, u64, u64)>,
+    /// (time s, link index, packets waiting) at every change.
+    pub queue: Vec<(f64, u32, u64)>,
+    /// True if a trace hit its point limit and stopped recording.
+    pub truncated: bool,
+}
+
+/// Everything a run reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub seed: u64,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub events: u64,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub totals: Vec<LinkTotals>,
+    pub traces: Traces,
+}

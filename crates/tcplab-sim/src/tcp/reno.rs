@@ -1,0 +1,49 @@
+//! Reno fast retransmit and fast recovery (RFC 5681 Sec. 3.2): on the third duplicate ACK,
+//! ssthresh = max(FlightSize/2, 2 SMSS), retransmit, cwnd = ssthresh + 3 SMSS; each further
+//! duplicate ACK inflates cwnd by one SMSS; the next new ACK deflates it to ssthresh and ends
+//! recovery (even a partial ACK: that is what NewReno changes).
+
+use super::sender::{LossSignal, SenderCore};
+use super::tahoe::DUPTHRESH;
+use crate::net::packet::Packet;
+use crate::time::SimTime;
+
+#[derive(Clone, Debug, Default)]
+pub struct Reno {
+    pub in_recovery: bool,
+}
+
+impl Reno {
+    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+        if self.in_recovery {
+            core.cwnd += core.mss(); // RFC 5681 step 4: inflate for the segment that left
+        } else if core.dupacks == DUPTHRESH {
+            core.halve_ssthresh(); // step 2
+            let una = core.snd_una;
+            core.send_segment(now, una, out); // step 3: retransmit the lost segment
+            core.cwnd = core.ssthresh + DUPTHRESH as u64 * core.mss();
+            core.signal_loss(LossSignal::FastRetransmit);
+            self.in_recovery = true;
+        }
+    }
+
+    pub fn on_new_ack(
+        &mut self,
+        core: &mut SenderCore,
+        _now: SimTime,
+        _acked: u64,
+        _out: &mut Vec<Packet>,
+    ) -> bool {
+        if self.in_recovery {
+            core.cwnd = core.ssthresh; // step 6: deflate
+            self.in_recovery = false;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn on_timeout(&mut self, _core: &mut SenderCore) {
+        self.in_recovery = false;
+    }
+}

@@ -1,0 +1,334 @@
+//! Simulated time, rates, sizes and probabilities, and the unit strings users write for them.
+//!
+//! Inside the simulator everything is an SI integer or float with the unit in the name:
+//! time is `SimTime` (u64 nanoseconds; no float clocks), rates are bit/s, sizes bytes.
+//! Unit strings are accepted only at the edges (scenario files, `--set`). The grammar is the
+//! one documented in `tests/data/unit_vectors.json`, which the Python parser shares.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Simulated time in integer nanoseconds since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub const fn from_ns(ns: u64) -> Self {
+        SimTime(ns)
+    }
+    pub const fn from_us(us: u64) -> Self {
+        SimTime(us * 1_000)
+    }
+    pub const fn from_ms(ms: u64) -> Self {
+        SimTime(ms * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        SimTime(s * 1_000_000_000)
+    }
+    pub fn from_secs_f64(s: f64) -> Self {
+        SimTime((s * 1e9).round() as u64)
+    }
+    pub const fn ns(self) -> u64 {
+        self.0
+    }
+    pub fn secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-9
+    }
+    pub fn saturating_add(self, d: SimTime) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+    pub fn saturating_sub(self, d: SimTime) -> SimTime {
+        SimTime(self.0.saturating_sub(d.0))
+    }
+}
+
+impl std::ops::Add for SimTime {
+    type Output = SimTime;
+    fn add(self, rhs: SimTime) -> SimTime {
+        SimTime(self.0 + rhs.0)
+    }
+}
+
+impl std::ops::Sub for SimTime {
+    type Output = SimTime;
+    fn sub(self, rhs: SimTime) -> SimTime {
+        SimTime(self.0 - rhs.0)
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.9}s", self.secs_f64())
+    }
+}
+
+/// Time to put `bytes` on a wire of `rate_bps`, rounded up to the next nanosecond.
+/// Computed in 128-bit integers, so it is exact up to that final rounding.
+pub fn serialization_time(bytes: u32, rate_bps: u64) -> SimTime {
+    let bits = bytes as u128 * 8 * 1_000_000_000;
+    let r = rate_bps as u128;
+    SimTime(bits.div_ceil(r) as u64)
+}
+
+/// Why a unit string did not parse: shown to the user after the field's path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitError(pub String);
+
+impl fmt::Display for UnitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Splits "12.5 ms" into (12.5, "ms"). The number is a decimal or exponent float.
+fn split_number(text: &str) -> Option<(f64, &str)> {
+    let t = text.trim();
+    let end = t
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || c == '+'
+                || c == '-'
+                || ((c == 'e' || c == 'E')
+                    && t[i + 1..]
+                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+')))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(t.len());
+    let value: f64 = t[..end].parse().ok()?;
+    Some((value, t[end..].trim()))
+}
+
+fn scaled(text: &str, what: &str, expected: &str, units: &[(&str, f64)]) -> Result<f64, UnitError> {
+    let bad = || {
+        UnitError(format!(
+            "{text:?} is not a valid {what} (expected {expected})"
+        ))
+    };
+    let (value, unit) = split_number(text).ok_or_else(bad)?;
+    let factor = units
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, f)| *f)
+        .ok_or_else(bad)?;
+    let v = value * factor;
+    if !v.is_finite() {
+        return Err(bad());
+    }
+    if v < 0.0 {
+        return Err(UnitError(format!(
+            "{text:?} is negative (expected a {what} >= 0)"
+        )));
+    }
+    Ok(v)
+}
+
+const DURATION_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("s", 1.0),
+    ("ms", 1e-3),
+    ("us", 1e-6),
+    ("ns", 1e-9),
+];
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("bit/s", 1.0),
+    ("bps", 1.0),
+    ("kbit/s", 1e3),
+    ("Kbit/s", 1e3),
+    ("kbps", 1e3),
+    ("Kbps", 1e3),
+    ("Mbit/s", 1e6),
+    ("Mbps", 1e6),
+    ("Gbit/s", 1e9),
+    ("Gbps", 1e9),
+];
+const SIZE_UNITS: &[(&str, f64)] = &[
+    ("", 1.0),
+    ("B", 1.0),
+    ("kB", 1e3),
+    ("KB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+];
+
+/// Parses a duration ("50ms", "1.5 s", "200us", "10ns", or a bare number of seconds) to seconds.
+pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
+    scaled(
+        text,
+        "duration",
+        "a number with ns, us, ms or s",
+        DURATION_UNITS,
+    )
+}
+
+/// Parses a rate ("10Mbit/s", "1.5Gbps", "64kbit/s", or a bare number of bit/s) to bit/s.
+pub fn parse_rate(text: &str) -> Result<f64, UnitError> {
+    scaled(
+        text,
+        "rate",
+        "a number with bit/s, kbit/s, Mbit/s, Gbit/s (or bps, kbps, Mbps, Gbps)",
+        RATE_UNITS,
+    )
+}
+
+/// Parses a size ("1500", "64KiB", "1.5MB", "100B") to bytes.
+pub fn parse_size(text: &str) -> Result<f64, UnitError> {
+    scaled(
+        text,
+        "size",
+        "a number with B, kB, MB, GB, KiB, MiB or GiB",
+        SIZE_UNITS,
+    )
+}
+
+/// Parses a probability ("1%", "0.01", "1e-3") to a number in [0, 1].
+pub fn parse_probability(text: &str) -> Result<f64, UnitError> {
+    let v = scaled(
+        text,
+        "probability",
+        "a number in [0, 1] or a percentage such as 1%",
+        &[("", 1.0), ("%", 0.01)],
+    )?;
+    if v > 1.0 {
+        return Err(UnitError(format!(
+            "{text:?} is above 1 (expected a probability in [0, 1])"
+        )));
+    }
+    Ok(v)
+}
+
+/// A value given in a scenario either as a bare number or as a unit string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum NumOrText {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+fn number_or_parse<'de, D: Deserializer<'de>>(
+    d: D,
+    parse: fn(&str) -> Result<f64, UnitError>,
+) -> Result<f64, D::Error> {
+    match NumOrText::deserialize(d)? {
+        NumOrText::Int(i) => parse(&i.to_string()).map_err(serde::de::Error::custom),
+        NumOrText::Float(f) => parse(&format!("{f:e}")).map_err(serde::de::Error::custom),
+        NumOrText::Text(s) => parse(&s).map_err(serde::de::Error::custom),
+    }
+}
+
+macro_rules! unit_type {
+    ($name:ident, $inner:ty, $parse:ident, $from:expr, $to:expr, $doc:literal, $example:literal) => {
+        #[doc = $doc]
+        #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+        pub struct $name(pub $inner);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let v = number_or_parse(d, $parse)?;
+                #[allow(clippy::redundant_closure_call)]
+                Ok($name(($from)(v)))
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                #[allow(clippy::redundant_closure_call)]
+                s.serialize_str(&($to)(self.0))
+            }
+        }
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> String {
+                stringify!($name).to_string()
+            }
+            fn json_schema(_: &mut schemars::r#gen::SchemaGenerator) -> schemars::schema::Schema {
+                let mut s = schemars::schema::SchemaObject::default();
+                s.subschemas().any_of = Some(vec![
+                    schemars::schema::SchemaObject {
+                        instance_type: Some(schemars::schema::InstanceType::Number.into()),
+                        ..Default::default()
+                    }
+                    .into(),
+                    schemars::schema::SchemaObject {
+                        instance_type: Some(schemars::schema::InstanceType::String.into()),
+                        ..Default::default()
+                    }
+                    .into(),
+                ]);
+                s.metadata().description =
+                    Some(format!("{} Example: {:?}.", $doc.trim(), $example));
+                s.into()
+            }
+        }
+    };
+}
+
+unit_type!(
+    Duration,
+    SimTime,
+    parse_duration,
+    |s: f64| SimTime::from_secs_f64(s),
+    |t: SimTime| format!("{}ns", t.ns()),
+    "A duration: a number of seconds or a string with ns, us, ms or s.",
+    "50ms"
+);
+unit_type!(
+    Rate,
+    u64,
+    parse_rate,
+    |b: f64| b.round() as u64,
+    |r: u64| format!("{r}bit/s"),
+    "A rate in bit/s: a number or a string with bit/s, kbit/s, Mbit/s or Gbit/s.",
+    "10Mbit/s"
+);
+unit_type!(
+    Size,
+    u64,
+    parse_size,
+    |b: f64| b.round() as u64,
+    |b: u64| format!("{b}B"),
+    "A size in bytes: a number or a string with B, kB, MB, KiB, MiB or GiB.",
+    "64KiB"
+);
+unit_type!(
+    Probability,
+    f64,
+    parse_probability,
+    |p: f64| p,
+    |p: f64| format!("{p}"),
+    "A probability: a number in [0, 1] or a percentage string.",
+    "1%"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialization_time_is_exact_ns() {
+        // 1500 bytes at 10 Mbit/s = 1.2 ms exactly.
+        assert_eq!(serialization_time(1500, 10_000_000), SimTime::from_us(1200));
+        // 1 byte at 3 bit/s = 8/3 s, rounded up to the ns.
+        assert_eq!(serialization_time(1, 3), SimTime(2_666_666_667));
+    }
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(parse_duration("50ms").unwrap(), 0.05);
+        assert_eq!(parse_rate("10Mbit/s").unwrap(), 1e7);
+        assert_eq!(parse_size("64KiB").unwrap(), 65536.0);
+        assert_eq!(parse_probability("1%").unwrap(), 0.01);
+        assert!(parse_probability("150%").is_err());
+        assert!(parse_duration("-1ms").is_err());
+        assert!(parse_duration("5 fortnights").is_err());
+    }
+}

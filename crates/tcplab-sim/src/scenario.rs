@@ -305,11 +305,25 @@ pub fn json_schema() -> String {
 /// Parses TOML text, applies `key=value` overrides, deserializes and validates.
 pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Error> {
     let mut doc: toml::Value =
-        toml::from_str(text).map_err(|e| Error::Toml(e.message().trim().to_string()))?;
+        toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     for (path, value) in overrides {
         set_path(&mut doc, path, value)?;
     }
     from_value(doc)
+}
+
+/// "line L, column C: message" for a TOML syntax error.
+fn toml_error(text: &str, e: &toml::de::Error) -> Error {
+    let msg = e.message().trim().replace('\n', "; ");
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            Error::Toml(format!("line {line}, column {col}: {msg}"))
+        }
+        None => Error::Toml(msg),
+    }
 }
 
 /// Deserializes a TOML value (also what Python dicts become), then validates.
@@ -318,7 +332,8 @@ pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
         let path = e.path().to_string();
         Error::Invalid {
             field: if path == "." { "scenario".into() } else { path },
-            message: e.into_inner().to_string(),
+            // toml appends its own, less precise key path on a second line: keep the first.
+            message: e.into_inner().to_string().lines().next().unwrap_or_default().trim().to_string(),
         }
     })?;
     scenario.validate()?;

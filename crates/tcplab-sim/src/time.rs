@@ -220,7 +220,7 @@ fn number_or_parse<'de, D: Deserializer<'de>>(
 ) -> Result<f64, D::Error> {
     match NumOrText::deserialize(d)? {
         NumOrText::Int(i) => parse(&i.to_string()).map_err(serde::de::Error::custom),
-        NumOrText::Float(f) => parse(&format!("{f:e}")).map_err(serde::de::Error::custom),
+        NumOrText::Float(f) => parse(&f.to_string()).map_err(serde::de::Error::custom),
         NumOrText::Text(s) => parse(&s).map_err(serde::de::Error::custom),
     }
 }

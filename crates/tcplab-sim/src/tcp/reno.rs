@@ -17,7 +17,7 @@ impl Reno {
     pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
         if self.in_recovery {
             core.cwnd += core.mss(); // RFC 5681 step 4: inflate for the segment that left
-        } else if core.dupacks == DUPTHRESH {
+        } else if core.dupacks == DUPTHRESH && core.fast_retransmit_allowed() {
             core.halve_ssthresh(); // step 2
             let una = core.snd_una;
             core.send_segment(now, una, out); // step 3: retransmit the lost segment

@@ -68,6 +68,11 @@ pub struct SenderCore {
     pub ssthresh: u64,
     /// Consecutive duplicate ACKs.
     pub dupacks: u32,
+    /// Highest byte sent (plus one) when the last timeout or guarded fast retransmit happened:
+    /// duplicate ACKs that do not cover it cannot trigger a new fast retransmit (RFC 6582
+    /// Sec. 3.2 step 1; ns-2's `bug_fix_`), so dupACKs for data sent before a timeout do not
+    /// halve the window again.
+    pub recover: u64,
     pub rtt: RttEstimator,
     rto_deadline: Option<SimTime>,
     /// Karn: the one segment being timed (its end) and when it was sent, if any.
@@ -113,6 +118,12 @@ impl SenderCore {
         } else {
             self.cwnd += (mss * mss / self.cwnd).max(1);
         }
+    }
+
+    /// May the third duplicate ACK trigger a fast retransmit? Only once the cumulative ACK
+    /// covers `recover` (RFC 6582 Sec. 3.2 step 1).
+    pub fn fast_retransmit_allowed(&self) -> bool {
+        self.snd_una >= self.recover
     }
 
     /// Records a window reduction: opens a loss episode or marks the open one as not clean.
@@ -235,6 +246,7 @@ impl Sender {
             snd_nxt: 0,
             snd_max: 0,
             dupacks: 0,
+            recover: 0,
             rtt,
             rto_deadline: None,
             timed: None,
@@ -343,6 +355,7 @@ impl Sender {
             c.halve_ssthresh();
         }
         c.cwnd = c.mss();
+        c.recover = c.snd_max;
         c.snd_nxt = c.snd_una;
         c.dupacks = 0;
         c.timed = None;

@@ -1,0 +1,16 @@
+"""Analytic TCP throughput models (pure Python + numpy; no compiled extension needed).
+
+Submodules, one per source:
+
+* :mod:`tcplab.models.mathis` -- Mathis et al. 1997, the square-root model and its inverse.
+* :mod:`tcplab.models.pftk` -- Padhye et al. 1998, simple and full formulas (Parvez Table I).
+* :mod:`tcplab.models.newreno` -- Parvez, Mahanti & Williamson 2010, NoTO and Full models.
+* :mod:`tcplab.models.multibottleneck` -- Barakat & Altman 1999, several bottleneck nodes.
+* :mod:`tcplab.models.gateways` -- Mathis Sec. 6, multiple congested gateways.
+* :mod:`tcplab.models.jacobson` -- Jacobson & Karels 1988, damage loss, equilibration, RTO.
+
+All functions take SI units (bytes, seconds, bit/s), broadcast over numpy arrays and raise
+``ValueError`` naming the parameter when an argument is outside its domain.
+"""
+
+__all__ = ["gateways", "jacobson", "mathis", "multibottleneck", "newreno", "pftk"]

@@ -1,0 +1,176 @@
+"""Parvez, Mahanti & Williamson 2010 (TCP NewReno): equations, Table IV, properties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tcplab.models import newreno as nr
+
+# Table IV (Calgary to Japan): imposed PLR, actual LER p, RTT (ms), measured and model Kbps.
+TABLE_IV = [
+    ("0.00%", 0.0098, 229, 379, 497),
+    ("0.50%", 0.0127, 245, 335, 394),
+    ("1.00%", 0.0193, 237, 299, 297),
+    ("1.50%", 0.0319, 253, 206, 202),
+    ("2.50%", 0.0457, 256, 145, 147),
+    ("2.00%", 0.0293, 300, 133, 173),
+    ("3.00%", 0.0512, 260, 139, 141),
+]
+# Our Full model (Eq. 29) with q = p, RTO = 3R (the paper's simulation setting, Sec. IV-A;
+# the Internet section does not state its RTO) and 1448-byte segments (the Segsize of the
+# emulation, Sec. V; Sec. VI does not state one), in Kbit/s (1000 bit/s) -- the values and
+# per-row errors recorded in docs/models.md.
+OURS_KBPS = [500.7, 398.5, 315.5, 209.6, 161.7, 188.2, 145.5]
+
+
+def _full_kbps(p: float, rtt_ms: float, q: float | None = None) -> float:
+    r = rtt_ms / 1000
+    return nr.throughput_full(mss=1448, rtt=r, p=p, q=p if q is None else q, rto=3 * r) / 1000
+
+
+@pytest.mark.parametrize(("row", "ours"), list(zip(TABLE_IV, OURS_KBPS)), ids=[r[0] for r in TABLE_IV])
+def test_table_iv_model_column(row, ours: float) -> None:
+    """Table IV "Model" column from the measured LER and RTT with q = p, RTO = 3R.
+
+    Not reproduced exactly: our values are 0.7 % to 10.0 % above the paper's column (mean
+    4.8 %), always high. The paper does not give the RTO or segment size used in Sec. VI;
+    RTO = 4R would bring rows 1, 2 and 7 within 0.2 % but rows 3, 5, 6 stay 5-7 % high, so the
+    rest is likely the rounding of W in Eq. 24 or unstated details. This test pins our numbers
+    (to 0.05 Kbps) so docs/models.md stays true, and checks each stays within 10.05 % of the
+    paper's column -- the documented worst row, not a tolerance to be loosened."""
+    _, p, rtt, _, paper = row
+    got = _full_kbps(p, rtt)
+    assert got == pytest.approx(ours, abs=0.05)
+    assert abs(got - paper) / paper < 0.1005
+
+
+def test_table_iv_ordering_matches_paper() -> None:
+    """Rows rank the same way in our model column as in the paper's."""
+    ours = [_full_kbps(p, rtt) for _, p, rtt, _, _ in TABLE_IV]
+    paper = [row[4] for row in TABLE_IV]
+    assert np.argsort(ours).tolist() == np.argsort(paper).tolist()
+
+
+def test_table_iv_starred_row_not_reproduced() -> None:
+    """Table IV row 1, '382*': PLR 6.21 %, LER 0.98 %, q from Eq. 30. We get q = 0.391 and
+    404 Kbps, 5.8 % above 382 (6.6 % above the measured 379). q = 0.39 is far outside the
+    small-q domain of the closed forms, so a mismatch is not surprising; the paper's 382
+    could not be reproduced."""
+    q = nr.q_from_packet_loss(p=0.0098, packet_loss=0.0621)
+    assert q == pytest.approx(0.391, abs=5e-4)
+    assert _full_kbps(0.0098, 229, q) == pytest.approx(404.0, abs=0.1)
+
+
+def test_eq14_window_and_limits() -> None:
+    """Eq. 14 by hand at p = 0.01, q = 0: (-0.05 + sqrt(0.01 * 24.49)) / 0.03 = 14.829;
+    and W -> sqrt(8/(3p)) (Mathis Eq. 1) as p -> 0 with q = 0."""
+    assert nr.window(0.01, 0.0) == pytest.approx((-0.05 + math.sqrt(0.2449)) / 0.03, rel=1e-12)
+    p = 1e-8
+    assert nr.window(p, 0.0) / math.sqrt(8 / (3 * p)) == pytest.approx(1.0, abs=1e-3)
+    # Fig. 4: W falls with p; for small p it falls with q too.
+    p = np.logspace(-4, -1, 20)
+    assert np.all(np.diff(nr.window(p, 0.01)) < 0)
+    assert nr.window(1e-4, 0.1) < nr.window(1e-4, 0.01) < nr.window(1e-4, 0.0)
+
+
+def test_eq14_approximately_solves_eq7_equals_eq13() -> None:
+    """W of Eq. 14 balances Eq. 7 against Eq. 13 up to the neglected high-order terms: the two
+    segment counts agree within 3 % for small p and q."""
+    for p, q in [(1e-4, 0.0), (1e-3, 0.01), (1e-4, 0.02)]:
+        w = nr.window(p, q)
+        s7 = nr.cafr_segments(p, q)
+        s13 = nr.cafr_segments_polynomial(w, q)
+        assert abs(s7 - s13) / s7 < 0.03, (p, q, s7, s13)
+
+
+def test_eq18_duration() -> None:
+    assert nr.cafr_duration(0.1, 0.01, 0.0, w=10.0) == pytest.approx((5 + 2.5) * 0.1)
+    assert nr.cafr_duration(0.1, 0.01, 0.1, w=10.0) == pytest.approx((5 + 1 + 2.5) * 0.1)
+
+
+def test_eq4_binomial_and_eq5_mean() -> None:
+    """A(W, m) is a pmf over m = 1..W, and its exact mean is 1 + (W - 1) q (Eq. 5)."""
+    w, q = 20, 0.07
+    m = np.arange(1, w + 1)
+    a = nr.drop_window_pmf(w, m, q)
+    assert a.sum() == pytest.approx(1.0, abs=1e-12)
+    assert (m * a).sum() == pytest.approx(nr.expected_losses(w, q), rel=1e-12)
+    # By hand: A(4, 2) = C(3, 1) (1 - q)^2 q.
+    assert nr.drop_window_pmf(4, 2, 0.1) == pytest.approx(3 * 0.81 * 0.1)
+    assert nr.drop_window_pmf(5, 1, 0.0) == 1.0
+
+
+def test_eq24_timeout_probability() -> None:
+    """With q = 0 only m = 1 occurs: p_TO = 1 - (1 - p)^(W/2). For W < 4 no fast retransmit
+    is possible and p_TO = 1. p_TO grows with q."""
+    assert nr.timeout_probability(0.01, 0.0, w=20) == pytest.approx(1 - 0.99**10, rel=1e-12)
+    assert nr.timeout_probability(0.01, 0.0, w=3.2) == 1.0
+    assert nr.timeout_probability(0.01, 0.2, w=20) > nr.timeout_probability(0.01, 0.05, w=20)
+
+
+def test_eq26_timeout_duration_and_eq29_expansion() -> None:
+    """Eq. 26: D_TO = RTO f(p)/(1 - p); Eq. 29's (1 + 2p + 4p^2) is its expansion to p^2
+    (difference O(p^3): 8.2e-6 at p = 0.01)."""
+    p = 0.01
+    d = nr.timeout_duration(1.0, p)
+    f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
+    assert d == pytest.approx(f / (1 - p), rel=1e-12)
+    assert abs(d - (1 + 2 * p + 4 * p**2)) < 10 * p**3
+    with pytest.raises(ValueError, match="p: 1 is outside"):
+        nr.timeout_duration(1.0, 1.0)
+
+
+def test_noto_approaches_square_root_law_as_q_to_0() -> None:
+    """Eq. 19 with q -> 0: (1/p) / ((W/2 + 5/2) R) -> sqrt(3/(2p)) / R as p -> 0; at fixed
+    small p the q -> 0 limit is continuous."""
+    rtt, mss = 0.1, 1000
+    sqrt_law = lambda p: 8 * mss * math.sqrt(3 / (2 * p)) / rtt  # noqa: E731
+    ratios = [nr.throughput_noto(mss, rtt, p, 0.0) / sqrt_law(p) for p in (1e-3, 1e-5, 1e-7)]
+    assert ratios[0] < ratios[1] < ratios[2] < 1
+    assert ratios[2] > 0.99
+    # Continuity at q = 0 (the approach is not monotone: at p = 1e-4 Eq. 19 peaks near
+    # q = 3e-3, 0.13 % above its q = 0 value, an artefact of Eq. 14's truncation).
+    p = 1e-4
+    at0 = nr.throughput_noto(mss, rtt, p, 0.0)
+    gaps = [abs(nr.throughput_noto(mss, rtt, p, q) - at0) for q in (1e-3, 1e-4, 1e-5, 1e-6)]
+    assert all(a > b for a, b in zip(gaps, gaps[1:]))
+    assert gaps[-1] / at0 < 1e-5
+    assert nr.throughput_noto(mss, rtt, p, 0.1) < at0
+
+
+def test_full_below_noto_and_properties() -> None:
+    p = np.logspace(-4, -1, 15)
+    full = nr.throughput_full(1460, 0.1, p, p, 0.3)
+    noto = nr.throughput_noto(1460, 0.1, p, p)
+    assert np.all(full < noto)
+    assert np.all(np.diff(full) < 0) and np.all(np.diff(noto) < 0)
+    rtt = np.linspace(0.02, 0.5, 10)
+    assert np.all(np.diff(nr.throughput_full(1460, rtt, 0.01, 0.01, 3 * rtt)) < 0)
+
+
+def test_eq30_q_from_packet_loss() -> None:
+    """Eq. 30: q = (q~/p - 1)/(W - 1), W = Eq. 14 at q = q~; m = 1 gives q = 0."""
+    assert nr.q_from_packet_loss(0.01, 0.01) == 0.0
+    w = nr.window(0.005, 0.02)
+    assert nr.q_from_packet_loss(0.005, 0.02) == pytest.approx(3 / (w - 1), rel=1e-12)
+    with pytest.raises(ValueError, match="packet_loss"):
+        nr.q_from_packet_loss(0.02, 0.01)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nr.window(0.0, 0.1), "p: 0 is outside (0, 1]"),
+        (lambda: nr.window(0.1, 1.2), "q: 1.2 is outside [0, 1]"),
+        (lambda: nr.throughput_full(1460, 0.1, 0.01, 0.01, rto=0), "rto: 0 is outside (0, inf)"),
+        (lambda: nr.drop_window_pmf(10.5, 1, 0.1), "w: 10.5 is outside an integer in [1, inf)"),
+        (lambda: nr.throughput_noto(1460, float("inf"), 0.01, 0.0), "rtt: inf is outside"),
+    ],
+)
+def test_bad_input(call, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        call()
+    assert message in str(info.value)

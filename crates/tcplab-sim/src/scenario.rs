@@ -146,6 +146,8 @@ pub enum LossKind {
     Bernoulli,
     /// Exactly every `n`-th packet lost (or every round(1/p)-th if `p` is given).
     Periodic,
+    /// The packets at the 1-based arrival positions listed in `packets` are lost.
+    Script,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -156,6 +158,9 @@ pub struct LossSpec {
     pub p: Option<Probability>,
     #[serde(default)]
     pub n: Option<u64>,
+    /// For model "script": 1-based positions of the arrivals to drop.
+    #[serde(default)]
+    pub packets: Option<Vec<u64>>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -278,6 +283,10 @@ pub struct TraceSpec {
     /// Record the queue length of every link direction at every change.
     #[serde(default)]
     pub queue: bool,
+    /// Link directions (by name, e.g. "hop0.fwd") whose packet events are recorded: enqueue
+    /// "+", dequeue "-", drop "d", receive at the far end "r" (ns-2's trace vocabulary).
+    #[serde(default)]
+    pub links: Vec<String>,
     /// Points kept per trace before it stops recording (marked truncated).
     #[serde(default = "default_trace_points")]
     pub max_points: u64,
@@ -292,6 +301,7 @@ impl Default for TraceSpec {
         TraceSpec {
             cwnd: false,
             queue: false,
+            links: Vec::new(),
             max_points: default_trace_points(),
         }
     }
@@ -304,8 +314,7 @@ pub fn json_schema() -> String {
 
 /// Parses TOML text, applies `key=value` overrides, deserializes and validates.
 pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Error> {
-    let mut doc: toml::Value =
-        toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+    let mut doc: toml::Value = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     for (path, value) in overrides {
         set_path(&mut doc, path, value)?;
     }
@@ -333,7 +342,14 @@ pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
         Error::Invalid {
             field: if path == "." { "scenario".into() } else { path },
             // toml appends its own, less precise key path on a second line: keep the first.
-            message: e.into_inner().to_string().lines().next().unwrap_or_default().trim().to_string(),
+            message: e
+                .into_inner()
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
         }
     })?;
     scenario.validate()?;
@@ -518,7 +534,36 @@ impl QueueSpec {
 
 impl LossSpec {
     fn validate(&self, at: &str) -> Result<(), Error> {
+        if self.model != LossKind::Script && self.packets.is_some() {
+            return Err(invalid(
+                format!("{at}.packets"),
+                "applies only to model \"script\"",
+            ));
+        }
         match self.model {
+            LossKind::Script => {
+                if self.p.is_some() || self.n.is_some() {
+                    return Err(invalid(
+                        at,
+                        "p and n do not apply to model \"script\" (expected packets = [...])",
+                    ));
+                }
+                match &self.packets {
+                    None => {
+                        return Err(invalid(
+                            format!("{at}.packets"),
+                            "missing (expected a list of 1-based packet positions)",
+                        ))
+                    }
+                    Some(v) if v.contains(&0) => {
+                        return Err(invalid(
+                            format!("{at}.packets"),
+                            "0 is not a position (expected positions >= 1)",
+                        ))
+                    }
+                    _ => {}
+                }
+            }
             LossKind::Bernoulli => {
                 if self.n.is_some() {
                     return Err(invalid(

@@ -7,7 +7,7 @@ use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::topology::Topology;
 use crate::scenario::{AckKind, Scenario, Variant};
 use crate::stats::{
-    FlowCounters, FlowResult, LinkCounters, LinkResult, LinkTotals, RunResult, Traces,
+    FlowCounters, FlowResult, LinkCounters, LinkResult, LinkTotals, PacketEvent, RunResult, Traces,
 };
 use crate::tcp::receiver::{AckPolicy, Receiver};
 use crate::tcp::recovery::LossRecovery;
@@ -34,6 +34,7 @@ impl Flow {
     fn counters(&self) -> FlowCounters {
         FlowCounters {
             bytes_delivered: self.receiver.bytes_delivered,
+            acks_sent: self.receiver.acks_sent,
             ..self.sender.core.counters
         }
     }
@@ -50,6 +51,9 @@ pub struct Simulation {
     warmup: SimTime,
     seed: u64,
     queue_trace: Option<Vec<(f64, u32, u64)>>,
+    /// Per link: is its packet trace on?
+    packet_traced: Vec<bool>,
+    packet_trace: Vec<PacketEvent>,
     trace_limit: usize,
     finite_flows_left: usize,
     all_finite: bool,
@@ -109,6 +113,11 @@ impl Simulation {
             })
             .collect();
         let n_links = topo.links.len();
+        let packet_traced = topo
+            .links
+            .iter()
+            .map(|l| sc.trace.links.contains(&l.name))
+            .collect();
         let all_finite = sc.flows.iter().all(|f| f.bytes.is_some());
         let finite_flows_left = sc.flows.iter().filter(|f| f.bytes.is_some()).count();
         let mut sim = Simulation {
@@ -122,6 +131,8 @@ impl Simulation {
             warmup: sc.warmup.0,
             seed: sc.seed,
             queue_trace: sc.trace.queue.then(Vec::new),
+            packet_traced,
+            packet_trace: Vec::new(),
             trace_limit,
             finite_flows_left,
             all_finite,
@@ -164,6 +175,10 @@ impl Simulation {
                 self.q.schedule(arrive, Event::Deliver { link });
                 if let Some(t) = next {
                     self.q.schedule(now + t, Event::TxDone { link });
+                    if self.packet_traced[link as usize] {
+                        let p = *self.links[link as usize].on_wire().expect("just started");
+                        self.trace_packet(now, link, "-", &p);
+                    }
                 }
                 self.trace_queue(now, link);
             }
@@ -171,6 +186,9 @@ impl Simulation {
                 let l = &mut self.links[link as usize];
                 let node = l.to;
                 let pkt = l.deliver();
+                if self.packet_traced[link as usize] {
+                    self.trace_packet(now, link, "r", &pkt);
+                }
                 if pkt.dst == node {
                     self.to_endpoint(now, pkt);
                 } else {
@@ -256,10 +274,27 @@ impl Simulation {
             "no route from {node} to {}",
             pkt.dst
         );
-        match self.links[link as usize].offer(now, pkt) {
+        let offer = self.links[link as usize].offer(now, pkt);
+        match offer {
             Offer::Transmit(t) => self.q.schedule(now + t, Event::TxDone { link }),
-            Offer::Queued | Offer::Dropped => self.trace_queue(now, link),
+            Offer::Queued | Offer::Dropped(_) => self.trace_queue(now, link),
             Offer::Lost => {}
+        }
+        if self.packet_traced[link as usize] {
+            match offer {
+                Offer::Lost => self.trace_packet(now, link, "l", &pkt),
+                Offer::Queued => self.trace_packet(now, link, "+", &pkt),
+                Offer::Transmit(_) => {
+                    self.trace_packet(now, link, "+", &pkt);
+                    self.trace_packet(now, link, "-", &pkt);
+                }
+                Offer::Dropped(d) => {
+                    if d != pkt {
+                        self.trace_packet(now, link, "+", &pkt);
+                    }
+                    self.trace_packet(now, link, "d", &d);
+                }
+            }
         }
     }
 
@@ -287,6 +322,27 @@ impl Simulation {
                     self.links[link as usize].queue.len() as u64,
                 ));
             }
+        }
+    }
+
+    fn trace_packet(&mut self, now: SimTime, link: u32, ev: &'static str, p: &Packet) {
+        if self.packet_trace.len() < self.trace_limit {
+            let kind = if p.kind == PacketKind::Data {
+                "data"
+            } else {
+                "ack"
+            };
+            self.packet_trace.push(PacketEvent(
+                now.secs_f64(),
+                link,
+                ev,
+                p.flow,
+                kind,
+                p.seq,
+                p.ack,
+                p.size,
+                p.retransmit,
+            ));
         }
     }
 
@@ -346,6 +402,7 @@ impl Simulation {
                     segments_sent: c.segments_sent,
                     segments_retransmitted: c.segments_retransmitted,
                     segments_acked,
+                    acks_sent: c.acks_sent,
                     ca_events: c.ca_events,
                     non_ca_events: c.non_ca_events,
                     timeouts: c.timeouts,
@@ -410,6 +467,8 @@ impl Simulation {
                 in_link: l.in_link(),
             })
             .collect();
+        traces.truncated |= self.packet_trace.len() >= self.trace_limit;
+        traces.packets = std::mem::take(&mut self.packet_trace);
         if let Some(q) = self.queue_trace.take() {
             traces.truncated |= q.len() >= self.trace_limit;
             traces.queue = q;

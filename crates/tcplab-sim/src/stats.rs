@@ -12,6 +12,7 @@ pub struct FlowCounters {
     pub segments_retransmitted: u64,
     pub bytes_acked: u64,
     pub bytes_delivered: u64,
+    pub acks_sent: u64,
     /// Loss episodes that ended as one successful, clock-preserving halving (Mathis Sec. 3.3).
     pub ca_events: u64,
     /// Loss episodes with a timeout or a further window reduction (Mathis footnote 10).
@@ -42,6 +43,7 @@ impl FlowCounters {
             segments_retransmitted: self.segments_retransmitted - earlier.segments_retransmitted,
             bytes_acked: self.bytes_acked - earlier.bytes_acked,
             bytes_delivered: self.bytes_delivered - earlier.bytes_delivered,
+            acks_sent: self.acks_sent - earlier.acks_sent,
             ca_events: self.ca_events - earlier.ca_events,
             non_ca_events: self.non_ca_events - earlier.non_ca_events,
             other_losses: self.other_losses - earlier.other_losses,
@@ -109,6 +111,8 @@ pub struct FlowResult {
     pub segments_sent: u64,
     pub segments_retransmitted: u64,
     pub segments_acked: f64,
+    /// ACKs the receiver sent.
+    pub acks_sent: u64,
     pub ca_events: u64,
     pub non_ca_events: u64,
     pub timeouts: u64,
@@ -163,9 +167,27 @@ pub struct Traces {
     pub cwnd: Vec<(f64, u32, u64, u64)>,
     /// (time s, link index, packets waiting) at every change.
     pub queue: Vec<(f64, u32, u64)>,
+    /// Packet events on the traced links: (time s, link index, event, flow, kind, seq, ack,
+    /// size, retransmit) with event "+" enqueue, "-" dequeue (transmission starts), "d" queue
+    /// drop, "l" loss-module drop, "r" received at the far end; kind "data" or "ack".
+    pub packets: Vec<PacketEvent>,
     /// True if a trace hit its point limit and stopped recording.
     pub truncated: bool,
 }
+
+/// One row of the packet trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct PacketEvent(
+    pub f64,
+    pub u32,
+    pub &'static str,
+    pub u32,
+    pub &'static str,
+    pub u64,
+    pub u64,
+    pub u32,
+    pub bool,
+);
 
 /// Everything a run reports.
 #[derive(Clone, Debug, Serialize)]

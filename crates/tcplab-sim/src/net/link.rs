@@ -10,12 +10,12 @@ use crate::time::{serialization_time, SimTime};
 use std::collections::VecDeque;
 
 /// What happened to a packet offered to a link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Offer {
     /// Dropped by the loss module.
     Lost,
-    /// Dropped by the queue (overflow or the discipline's choice).
-    Dropped,
+    /// The queue dropped this packet (the arrival on overflow, or the discipline's choice).
+    Dropped(Packet),
     /// Waiting in the queue.
     Queued,
     /// The transmitter was idle: serialization starts now and ends after this long.
@@ -90,9 +90,9 @@ impl Link {
         }
         self.integrate(now);
         match self.queue.enqueue(pkt) {
-            Some(_) => {
+            Some(dropped) => {
                 self.counters.drops_queue += 1;
-                Offer::Dropped
+                Offer::Dropped(dropped)
             }
             None => Offer::Queued,
         }
@@ -124,6 +124,11 @@ impl Link {
         self.propagating
             .pop_front()
             .expect("Deliver with nothing propagating")
+    }
+
+    /// The packet being serialized, if any.
+    pub fn on_wire(&self) -> Option<&Packet> {
+        self.on_wire.as_ref()
     }
 
     /// Packets inside the link: queued, on the wire, or propagating.

@@ -13,6 +13,13 @@ pub enum LossModel {
     /// Exactly every n-th packet is lost: the periodic loss of Mathis et al. 1997 Sec. 2
     /// (the derivation of Eq. 3), with p = 1/n. `count` counts packets seen so far.
     EveryNth { n: u64, count: u64 },
+    /// The packets at these 1-based arrival positions on the link are lost (sorted): scripted
+    /// losses for known-answer tests, as ns-2's validation suite drops chosen packets.
+    Script {
+        drop: Vec<u64>,
+        count: u64,
+        next: usize,
+    },
 }
 
 impl LossModel {
@@ -25,6 +32,15 @@ impl LossModel {
             LossModel::EveryNth { n, count } => {
                 *count += 1;
                 *count % *n == 0
+            }
+            LossModel::Script { drop, count, next } => {
+                *count += 1;
+                if drop.get(*next) == Some(count) {
+                    *next += 1;
+                    true
+                } else {
+                    false
+                }
             }
         }
     }
@@ -63,6 +79,17 @@ mod tests {
             .map(|(i, _)| i)
             .collect();
         assert_eq!(idx, vec![3, 7, 11]);
+    }
+
+    #[test]
+    fn script_drops_the_listed_arrivals() {
+        let mut m = LossModel::Script {
+            drop: vec![2, 5, 6],
+            count: 0,
+            next: 0,
+        };
+        let idx: Vec<usize> = (1..=8).filter(|_| m.drops(&pkt())).collect();
+        assert_eq!(idx, vec![2, 5, 6]);
     }
 
     #[test]

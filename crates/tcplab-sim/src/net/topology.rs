@@ -39,6 +39,16 @@ fn loss(spec: &Option<LossSpec>, seed: u64, component: &str) -> Option<LossModel
             n: l.period(),
             count: 0,
         },
+        LossKind::Script => {
+            let mut drop = l.packets.clone().unwrap_or_default();
+            drop.sort_unstable();
+            drop.dedup();
+            LossModel::Script {
+                drop,
+                count: 0,
+                next: 0,
+            }
+        }
     })
 }
 

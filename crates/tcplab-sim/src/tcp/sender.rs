@@ -367,3 +367,69 @@ impl Sender {
         self.core.record_trace(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::reno::Reno;
+
+    fn sender() -> Sender {
+        let cfg = SenderConfig {
+            mss: 1000,
+            header_bytes: 40,
+            initial_window: 1,
+            initial_ssthresh: u64::MAX / 4,
+            rwnd: 1 << 30,
+            total_bytes: None,
+            timestamps: false,
+            initial_rto: SimTime::from_secs(1),
+            min_rto: SimTime::from_ms(200),
+            max_rto: SimTime::from_secs(60),
+            rto_granularity: SimTime::ZERO,
+        };
+        Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()))
+    }
+
+    fn ack(n: u64) -> Packet {
+        Packet {
+            flow: 0,
+            kind: PacketKind::Ack,
+            src: 1,
+            dst: 0,
+            seq: 0,
+            len: 0,
+            size: 40,
+            ack: n,
+            ts_val: SimTime::ZERO,
+            ts_ecr: SimTime::ZERO,
+            retransmit: false,
+        }
+    }
+
+    #[test]
+    fn karn_no_sample_from_a_retransmission_and_backoff_kept_until_a_clean_one() {
+        let mut s = sender();
+        let mut out = vec![];
+        s.start(SimTime::ZERO, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.deadline(), Some(SimTime::from_secs(1)));
+        out.clear();
+        s.on_timer(SimTime::from_secs(1), &mut out); // RTO: retransmit, back off to 2 s
+        assert!(out[0].retransmit);
+        assert_eq!(s.deadline(), Some(SimTime::from_secs(3)));
+        out.clear();
+        // The ACK of the retransmission is ambiguous: no sample, RTO stays backed off.
+        s.on_ack(SimTime::from_ms(1100), &ack(1000), &mut out);
+        assert_eq!(s.core.rtt.srtt(), None);
+        assert_eq!(s.core.rtt.rto(), SimTime::from_secs(2));
+        assert_eq!(s.deadline(), Some(SimTime::from_ms(3100)));
+        // New data (slow start: 2 segments) is timed; its ACK gives a clean 100 ms sample,
+        // which resets the backoff: RTO = 100 + 4 * 50 = 300 ms.
+        assert_eq!(out.len(), 2);
+        out.clear();
+        s.on_ack(SimTime::from_ms(1200), &ack(2000), &mut out);
+        assert_eq!(s.core.rtt.srtt(), Some(SimTime::from_ms(100)));
+        assert_eq!(s.core.rtt.backoff(), 0);
+        assert_eq!(s.core.rtt.rto(), SimTime::from_ms(300));
+    }
+}

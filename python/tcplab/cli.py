@@ -84,12 +84,18 @@ def schema() -> None:
 
 
 def _register_subcommands() -> None:
-    # Each area of the library registers its own commands; this module stays thin.
-    try:
-        from tcplab.models.cli import register as register_models
-    except ImportError:  # pragma: no cover - the models package is always shipped
-        return
-    register_models(app)
+    # Each area of the library registers its own commands (a `register(app)` function in
+    # its own module); this module stays thin.
+    import importlib
+
+    for module in ("tcplab.models.cli", "tcplab.sweep_cli"):
+        try:
+            register = importlib.import_module(module).register
+        except ModuleNotFoundError as e:  # an area not built yet
+            if e.name != module:
+                raise
+            continue
+        register(app)
 
 
 _register_subcommands()

@@ -116,7 +116,7 @@ class RunResult:
             c = MATHIS_C.get(f["ack"], float("nan"))
             rtt = f["mean_rtt_s"]
             pred = float("nan")
-            if f["p"] and rtt:
+            if f["p"] and rtt and c == c:  # no Table 1 constant for this ACK policy: no prediction
                 pred = float(mathis.throughput(mss=f["mss_bytes"], rtt=rtt, p=f["p"], c=c))
             rows.append({"flow": f["flow"], "mathis_c": c, "mathis_bps": pred,
                          "ratio": f["goodput_bps"] / pred if pred == pred and pred > 0 else float("nan")})

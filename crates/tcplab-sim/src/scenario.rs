@@ -385,15 +385,13 @@ pub fn set_path(doc: &mut toml::Value, path: &str, raw: &str) -> Result<(), Erro
                     .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             }
             toml::Value::Array(a) => {
-                let idx: usize = part.parse().map_err(|_| {
-                    bad(format!("{here} is a list; expected an index, got {part:?}"))
-                })?;
+                let idx: usize = part
+                    .parse()
+                    .map_err(|_| bad(format!("{here} is a list; expected an index, got {part:?}")))?;
                 let n = a.len();
-                let slot = a.get_mut(idx).ok_or_else(|| {
-                    bad(format!(
-                        "{here} has {n} entries; index {idx} is out of range"
-                    ))
-                })?;
+                let slot = a
+                    .get_mut(idx)
+                    .ok_or_else(|| bad(format!("{here} has {n} entries; index {idx} is out of range")))?;
                 if last {
                     *slot = value;
                     return Ok(());
@@ -416,10 +414,7 @@ fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
 impl Scenario {
     pub fn validate(&self) -> Result<(), Error> {
         if self.duration.0 == SimTime::ZERO {
-            return Err(invalid(
-                "duration",
-                "0 is not a valid run length (expected > 0)",
-            ));
+            return Err(invalid("duration", "0 is not a valid run length (expected > 0)"));
         }
         if self.warmup.0 >= self.duration.0 {
             return Err(invalid(
@@ -510,10 +505,7 @@ impl QueueSpec {
                 at,
                 "both limit and limit_bytes are set (expected one of them)",
             )),
-            (Some(0), _) => Err(invalid(
-                format!("{at}.limit"),
-                "0 packets (expected at least 1)",
-            )),
+            (Some(0), _) => Err(invalid(format!("{at}.limit"), "0 packets (expected at least 1)")),
             (_, Some(Size(0))) => Err(invalid(
                 format!("{at}.limit_bytes"),
                 "0 bytes (expected at least one packet's size)",
@@ -673,7 +665,6 @@ impl FlowSpec {
     }
 
     pub fn header(&self) -> u32 {
-        self.header_bytes
-            .unwrap_or(if self.timestamps { 52 } else { 40 })
+        self.header_bytes.unwrap_or(if self.timestamps { 52 } else { 40 })
     }
 }

@@ -316,22 +316,14 @@ impl Simulation {
     fn trace_queue(&mut self, now: SimTime, link: u32) {
         if let Some(t) = &mut self.queue_trace {
             if t.len() < self.trace_limit {
-                t.push((
-                    now.secs_f64(),
-                    link,
-                    self.links[link as usize].queue.len() as u64,
-                ));
+                t.push((now.secs_f64(), link, self.links[link as usize].queue.len() as u64));
             }
         }
     }
 
     fn trace_packet(&mut self, now: SimTime, link: u32, ev: &'static str, p: &Packet) {
         if self.packet_trace.len() < self.trace_limit {
-            let kind = if p.kind == PacketKind::Data {
-                "data"
-            } else {
-                "ack"
-            };
+            let kind = if p.kind == PacketKind::Data { "data" } else { "ack" };
             self.packet_trace.push(PacketEvent(
                 now.secs_f64(),
                 link,

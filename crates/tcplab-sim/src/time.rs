@@ -61,7 +61,14 @@ impl std::ops::Sub for SimTime {
 
 impl fmt::Display for SimTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:.9}s", self.secs_f64())
+        // Exact and compact: "10s", "0.025s", "1.000000001s".
+        let (whole, frac) = (self.0 / 1_000_000_000, self.0 % 1_000_000_000);
+        if frac == 0 {
+            write!(f, "{whole}s")
+        } else {
+            let digits = format!("{frac:09}");
+            write!(f, "{whole}.{}s", digits.trim_end_matches('0'))
+        }
     }
 }
 
@@ -83,90 +90,98 @@ impl fmt::Display for UnitError {
     }
 }
 
-/// Splits "12.5 ms" into (12.5, "ms"). The number is a decimal or exponent float.
-fn split_number(text: &str) -> Option<(f64, &str)> {
+/// Splits a quantity into (mantissa, decimal exponent, unit) by the shared grammar
+/// (`tests/data/unit_vectors.json`): `WS* DIGITS ("." DIGITS)? ([eE] [+-]? DIGITS)? WS* unit WS*`.
+/// No sign, no bare fraction (".5", "1."), no inf/nan.
+fn lex(text: &str) -> Option<(&str, i32, &str)> {
     let t = text.trim();
-    let end = t
-        .char_indices()
-        .find(|&(i, c)| {
-            !(c.is_ascii_digit()
-                || c == '.'
-                || c == '+'
-                || c == '-'
-                || ((c == 'e' || c == 'E')
-                    && t[i + 1..]
-                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+')))
-        })
-        .map(|(i, _)| i)
-        .unwrap_or(t.len());
-    let value: f64 = t[..end].parse().ok()?;
-    Some((value, t[end..].trim()))
+    let b = t.as_bytes();
+    let digits = |mut i: usize| {
+        let s = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        (i > s).then_some(i)
+    };
+    let mut i = digits(0)?;
+    if i < b.len() && b[i] == b'.' {
+        i = digits(i + 1)?;
+    }
+    let mantissa = &t[..i];
+    let mut exponent = 0i32;
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        let negative = j < b.len() && b[j] == b'-';
+        if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
+            j += 1;
+        }
+        let k = digits(j)?;
+        let e: i32 = t[j..k].parse().ok()?;
+        exponent = if negative { -e } else { e };
+        i = k;
+    }
+    Some((mantissa, exponent, t[i..].trim()))
 }
 
-fn scaled(text: &str, what: &str, expected: &str, units: &[(&str, f64)]) -> Result<f64, UnitError> {
-    let bad = || {
-        UnitError(format!(
-            "{text:?} is not a valid {what} (expected {expected})"
-        ))
-    };
-    let (value, unit) = split_number(text).ok_or_else(bad)?;
-    let factor = units
-        .iter()
-        .find(|(u, _)| *u == unit)
-        .map(|(_, f)| *f)
-        .ok_or_else(bad)?;
-    let v = value * factor;
-    if !v.is_finite() {
-        return Err(bad());
-    }
-    if v < 0.0 {
+/// A unit: its name, a power of ten, and a binary multiplier (exact in floating point).
+type Unit = (&'static str, i32, f64);
+
+/// Parses `text` with one of `units`. Decimal scaling is folded into the exponent before the
+/// (correctly rounded) float conversion, so "0.1KB" is exactly 100.
+fn scaled(text: &str, what: &str, expected: &str, units: &[Unit]) -> Result<f64, UnitError> {
+    let bad = || UnitError(format!("{text:?} is not a valid {what} (expected {expected})"));
+    if text.trim_start().starts_with('-') {
         return Err(UnitError(format!(
             "{text:?} is negative (expected a {what} >= 0)"
         )));
     }
+    let (mantissa, exponent, unit) = lex(text).ok_or_else(bad)?;
+    let &(_, pow10, mult) = units.iter().find(|(u, _, _)| *u == unit).ok_or_else(bad)?;
+    let v: f64 = format!("{mantissa}e{}", exponent + pow10)
+        .parse()
+        .map_err(|_| bad())?;
+    let v = v * mult;
+    if !v.is_finite() {
+        return Err(bad());
+    }
     Ok(v)
 }
 
-const DURATION_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("s", 1.0),
-    ("ms", 1e-3),
-    ("us", 1e-6),
-    ("ns", 1e-9),
+const DURATION_UNITS: &[Unit] = &[
+    ("", 0, 1.0),
+    ("s", 0, 1.0),
+    ("ms", -3, 1.0),
+    ("us", -6, 1.0),
+    ("ns", -9, 1.0),
 ];
-const RATE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("bit/s", 1.0),
-    ("bps", 1.0),
-    ("kbit/s", 1e3),
-    ("Kbit/s", 1e3),
-    ("kbps", 1e3),
-    ("Kbps", 1e3),
-    ("Mbit/s", 1e6),
-    ("Mbps", 1e6),
-    ("Gbit/s", 1e9),
-    ("Gbps", 1e9),
+const RATE_UNITS: &[Unit] = &[
+    ("", 0, 1.0),
+    ("bit/s", 0, 1.0),
+    ("bps", 0, 1.0),
+    ("kbit/s", 3, 1.0),
+    ("Kbit/s", 3, 1.0),
+    ("kbps", 3, 1.0),
+    ("Kbps", 3, 1.0),
+    ("Mbit/s", 6, 1.0),
+    ("Mbps", 6, 1.0),
+    ("Gbit/s", 9, 1.0),
+    ("Gbps", 9, 1.0),
 ];
-const SIZE_UNITS: &[(&str, f64)] = &[
-    ("", 1.0),
-    ("B", 1.0),
-    ("kB", 1e3),
-    ("KB", 1e3),
-    ("MB", 1e6),
-    ("GB", 1e9),
-    ("KiB", 1024.0),
-    ("MiB", 1048576.0),
-    ("GiB", 1073741824.0),
+const SIZE_UNITS: &[Unit] = &[
+    ("", 0, 1.0),
+    ("B", 0, 1.0),
+    ("kB", 3, 1.0),
+    ("KB", 3, 1.0),
+    ("MB", 6, 1.0),
+    ("GB", 9, 1.0),
+    ("KiB", 0, 1024.0),
+    ("MiB", 0, 1048576.0),
+    ("GiB", 0, 1073741824.0),
 ];
 
 /// Parses a duration ("50ms", "1.5 s", "200us", "10ns", or a bare number of seconds) to seconds.
 pub fn parse_duration(text: &str) -> Result<f64, UnitError> {
-    scaled(
-        text,
-        "duration",
-        "a number with ns, us, ms or s",
-        DURATION_UNITS,
-    )
+    scaled(text, "duration", "a number with ns, us, ms or s", DURATION_UNITS)
 }
 
 /// Parses a rate ("10Mbit/s", "1.5Gbps", "64kbit/s", or a bare number of bit/s) to bit/s.
@@ -179,14 +194,18 @@ pub fn parse_rate(text: &str) -> Result<f64, UnitError> {
     )
 }
 
-/// Parses a size ("1500", "64KiB", "1.5MB", "100B") to bytes.
+/// Parses a size ("1500", "64KiB", "1.5MB", "100B") to a whole number of bytes.
 pub fn parse_size(text: &str) -> Result<f64, UnitError> {
-    scaled(
+    let v = scaled(
         text,
         "size",
         "a number with B, kB, MB, GB, KiB, MiB or GiB",
         SIZE_UNITS,
-    )
+    )?;
+    if v.fract() != 0.0 {
+        return Err(UnitError(format!("{text:?} is not a whole number of bytes")));
+    }
+    Ok(v)
 }
 
 /// Parses a probability ("1%", "0.01", "1e-3") to a number in [0, 1].
@@ -195,7 +214,7 @@ pub fn parse_probability(text: &str) -> Result<f64, UnitError> {
         text,
         "probability",
         "a number in [0, 1] or a percentage such as 1%",
-        &[("", 1.0), ("%", 0.01)],
+        &[("", 0, 1.0), ("%", -2, 1.0)],
     )?;
     if v > 1.0 {
         return Err(UnitError(format!(
@@ -264,8 +283,7 @@ macro_rules! unit_type {
                     }
                     .into(),
                 ]);
-                s.metadata().description =
-                    Some(format!("{} Example: {:?}.", $doc.trim(), $example));
+                s.metadata().description = Some(format!("{} Example: {:?}.", $doc.trim(), $example));
                 s.into()
             }
         }

@@ -40,15 +40,29 @@ pub fn data_sent(r: &RunResult) -> Vec<(f64, u64, bool)> {
 
 /// Retransmitted segments: (time s, seq).
 pub fn retransmissions(r: &RunResult) -> Vec<(f64, u64)> {
-    data_sent(r).into_iter().filter(|s| s.2).map(|s| (s.0, s.1)).collect()
+    data_sent(r)
+        .into_iter()
+        .filter(|s| s.2)
+        .map(|s| (s.0, s.1))
+        .collect()
 }
 
 /// (time s, cwnd, ssthresh) of flow 0 at every change.
 pub fn cwnd(r: &RunResult) -> Vec<(f64, u64, u64)> {
-    r.traces.cwnd.iter().filter(|c| c.1 == 0).map(|c| (c.0, c.2, c.3)).collect()
+    r.traces
+        .cwnd
+        .iter()
+        .filter(|c| c.1 == 0)
+        .map(|c| (c.0, c.2, c.3))
+        .collect()
 }
 
 /// Highest sequence (one past the end) sent before time t.
 pub fn snd_max_before(r: &RunResult, t: f64, mss: u64) -> u64 {
-    data_sent(r).iter().filter(|s| s.0 < t).map(|s| s.1 + mss).max().unwrap_or(0)
+    data_sent(r)
+        .iter()
+        .filter(|s| s.0 < t)
+        .map(|s| s.1 + mss)
+        .max()
+        .unwrap_or(0)
 }

@@ -46,7 +46,11 @@ fn delayed_acks_slow_start_grows_by_half() {
 fn congestion_avoidance_adds_about_one_mss_per_round_trip() {
     // IW = ssthresh = 4 segments: congestion avoidance from the start. Per ACK,
     // cwnd += MSS*MSS/cwnd (RFC 5681 Eq. 3): 4000 -> 4250 -> 4485 -> 4707 -> 4919 (by hand).
-    let r = run(&one_hop("ack = \"immediate\"\ninitial_window = 4\ninitial_ssthresh = 4000", &[], "2.05s"));
+    let r = run(&one_hop(
+        "ack = \"immediate\"\ninitial_window = 4\ninitial_ssthresh = 4000",
+        &[],
+        "2.05s",
+    ));
     let c = cwnd(&r);
     let first: Vec<u64> = c.iter().take(5).map(|x| x.1).collect();
     assert_eq!(first, vec![4000, 4250, 4485, 4707, 4919]);
@@ -76,12 +80,25 @@ fn reno_three_dupacks_halve_the_window() {
     // RFC 5681 Eq. 4: ssthresh = FlightSize / 2 (flight = snd_max - snd_una = snd_max - 14000)
     let flight = snd_max_before(&r, t_fr + 1e-9, 1000) - 14000;
     assert_eq!(at_fr.2, flight / 2);
-    assert_eq!(at_fr.1, at_fr.2 + 3000, "cwnd = ssthresh + 3 MSS on entering recovery");
+    assert_eq!(
+        at_fr.1,
+        at_fr.2 + 3000,
+        "cwnd = ssthresh + 3 MSS on entering recovery"
+    );
     // The ACK of the retransmission ends recovery: cwnd deflates to ssthresh exactly.
     let exit = c.iter().find(|x| x.0 > t_fr + 0.09 && x.1 <= at_fr.2).unwrap();
     assert_eq!(exit.1, at_fr.2);
     let f = &r.flows[0];
-    assert_eq!((f.fast_retransmits, f.timeouts, f.ca_events, f.non_ca_events, f.loss_events), (1, 0, 1, 0, 1));
+    assert_eq!(
+        (
+            f.fast_retransmits,
+            f.timeouts,
+            f.ca_events,
+            f.non_ca_events,
+            f.loss_events
+        ),
+        (1, 0, 1, 0, 1)
+    );
     assert_eq!(f.other_losses, 0);
 }
 
@@ -89,7 +106,11 @@ fn reno_three_dupacks_halve_the_window() {
 fn tahoe_three_dupacks_reset_to_one_segment_and_slow_start() {
     let r = run(&one_hop(&format!("tcp = \"tahoe\"\n{CA10}"), &[15], "3s"));
     let rtx = retransmissions(&r);
-    assert_eq!(rtx.len(), 1, "go-back-N resends only the hole: the rest arrived ({rtx:?})");
+    assert_eq!(
+        rtx.len(),
+        1,
+        "go-back-N resends only the hole: the rest arrived ({rtx:?})"
+    );
     let (t_fr, seq) = rtx[0];
     assert_eq!(seq, 14000);
     let c = cwnd(&r);
@@ -100,7 +121,10 @@ fn tahoe_three_dupacks_reset_to_one_segment_and_slow_start() {
     let after: Vec<u64> = c.iter().filter(|x| x.0 > t_fr).take(3).map(|x| x.1).collect();
     assert_eq!(after, vec![2000, 3000, 4000]);
     let f = &r.flows[0];
-    assert_eq!((f.fast_retransmits, f.timeouts, f.ca_events, f.loss_events), (1, 0, 1, 1));
+    assert_eq!(
+        (f.fast_retransmits, f.timeouts, f.ca_events, f.loss_events),
+        (1, 0, 1, 1)
+    );
 }
 
 #[test]
@@ -109,7 +133,10 @@ fn retransmit_timer_backs_off_exponentially_up_to_the_cap() {
     // RTO starts at 1 s and doubles per expiry, capped at max_rto = 8 s (RFC 6298 Sec. 5.5):
     // sends at 0, 1, 3, 7, 15, 23, 31 (all lost) and 39 (gets through).
     let r = run(&one_hop("max_rto = \"8s\"", &[1, 2, 3, 4, 5, 6, 7], "39.5s"));
-    let times: Vec<f64> = data_sent(&r).iter().map(|s| (s.0 * 1000.0).round() / 1000.0).collect();
+    let times: Vec<f64> = data_sent(&r)
+        .iter()
+        .map(|s| (s.0 * 1000.0).round() / 1000.0)
+        .collect();
     assert_eq!(times[..8], [0.0, 1.0, 3.0, 7.0, 15.0, 23.0, 31.0, 39.0]);
     assert!(times[8] > 39.1, "the next segment waits for the ACK: {times:?}");
     let f = &r.flows[0];

@@ -101,10 +101,7 @@ impl Link {
     /// The packet on the wire is fully serialized. Returns when it reaches the far end and,
     /// if another packet starts, how long its serialization takes.
     pub fn tx_done(&mut self, now: SimTime) -> (SimTime, Option<SimTime>) {
-        let pkt = self
-            .on_wire
-            .take()
-            .expect("TxDone with nothing on the wire");
+        let pkt = self.on_wire.take().expect("TxDone with nothing on the wire");
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += pkt.size as u64;
         self.counters.busy_ns += serialization_time(pkt.size, self.rate_bps).ns();

@@ -15,11 +15,7 @@ pub enum LossModel {
     EveryNth { n: u64, count: u64 },
     /// The packets at these 1-based arrival positions on the link are lost (sorted): scripted
     /// losses for known-answer tests, as ns-2's validation suite drops chosen packets.
-    Script {
-        drop: Vec<u64>,
-        count: u64,
-        next: usize,
-    },
+    Script { drop: Vec<u64>, count: u64, next: usize },
 }
 
 impl LossModel {

@@ -80,15 +80,8 @@ impl Builder {
             queue(&spec.queue),
             lf,
         ));
-        self.links.push(Link::new(
-            rev,
-            b,
-            a,
-            spec.rate.0,
-            spec.delay.0,
-            queue(rq),
-            lr,
-        ));
+        self.links
+            .push(Link::new(rev, b, a, spec.rate.0, spec.delay.0, queue(rq), lr));
     }
 }
 

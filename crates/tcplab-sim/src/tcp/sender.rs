@@ -222,19 +222,8 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(
-        flow: u32,
-        node: NodeId,
-        peer: NodeId,
-        cfg: SenderConfig,
-        recovery: LossRecovery,
-    ) -> Self {
-        let rtt = RttEstimator::new(
-            cfg.initial_rto,
-            cfg.min_rto,
-            cfg.max_rto,
-            cfg.rto_granularity,
-        );
+    pub fn new(flow: u32, node: NodeId, peer: NodeId, cfg: SenderConfig, recovery: LossRecovery) -> Self {
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.rto_granularity);
         let core = SenderCore {
             flow,
             node,

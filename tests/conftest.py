@@ -1,0 +1,29 @@
+"""Shared fixtures: the repository root and a runner for the installed `tcplab` command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT
+
+
+def run_cli(*args: str, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Runs `python -m tcplab.cli ARGS` (the same entry point as the `tcplab` script)."""
+    env = dict(os.environ, COLUMNS="160")
+    return subprocess.run([sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd or ROOT, env=env)
+
+
+@pytest.fixture
+def cli():
+    return run_cli

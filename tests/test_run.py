@@ -1,0 +1,161 @@
+"""tcplab.run and `tcplab run`: the Python API, the CLI, overrides, traces, determinism."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+import pytest
+
+import tcplab
+from tcplab import _core
+
+ONE_HOP = """
+duration = "20s"
+warmup = "5s"
+[network.path]
+hops = [{ rate = "10Mbit/s", delay = "20ms", queue = { limit = 30 } }]
+[[flows]]
+tcp = "reno"
+"""
+
+
+def test_run_returns_polars_tables_with_the_documented_columns():
+    r = tcplab.run(ONE_HOP)
+    assert isinstance(r.flows, pl.DataFrame) and isinstance(r.links, pl.DataFrame)
+    for col in ["goodput_bps", "mean_rtt_s", "mss_bytes", "segments_sent", "segments_retransmitted",
+                "ca_events", "timeouts", "other_losses", "loss_events", "p"]:
+        assert col in r.flows.columns
+    f = r.flows.row(0, named=True)
+    # A single Reno flow fills a 10 Mbit/s link: goodput = payload share of the line rate.
+    assert 0.9 * 10e6 * 1460 / 1500 < f["goodput_bps"] <= 10e6 * 1460 / 1500
+    links = {l["link"]: l for l in r.links.iter_rows(named=True)}
+    assert links["hop0.fwd"]["utilization"] > 0.95
+    assert links["hop0.fwd"]["drops_queue"] > 0  # drop-tail overflow drives the CA cycle
+
+
+def test_dict_scenarios_and_overrides_by_keyword_and_by_path():
+    import tomllib
+
+    doc = tomllib.loads(ONE_HOP)
+    a = tcplab.run(doc, flows__0__tcp="tahoe", seed=3)
+    b = tcplab.run(ONE_HOP, sets={"flows.0.tcp": "tahoe", "seed": 3})
+    assert a.flows["tcp"][0] == "tahoe"
+    assert a.to_json() == b.to_json()
+    resolved = tcplab.resolve(ONE_HOP, sets={"flows.0.mss": 536})
+    assert resolved["flows"][0]["mss"] == 536
+    assert resolved["flows"][0]["ack"] == "delayed"  # defaults are filled in
+
+
+def test_same_seed_same_bytes_different_seed_different_losses():
+    lossy = ONE_HOP.replace("limit = 30 }", 'limit = 30 }, loss = { model = "bernoulli", p = "1%" }')
+    assert tcplab.run(lossy, seed=5).to_json() == tcplab.run(lossy, seed=5).to_json()
+    assert tcplab.run(lossy, seed=5).to_json() != tcplab.run(lossy, seed=6).to_json()
+
+
+def test_traces_are_opt_in_and_bounded():
+    r = tcplab.run(ONE_HOP)
+    assert r.trace("cwnd").height == 0
+    r = tcplab.run(ONE_HOP, sets={"trace.cwnd": True, "trace.queue": True, "trace.max_points": 500})
+    cw, q = r.trace("cwnd"), r.trace("queue")
+    assert cw.columns == ["time_s", "flow", "cwnd_bytes", "ssthresh_bytes"]
+    assert 0 < cw.height <= 500 and 0 < q.height <= 500
+    assert r.raw["traces"]["truncated"]
+    assert set(q["link_name"].unique()) <= {"hop0.fwd", "hop0.rev"}
+    with pytest.raises(KeyError, match="cwnd"):
+        r.trace("nope")
+
+
+def test_predictions_use_table1_constants():
+    r = tcplab.run(ONE_HOP, flows__0__ack="immediate")
+    row = r.with_predictions().row(0, named=True)
+    assert row["mathis_c"] == 1.22
+    expected = row["mss_bytes"] * 8 / row["mean_rtt_s"] * 1.22 / math.sqrt(row["p"])
+    assert row["mathis_bps"] == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"flows.0.mss": 0}, "flows[0].mss"),
+    ({"flows.0.tcp": "cubic"}, "flows[0].tcp"),
+    ({"network.path.hops.0.rate": 0}, "network.path.hops[0].rate"),
+    ({"network.path.hops.0.delay": "-5ms"}, "network.path.hops[0].delay"),
+    ({"network.path.hops.0.loss": {"model": "bernoulli", "p": 1.5}}, "network.path.hops[0].loss.p"),
+    ({"flows.0.colour": "red"}, "flows[0].colour"),
+    ({"warmup": "30s"}, "warmup"),
+    ({"flows.3.tcp": "reno"}, "flows has 1 entries"),
+])
+def test_bad_input_is_a_scenario_error_naming_the_field(bad, field):
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(ONE_HOP, sets=bad)
+    assert field in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_the_binding_parses_units_exactly_as_the_shared_vectors_say(root):
+    vectors = json.loads((root / "tests/data/unit_vectors.json").read_text())
+    for v in vectors:
+        if v.get("error"):
+            with pytest.raises(ValueError):
+                _core.parse_quantity(v["kind"], v["text"])
+        else:
+            assert _core.parse_quantity(v["kind"], v["text"]) == pytest.approx(v["value"], rel=1e-12), v
+
+
+def test_schema_is_json_schema_of_the_scenario(cli):
+    out = cli("schema")
+    assert out.returncode == 0
+    schema = json.loads(out.stdout)
+    assert {"duration", "network", "flows"} <= set(schema["properties"])
+
+
+def test_cli_run_prints_the_tables_and_json(cli, root):
+    out = cli("run", "scenarios/quickstart.toml", "--set", "duration=15s", "--set", "warmup=3s")
+    assert out.returncode == 0, out.stderr
+    assert "Flows" in out.stdout and "Mathis" in out.stdout and "hop1.fwd" in out.stdout
+    out = cli("run", "scenarios/quickstart.toml", "--set", "duration=15s", "--json")
+    doc = json.loads(out.stdout)
+    assert {"flows", "links"} <= set(doc)
+    assert doc["flows"][0]["tcp"] == "reno"
+
+
+def test_cli_out_writes_parquet_and_nothing_on_error(cli, tmp_path):
+    target = tmp_path / "r.parquet"
+    ok = cli("run", "scenarios/quickstart.toml", "--set", "duration=15s", "--out", str(target))
+    assert ok.returncode == 0, ok.stderr
+    df = pl.read_parquet(target)
+    assert df.height == 1 and "mathis_bps" in df.columns
+    bad = tmp_path / "bad.parquet"
+    err = cli("run", "scenarios/quickstart.toml", "--set", "flows.0.mss=0", "--out", str(bad))
+    assert err.returncode != 0
+    assert list(tmp_path.iterdir()) == [target]  # no partial or temporary file left behind
+
+
+BAD_CLI = [
+    (["--set", "flows.0.colour=red"], "flows[0].colour"),
+    (["--set", "network.path.hops.1.loss={model='bernoulli', p=1.5}"], "network.path.hops[1].loss.p"),
+    (["--set", "network.path.hops.0.delay=-1ms"], "network.path.hops[0].delay"),
+    (["--set", "network.path.hops.1.rate=0"], "network.path.hops[1].rate"),
+    (["--set", "flows.0.tcp=vegas"], "flows[0].tcp"),
+    (["--set", "nonsense"], "--set"),
+]
+
+
+@pytest.mark.parametrize("args, field", BAD_CLI)
+def test_cli_bad_input_is_one_clear_line(cli, args, field):
+    out = cli("run", "scenarios/quickstart.toml", *args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("error:") and field in lines[0]
+    assert "Traceback" not in out.stderr and "panicked" not in out.stderr
+
+
+def test_cli_malformed_toml_and_missing_file(cli, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('duration = "10s"\n[network.path\n')
+    out = cli("run", str(bad))
+    assert out.returncode == 2 and "malformed TOML: line 2" in out.stderr
+    out = cli("run", str(tmp_path / "missing.toml"))
+    assert out.returncode == 2 and "no such scenario file" in out.stderr
+    assert "Traceback" not in out.stderr

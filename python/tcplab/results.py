@@ -1,0 +1,234 @@
+"""The results store: one row per flow per run, as a directory of Parquet files.
+
+Layout of a store `runs.parquet/` (a directory; DuckDB reads it as `runs.parquet/*.parquet`)::
+
+    run-<key>.parquet     one finished run, written to a temporary file and renamed into place
+    part-<digest>.parquet many runs, compacted from run files (also written then renamed)
+    .lock                 held (flock) by the one sweep writing to the store
+
+Crash safety: a file appears under a `*.parquet` name only by `os.replace` of a complete, fsynced
+temporary file, so a reader never sees a partial file; a killed writer leaves at most a `.tmp`
+file, which readers ignore and the next writer deletes. Compaction writes the merged part first
+and deletes the run files after, so a crash in between leaves a run both in a part and in its
+run file: readers skip run files whose key is already in a part (rows are identical by
+determinism), and the next writer deletes them.
+
+Every row carries `run_key` (see `tcplab.sweep.run_key`), the run's inputs as flattened dotted
+columns (`flows.0.mss`, `network.path.hops.0.loss.p`; durations in seconds, rates in bit/s, sizes
+in bytes, probabilities as numbers), the per-flow outputs of `RunResult.with_predictions()`,
+the run's `events`, and every link's metrics as `link.<name>.<metric>`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import polars as pl
+
+__all__ = ["Store", "StoreError", "flatten_inputs", "load", "query", "rows"]
+
+_DURATION = re.compile(r"^(\d+)ns$")
+_RATE = re.compile(r"^(\d+)bit/s$")
+_SIZE = re.compile(r"^(\d+)B$")
+_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
+
+class StoreError(ValueError):
+    """A store that cannot be read or written (missing, locked, not a store)."""
+
+
+def _value(path: str, value: Any) -> Any:
+    """A resolved scenario value in SI units: "30000000ns" -> 0.03 (s), "10000000bit/s" ->
+    10000000 (bit/s), "1460B" -> 1460 (bytes), "0.01" -> 0.01. Names stay strings."""
+    if not isinstance(value, str) or path == "name":
+        return value
+    if m := _DURATION.match(value):
+        return int(m.group(1)) / 1e9
+    if m := _RATE.match(value):
+        return int(m.group(1))
+    if m := _SIZE.match(value):
+        return int(m.group(1))
+    if _NUMBER.match(value):
+        return float(value)
+    return value
+
+
+def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The resolved scenario as {dotted path: value}, list entries by index (as `--set`)."""
+    out: dict[str, Any] = {}
+    items: Iterable = resolved.items() if isinstance(resolved, Mapping) else enumerate(resolved)
+    for key, value in items:
+        path = f"{prefix}{key}"
+        if isinstance(value, (Mapping, list)):
+            out.update(flatten_inputs(value, path + "."))
+        else:
+            out[path] = _value(path, value)
+    return out
+
+
+def rows(run_key: str, resolved: Mapping[str, Any], raw: Mapping[str, Any]) -> pl.DataFrame:
+    """The store rows of one run (one per flow) from its resolved scenario and `RunResult.raw`."""
+    from tcplab.simulation import RunResult
+
+    flows = RunResult(dict(raw)).with_predictions()
+    flows = flows.with_columns(pl.col(pl.Null).cast(pl.Float64))
+    inputs = flatten_inputs(resolved)
+    run_level: dict[str, Any] = {"events": int(raw["events"])}
+    for link in raw["links"]:
+        for metric, value in link.items():
+            if metric != "link":
+                run_level[f"link.{link['link']}.{metric}"] = float(value) if isinstance(value, float) else value
+    n = flows.height
+    head = pl.DataFrame({"run_key": [run_key] * n, **{k: [v] * n for k, v in inputs.items()}},
+                        strict=False)
+    tail = pl.DataFrame({k: [v] * n for k, v in run_level.items()})
+    return pl.concat([head, flows, tail], how="horizontal")
+
+
+def _keys_of_parts(parts: list[Path]) -> set[str]:
+    import pyarrow.parquet as pq
+
+    keys: set[str] = set()
+    for part in parts:
+        keys.update(pq.read_table(part, columns=["run_key"]).column("run_key").to_pylist())
+    return keys
+
+
+class Store:
+    """A results store directory. Reading needs no lock; `open_for_writing` takes it."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._lock_fd: int | None = None
+
+    # ---- reading -------------------------------------------------------------------------
+    def files(self) -> list[Path]:
+        """The Parquet files that make up the store, without run files already compacted."""
+        if not self.path.exists():
+            raise StoreError(f"{self.path}: no such results store")
+        if not self.path.is_dir():
+            raise StoreError(f"{self.path}: not a results store (expected a directory of Parquet files)")
+        parts = sorted(self.path.glob("part-*.parquet"))
+        runs = sorted(self.path.glob("run-*.parquet"))
+        if runs and parts:
+            compacted = _keys_of_parts(parts)
+            runs = [r for r in runs if r.stem[4:] not in compacted]
+        return parts + runs
+
+    def keys(self) -> set[str]:
+        """The keys of every stored run."""
+        if not self.path.exists():
+            return set()
+        parts = sorted(self.path.glob("part-*.parquet"))
+        return _keys_of_parts(parts) | {r.stem[4:] for r in self.path.glob("run-*.parquet")}
+
+    def load(self) -> pl.DataFrame:
+        files = self.files()
+        if not files:
+            return pl.DataFrame({"run_key": [], "flow": []}, schema={"run_key": pl.String, "flow": pl.Int64})
+        frames = [pl.read_parquet(f) for f in files]
+        return pl.concat(frames, how="diagonal_relaxed").sort("run_key", "flow", maintain_order=True)
+
+    # ---- writing -------------------------------------------------------------------------
+    def open_for_writing(self) -> None:
+        """Creates the store if needed, takes its lock, and cleans what a killed writer left."""
+        import fcntl
+
+        if self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"{self.path}: exists and is not a results store directory")
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreError(f"{self.path}: another tcplab sweep is writing to this store") from None
+        self._lock_fd = fd
+        for tmp in self.path.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+        parts = sorted(self.path.glob("part-*.parquet"))
+        if parts:
+            compacted = _keys_of_parts(parts)
+            for r in self.path.glob("run-*.parquet"):
+                if r.stem[4:] in compacted:
+                    r.unlink()
+
+    def close(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # releases the flock
+            self._lock_fd = None
+
+    def _write_atomically(self, df: pl.DataFrame, name: str) -> Path:
+        final = self.path / name
+        tmp = self.path / f".{name}.{os.getpid()}.tmp"
+        try:
+            df.write_parquet(tmp, compression="zstd", statistics=True)
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return final
+
+    def _sync_dir(self) -> None:
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def write_run(self, key: str, df: pl.DataFrame) -> Path:
+        """Persists one finished run (atomic: complete file or nothing)."""
+        assert self._lock_fd is not None, "open_for_writing() first"
+        return self._write_atomically(df, f"run-{key}.parquet")
+
+    def compact(self) -> int:
+        """Merges the run files into one part file; returns the number of runs merged."""
+        import hashlib
+
+        assert self._lock_fd is not None, "open_for_writing() first"
+        runs = sorted(self.path.glob("run-*.parquet"))
+        if not runs:
+            return 0
+        df = pl.concat([pl.read_parquet(r) for r in runs], how="diagonal_relaxed").sort("run_key", "flow")
+        digest = hashlib.sha256("".join(r.stem for r in runs).encode()).hexdigest()[:16]
+        self._write_atomically(df, f"part-{digest}.parquet")
+        self._sync_dir()  # the part is durable before the run files go
+        for r in runs:
+            r.unlink()
+        self._sync_dir()
+        return len(runs)
+
+    def __enter__(self) -> Store:
+        self.open_for_writing()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def load(path: str | Path) -> pl.DataFrame:
+    """All rows of a results store as a polars DataFrame, ordered by (run_key, flow)."""
+    return Store(path).load()
+
+
+def query(path: str | Path, sql: str) -> pl.DataFrame:
+    """Runs SQL through DuckDB with the store available as the table `runs`. Dotted column
+    names need double quotes: SELECT "flows.0.mss", avg(goodput_bps) FROM runs GROUP BY 1."""
+    import duckdb
+
+    files = Store(path).files()
+    con = duckdb.connect()
+    if files:
+        listing = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+        con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
+    else:
+        con.execute("CREATE VIEW runs AS SELECT NULL::VARCHAR AS run_key, NULL::BIGINT AS flow WHERE false")
+    return con.sql(sql).pl()

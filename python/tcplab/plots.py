@@ -50,7 +50,12 @@ def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Seque
     frame = frame.filter((pl.col("p_used") > 0) & (pl.col("window") > 0) & pl.col("window").is_finite())
     if frame.height == 0:
         raise FitError("nothing to plot: no flow has both p > 0 and a positive goodput")
-    groups = _groups(frame, [b for b in by if frame.get_column(b).n_unique() > 1] if by else [])
+    for col in by:
+        if col not in frame.columns:
+            raise FitError(f"--by {col}: no such column (columns include tcp, ack, flows.0.mss, ...)")
+    # Split by the columns that vary; name every group by all of `by` (a single group too).
+    groups = _groups(frame, [b for b in by if frame.get_column(b).n_unique() > 1])
+    constant = {b: frame.get_column(b)[0] for b in by if frame.get_column(b).n_unique() == 1}
 
     fig, ax = plt.subplots(figsize=(6.4, 4.8), layout="constrained")
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -64,7 +69,7 @@ def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Seque
             x = np.asarray(mathis.throughput(mss=g["mss_bytes"].to_numpy(), rtt=g["mean_rtt_s"].to_numpy(), p=p_, c=1.0))
             y = g["goodput_bps"].to_numpy()
         to = g["timeouts"].to_numpy() > 0
-        name = _label(key)
+        name = _label({**constant, **key})
         ax.scatter(x[~to], y[~to], s=22, marker=marker, color=color, alpha=0.85, linewidths=0,
                    label=f"{name}" + (" (no timeouts)" if to.any() else ""))
         if to.any():
@@ -83,7 +88,7 @@ def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Seque
     if kind == "window-vs-p":
         ps = np.geomspace(lo_p / 1.5, min(1.0, hi_p * 1.5), 200)
         ax.plot(ps, mathis.average_window(ps, c=1.0), color="black", lw=1.3, label="model, C = 1")
-        ax.set_xlabel(f"p  [{source}]")
+        ax.set_xlabel(f"p  ({source.split(' (')[0]})")
         ax.set_ylabel("BW·RTT/MSS  (window, packets)")
         ax.set_title(title or "Window vs loss (Mathis et al. 1997, Fig. 4)")
     else:
@@ -92,7 +97,7 @@ def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Seque
         ax.plot([lo, hi], [lo, hi], color="black", lw=1.3, label="simulation = model")
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
-        ax.set_xlabel(f"model bandwidth, C = 1  (bit/s)  [{source.split(' (')[0]}]")
+        ax.set_xlabel(f"model bandwidth MSS/RTT · 1/√p, C = 1  (bit/s; {source.split(' (')[0]})")
         ax.set_ylabel("simulated goodput  (bit/s)")
         ax.set_title(title or "Simulation vs model (Mathis et al. 1997, Fig. 3)")
     ax.grid(True, which="major", alpha=0.35)

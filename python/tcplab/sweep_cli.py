@@ -146,29 +146,32 @@ def fit(
     from rich.table import Table
 
     pct = f"{level:.0%}"
-    t = Table(title=f"log(BW*RTT/MSS) = log C + k log p   [p: {source}; {pct} intervals"
-                    f"{'' if include_timeouts else '; flows with timeouts excluded'}]", title_justify="left")
+    console = Console(width=max(160, Console().width))
+    console.print(f"[bold]log(BW*RTT/MSS) = log C + k log p[/bold], least squares; p: {source}; "
+                  f"{pct} intervals; " + ("all flows" if include_timeouts else "flows with timeouts left out"))
+    t = Table()
     for col in groups:
-        t.add_column(col)
-    for col in ("N", "C (k=-1/2)", f"{pct} CI", "k", f"{pct} CI", "C (k free)", f"{pct} CI", "R²", "excluded"):
-        t.add_column(col, justify="right")
+        t.add_column(col, no_wrap=True)
+    for col in ("N", "C (k=-1/2)", f"{pct} CI", "k", f"{pct} CI", "C (k free)", f"{pct} CI", "R²",
+                "timeouts out", "p|BW=0 out"):
+        t.add_column(col, justify="right", no_wrap=True)
     for row in table.iter_rows(named=True):
         t.add_row(*[str(row[c]) for c in groups], str(row["n"]), _fmt(row["c_half"]),
                   f"{_fmt(row['c_half_lo'])}..{_fmt(row['c_half_hi'])}", _fmt(row["k"]),
                   f"{_fmt(row['k_lo'])}..{_fmt(row['k_hi'])}", _fmt(row["c"]),
                   f"{_fmt(row['c_lo'])}..{_fmt(row['c_hi'])}", _fmt(row["r2"]),
-                  f"{row['excluded_timeouts']} timeouts, {row['excluded_invalid']} p or BW = 0")
-    u = Table(title=f"Proportion of successful W/2 adjustments, CA / (CA + non-CA); flows with "
-                    f"|log10 p - log10 p0| <= {bin_width}", title_justify="left")
+                  str(row["excluded_timeouts"]), str(row["excluded_invalid"]))
+    console.print(t)
+    console.print(f"[bold]Proportion of successful W/2 adjustments[/bold] CA / (CA + non-CA), pooled over the "
+                  f"flows with |log10 p - log10 p0| <= {bin_width:g}; all flows")
+    u = Table()
     for col in groups:
-        u.add_column(col)
+        u.add_column(col, no_wrap=True)
     for col in ("p0", "runs", "CA", "non-CA", "proportion", f"{pct} CI"):
-        u.add_column(col, justify="right")
+        u.add_column(col, justify="right", no_wrap=True)
     for row in props.iter_rows(named=True):
         u.add_row(*[str(row[c]) for c in groups], f"{row['p']:g}", str(row["runs"]), str(row["ca_events"]),
                   str(row["non_ca_events"]), _fmt(row["proportion"]), f"{_fmt(row['lo'])}..{_fmt(row['hi'])}")
-    console = Console(width=max(120, Console().width))
-    console.print(t)
     console.print(u)
 
 

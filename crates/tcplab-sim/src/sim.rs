@@ -9,9 +9,7 @@ use crate::scenario::{AckKind, Scenario, Variant};
 use crate::stats::{
     FlowCounters, FlowResult, LinkCounters, LinkResult, LinkTotals, PacketEvent, RunResult, Traces,
 };
-use crate::tcp::receiver::{AckPolicy, Receiver};
-use crate::tcp::recovery::LossRecovery;
-use crate::tcp::sender::{Sender, SenderConfig};
+use crate::tcp::{self, receiver::Receiver, sender::Sender};
 use crate::time::SimTime;
 
 struct Flow {
@@ -69,33 +67,10 @@ impl Simulation {
             .enumerate()
             .map(|(i, f)| {
                 let (src, dst) = topo.endpoints[i];
-                let cfg = SenderConfig {
-                    mss: f.mss,
-                    header_bytes: f.header(),
-                    initial_window: f.initial_window,
-                    initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
-                    rwnd: f.rwnd.0,
-                    total_bytes: f.bytes.map(|b| b.0),
-                    timestamps: f.timestamps,
-                    initial_rto: f.initial_rto.0,
-                    min_rto: f.min_rto.0,
-                    max_rto: f.max_rto.0,
-                    rto_granularity: f.rto_granularity.0,
-                };
-                let recovery = match f.tcp {
-                    Variant::Tahoe => LossRecovery::Tahoe(Default::default()),
-                    Variant::Reno => LossRecovery::Reno(Default::default()),
-                };
-                let mut sender = Sender::new(i as u32, src, dst, cfg, recovery);
+                let mut sender = tcp::sender_for(f, i as u32, src, dst);
                 if sc.trace.cwnd {
                     sender.enable_trace(trace_limit);
                 }
-                let policy = match f.ack {
-                    AckKind::Immediate => AckPolicy::Immediate,
-                    AckKind::Delayed => AckPolicy::Delayed {
-                        timeout: f.delack_timeout.0,
-                    },
-                };
                 Flow {
                     variant: f.tcp,
                     ack: f.ack,
@@ -104,7 +79,7 @@ impl Simulation {
                     src,
                     dst,
                     sender,
-                    receiver: Receiver::new(i as u32, dst, src, f.header(), policy),
+                    receiver: tcp::receiver_for(f, i as u32, dst, src),
                     sender_armed: None,
                     receiver_armed: None,
                     snapshot: FlowCounters::default(),

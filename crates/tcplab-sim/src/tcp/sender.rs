@@ -272,6 +272,23 @@ impl Sender {
         self.core.record_trace(now);
     }
 
+    /// The application hands the sender `bytes` more to send (request/response traffic). A
+    /// sender configured with `total_bytes = Some(0)` waits for writes; an unlimited one ignores
+    /// them. Returns the segments that can leave now.
+    pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
+        if let Some(total) = self.core.cfg.total_bytes {
+            self.core.integrate(now);
+            self.core.cfg.total_bytes = Some(total + bytes);
+            self.send(now, out);
+            self.core.record_trace(now);
+        }
+    }
+
+    /// True when everything the application wrote has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.core.finished()
+    }
+
     fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let w = self.recovery.send_window(&self.core);
         self.core.send_allowed(now, w, out);
@@ -420,5 +437,21 @@ mod tests {
         assert_eq!(s.core.rtt.srtt(), Some(SimTime::from_ms(100)));
         assert_eq!(s.core.rtt.backoff(), 0);
         assert_eq!(s.core.rtt.rto(), SimTime::from_ms(300));
+    }
+
+    #[test]
+    fn app_writes_release_data_to_a_waiting_sender() {
+        let mut s = sender();
+        s.core.cfg.total_bytes = Some(0);
+        let mut out = vec![];
+        s.start(SimTime::ZERO, &mut out);
+        assert!(out.is_empty() && s.all_acked());
+        s.app_write(SimTime::from_ms(5), 2500, &mut out);
+        assert_eq!(out.len(), 1); // IW = 1 segment
+        s.on_ack(SimTime::from_ms(105), &ack(1000), &mut out);
+        let lens: Vec<u32> = out.iter().map(|p| p.len).collect();
+        assert_eq!(lens, vec![1000, 1000, 500]); // slow start: 2 more, the last one short
+        s.on_ack(SimTime::from_ms(205), &ack(2500), &mut out);
+        assert!(s.all_acked());
     }
 }

@@ -1,0 +1,208 @@
+//! The scenario schema: the single source of truth for a run's inputs. TOML in, unknown keys
+//! rejected, unit strings accepted for every quantity, `--set dotted.path=value` overrides, and
+//! validation that names the field, the value and what was expected.
+
+mod flow;
+mod network;
+
+pub use flow::*;
+pub use network::*;
+
+use crate::error::Error;
+use crate::time::{Duration, SimTime};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A label for the run.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Seed of every random stream in the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Instruments report from this time on (the measurement window is [warmup, duration]).
+    #[serde(default = "zero_duration")]
+    pub warmup: Duration,
+    pub network: Network,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub trace: TraceSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+pub(crate) fn zero_duration() -> Duration {
+    Duration(SimTime::ZERO)
+}
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Record (time, cwnd, ssthresh) of every flow at every change.
+    #[serde(default)]
+    pub cwnd: bool,
+    /// Record the queue length of every link direction at every change.
+    #[serde(default)]
+    pub queue: bool,
+    /// Link directions (by name, e.g. "hop0.fwd") whose packet events are recorded: enqueue
+    /// "+", dequeue "-", drop "d", receive at the far end "r" (ns-2's trace vocabulary).
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Points kept per trace before it stops recording (marked truncated).
+    #[serde(default = "default_trace_points")]
+    pub max_points: u64,
+}
+
+fn default_trace_points() -> u64 {
+    1_000_000
+}
+
+impl Default for TraceSpec {
+    fn default() -> Self {
+        TraceSpec {
+            cwnd: false,
+            queue: false,
+            links: Vec::new(),
+            max_points: default_trace_points(),
+        }
+    }
+}
+
+/// The JSON Schema of scenario files.
+pub fn json_schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serializes")
+}
+
+/// Parses TOML text, applies `key=value` overrides, deserializes and validates.
+pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Error> {
+    let mut doc: toml::Value = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
+    for (path, value) in overrides {
+        set_path(&mut doc, path, value)?;
+    }
+    from_value(doc)
+}
+
+/// "line L, column C: message" for a TOML syntax error.
+fn toml_error(text: &str, e: &toml::de::Error) -> Error {
+    let msg = e.message().trim().replace('\n', "; ");
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            Error::Toml(format!("line {line}, column {col}: {msg}"))
+        }
+        None => Error::Toml(msg),
+    }
+}
+
+/// Deserializes a TOML value (also what Python dicts become), then validates.
+pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
+    let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
+        let path = e.path().to_string();
+        Error::Invalid {
+            field: if path == "." { "scenario".into() } else { path },
+            // toml appends its own, less precise key path on a second line: keep the first.
+            message: e
+                .into_inner()
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+        }
+    })?;
+    scenario.validate()?;
+    Ok(scenario)
+}
+
+/// `--set a.b.0.c=value`: the value is read as a TOML literal (number, bool, string, array,
+/// inline table), falling back to a plain string ("10Mbit/s" needs no quotes).
+pub fn set_path(doc: &mut toml::Value, path: &str, raw: &str) -> Result<(), Error> {
+    let bad = |m: String| Error::Override {
+        path: path.to_string(),
+        message: m,
+    };
+    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(bad("empty path segment".into()));
+    }
+    let mut cur = doc;
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let here = parts[..i].join(".");
+        cur = match cur {
+            toml::Value::Table(t) => {
+                if last {
+                    t.insert(part.to_string(), value);
+                    return Ok(());
+                }
+                t.entry(part.to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            }
+            toml::Value::Array(a) => {
+                let idx: usize = part
+                    .parse()
+                    .map_err(|_| bad(format!("{here} is a list; expected an index, got {part:?}")))?;
+                let n = a.len();
+                let slot = a
+                    .get_mut(idx)
+                    .ok_or_else(|| bad(format!("{here} has {n} entries; index {idx} is out of range")))?;
+                if last {
+                    *slot = value;
+                    return Ok(());
+                }
+                slot
+            }
+            _ => return Err(bad(format!("{here} is a value, not a table or list"))),
+        };
+    }
+    unreachable!("the loop returns at the last segment")
+}
+
+pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::Invalid {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+impl Scenario {
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.duration.0 == SimTime::ZERO {
+            return Err(invalid("duration", "0 is not a valid run length (expected > 0)"));
+        }
+        if self.warmup.0 >= self.duration.0 {
+            return Err(invalid(
+                "warmup",
+                format!(
+                    "{} is not before duration {} (expected warmup < duration)",
+                    self.warmup.0, self.duration.0
+                ),
+            ));
+        }
+        if self.flows.is_empty() {
+            return Err(invalid(
+                "flows",
+                "no flows (expected at least one [[flows]] table)",
+            ));
+        }
+        self.network.validate(self.flows.len())?;
+        for (i, f) in self.flows.iter().enumerate() {
+            f.validate(&format!("flows[{i}]"))?;
+        }
+        if self.trace.max_points == 0 {
+            return Err(invalid("trace.max_points", "0 (expected at least 1)"));
+        }
+        Ok(())
+    }
+}

@@ -111,12 +111,12 @@ def _configured(df: pl.DataFrame) -> pl.Expr | None:
             p = p.fill_null(1.0 / pl.col(cols["n"]).cast(pl.Float64))
         if "model" in cols:  # a hop without a loss model has no loss
             p = pl.when(pl.col(cols["model"]).is_null()).then(0.0).otherwise(p)
-        terms.append(1.0 - p.fill_null(0.0))
-    if not terms:
-        return None
-    survive = terms[0]
+        terms.append(p.fill_null(0.0))
+    if len(terms) <= 1:  # one lossy hop: its p exactly
+        return terms[0] if terms else None
+    survive = 1.0 - terms[0]
     for t in terms[1:]:
-        survive = survive * t
+        survive = survive * (1.0 - t)
     return 1.0 - survive
 
 

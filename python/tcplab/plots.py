@@ -69,7 +69,7 @@ def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Seque
             x = np.asarray(mathis.throughput(mss=g["mss_bytes"].to_numpy(), rtt=g["mean_rtt_s"].to_numpy(), p=p_, c=1.0))
             y = g["goodput_bps"].to_numpy()
         to = g["timeouts"].to_numpy() > 0
-        name = _label({**constant, **key})
+        name = _label({b: {**constant, **key}[b] for b in by})
         ax.scatter(x[~to], y[~to], s=22, marker=marker, color=color, alpha=0.85, linewidths=0,
                    label=f"{name}" + (" (no timeouts)" if to.any() else ""))
         if to.any():

@@ -402,24 +402,24 @@ def _local(tasks: list, workers: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _dask(tasks: list, scheduler: str, connect_timeout: float = 30.0):
-    """Yields results from an existing Dask distributed cluster, bounded in flight."""
+def _dask(tasks: list, scheduler: str):
+    """Yields results from an existing Dask distributed cluster, bounded in flight. The connect
+    timeout is Dask's (distributed.comm.timeouts.connect, 30 s unless configured)."""
     try:
         from distributed import Client, as_completed
     except ImportError:
         raise SweepError("--scheduler needs dask: pip install 'tcplab[dask]'") from None
     try:
-        client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
+        client = Client(scheduler, set_as_default=False)
     except (OSError, TimeoutError) as e:
         raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
     try:
         threads = max(1, sum(client.nthreads().values()))
         it = iter(tasks)
-        queue = as_completed()
-        for task in it:
-            queue.add(client.submit(execute, task, pure=False))
-            if queue.count() >= 2 * threads:
-                break
+        first = [client.submit(execute, t, pure=False) for _, t in zip(range(2 * threads), it)]
+        if not first:
+            return
+        queue = as_completed(first, loop=client.loop)
         for future in queue:
             result = future.result()
             future.release()

@@ -1,0 +1,108 @@
+"""A real Dask cluster on localhost (a scheduler and two workers, separate processes) runs a
+small sweep; its rows are identical to the local pool's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from polars.testing import assert_frame_equal
+
+from tcplab import results
+from tcplab import sweep as sw
+
+pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SWEEP = f"""
+[sweep]
+name = "dask"
+seed = 11
+base = "{(ROOT / 'scenarios' / 'queueless-random-loss.toml').as_posix()}"
+seeds = [1, 2]
+[set]
+duration = "6s"
+warmup = "1s"
+[[axis]]
+path = "flows.0.tcp"
+values = ["reno", "tahoe"]
+[[axis]]
+path = "network.path.hops.0.loss.p"
+log_uniform = [1e-3, 0.1]
+count = 4
+draw = "per-point"
+"""
+
+
+def _spawn(*args: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([BIN / "dask", *args], stdout=subprocess.DEVNULL, stderr=log.open("w"),
+                            start_new_session=True)
+
+
+def _end(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """(scheduler address) of a scheduler and two single-threaded workers; always torn down."""
+    from distributed import Client
+
+    file = tmp_path / "scheduler.json"
+    procs = [_spawn("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                    "--scheduler-file", str(file), log=tmp_path / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not file.exists() or not file.read_text().strip():
+            if time.monotonic() > deadline or procs[0].poll() is not None:
+                pytest.fail("the Dask scheduler did not start: " + (tmp_path / "scheduler.log").read_text()[-2000:])
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        for i in range(2):
+            procs.append(_spawn("worker", "--scheduler-file", str(file), "--nworkers", "1", "--nthreads", "1",
+                                "--no-dashboard", "--memory-limit", "0", "--name", f"w{i}",
+                                log=tmp_path / f"worker{i}.log"))
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=90)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            _end(proc)
+
+
+def test_dask_cluster_and_local_pool_give_identical_rows(tmp_path, cluster):
+    f = tmp_path / "dask.toml"
+    f.write_text(SWEEP)
+    r = subprocess.run([BIN / "tcplab", "sweep", f, "--out", tmp_path / "dask.parquet", "--scheduler", cluster],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "16 runs done" in r.stderr
+    local = sw.run_sweep(sw.load(f), tmp_path / "local.parquet", workers=2, progress=False)
+    assert local.done == 16
+    a, b = results.load(tmp_path / "dask.parquet"), results.load(tmp_path / "local.parquet")
+    assert a.height == 16
+    assert_frame_equal(a, b, check_exact=True)
+    assert a.hash_rows().to_list() == b.hash_rows().to_list()
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    f = tmp_path / "dask.toml"
+    f.write_text(SWEEP)
+    r = subprocess.run([BIN / "tcplab", "sweep", f, "--out", tmp_path / "o.parquet", "--scheduler",
+                        "tcp://127.0.0.1:9"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"})
+    assert r.returncode == 2
+    assert r.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9") and "Traceback" not in r.stderr

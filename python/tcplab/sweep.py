@@ -243,8 +243,10 @@ def _axis(spec: Any, index: int, source: str) -> Axis:
                 integer=integer, unit=unit)
 
 
-def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None) -> Sweep:
-    """A sweep from TOML text; `base_dir` resolves a relative `base` path."""
+def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
+          sets: Mapping[str, Any] | None = None) -> Sweep:
+    """A sweep from TOML text; `base_dir` resolves a relative `base` path; `sets` are extra
+    fixed overrides on top of the file's [set] table (as `tcplab sweep --set`)."""
     from tcplab.simulation import ScenarioError, resolve
 
     try:
@@ -275,7 +277,7 @@ def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None) -> S
         base_label = str(base_path)
     else:
         base, base_label = doc["scenario"], "[scenario]"
-    fixed = _flatten(doc.get("set", {}))
+    fixed = {**_flatten(doc.get("set", {})), **(sets or {})}
     axes_spec = doc.get("axis", [])
     if not isinstance(axes_spec, list):
         raise SweepError(f"{source}: axes are an array of tables: write [[axis]]")
@@ -322,14 +324,14 @@ def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None) -> S
     return sweep
 
 
-def load(path: str | Path) -> Sweep:
-    """Reads and validates a sweep file."""
+def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
+    """Reads and validates a sweep file (plus extra fixed overrides `sets`)."""
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as e:
         raise SweepError(f"{path}: cannot read the sweep file ({e.strerror})") from None
-    return parse(text, str(path), path.parent)
+    return parse(text, str(path), path.parent, sets)
 
 
 # ---- running ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -30,6 +30,7 @@ def sweep(
     out: Path = typer.Option(..., "--out", "-o", help="Results store (a directory, e.g. runs.parquet)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
+    set_: List[str] = typer.Option([], "--set", help="Override a field in every run: dotted.path=value (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count the runs; run nothing."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
 ) -> None:
@@ -46,8 +47,14 @@ def sweep(
         _fail(f"--workers {workers}: expected at least 1")
     if workers is not None and scheduler:
         _fail("--workers and --scheduler exclude each other (the cluster has its own workers)")
+    sets = {}
+    for item in set_:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            _fail(f"--set {item!r}: expected dotted.path=value, e.g. --set duration=20s")
+        sets[key.strip()] = value.strip()
     try:
-        spec = load(file)
+        spec = load(file, sets)
         if dry_run:
             runs = spec.runs()
             stored = results.Store(out).keys() if out.exists() and out.is_dir() else set()

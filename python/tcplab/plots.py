@@ -79,7 +79,8 @@ def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Seque
             table, _ = fit(g, by=(), p=p)
             row = table.row(0, named=True)
             if row["k"] == row["k"]:
-                ps = np.geomspace(p_.min(), p_.max(), 50)
+                fitted = p_[~to] if (~to).any() else p_  # over the p range it was fitted on
+                ps = np.geomspace(fitted.min(), fitted.max(), 50)
                 ax.plot(ps, row["c"] * ps ** row["k"], color=color, lw=1.2, ls="--",
                         label=f"fit {name}: C={row['c']:.3g}, k={row['k']:.3f}")
 

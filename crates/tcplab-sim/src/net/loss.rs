@@ -45,7 +45,7 @@ impl LossModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::PacketKind;
+    use crate::net::packet::{PacketKind, SackBlocks};
     use crate::time::SimTime;
 
     fn pkt() -> Packet {
@@ -61,6 +61,7 @@ mod tests {
             ts_val: SimTime::ZERO,
             ts_ecr: SimTime::ZERO,
             retransmit: false,
+            sack: SackBlocks::default(),
         }
     }
 

@@ -11,6 +11,36 @@ pub enum PacketKind {
     Ack,
 }
 
+/// Up to four SACK blocks (RFC 2018), stored as [start, end) offsets above the cumulative
+/// ACK so a packet stays small. Block 0 is the most recent (RFC 2018 Sec. 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub n: u8,
+    pub blocks: [(u32, u32); 4],
+}
+
+impl SackBlocks {
+    /// The blocks as absolute [start, end) sequence ranges.
+    pub fn iter(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.n as usize]
+            .iter()
+            .map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Bytes of TCP option on the wire: kind, length, 8 per block, padded to 4 by NOPs.
+    pub fn option_bytes(&self) -> u32 {
+        if self.n == 0 {
+            0
+        } else {
+            (2 + 8 * self.n as u32).div_ceil(4) * 4
+        }
+    }
+}
+
 /// A packet, moved by value. Sequence numbers are byte offsets from the start of the stream
 /// (64-bit, so they never wrap). `size` is what occupies the wire: payload plus headers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +63,8 @@ pub struct Packet {
     pub ts_ecr: SimTime,
     /// True for a data segment that repeats bytes sent before (instrumentation only).
     pub retransmit: bool,
+    /// SACK blocks carried by an ACK.
+    pub sack: SackBlocks,
 }
 
 impl Packet {

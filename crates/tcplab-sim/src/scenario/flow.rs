@@ -9,17 +9,77 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
+    /// 4.3BSD before Jacobson: no congestion window, go-back-N, RFC 793 timer.
+    Bsd43,
     Tahoe,
     Reno,
+    Newreno,
+    /// SACK with RFC 6675 loss recovery.
+    Sack,
+    /// FACK with Rate-Halving (Mathis et al. 1997 App. A).
+    Fack,
+    /// SACK with rate halving (ns-2's SackRH).
+    Sackrh,
 }
 
 impl Variant {
     pub fn name(self) -> &'static str {
         match self {
+            Variant::Bsd43 => "bsd43",
             Variant::Tahoe => "tahoe",
             Variant::Reno => "reno",
+            Variant::Newreno => "newreno",
+            Variant::Sack => "sack",
+            Variant::Fack => "fack",
+            Variant::Sackrh => "sackrh",
         }
     }
+
+    /// Does this variant use SACK information (and so need a SACK receiver)?
+    pub fn uses_sack(self) -> bool {
+        matches!(self, Variant::Sack | Variant::Fack | Variant::Sackrh)
+    }
+}
+
+/// The retransmit-timer estimator.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Estimator {
+    /// RFC 6298 on a fine clock (rto = srtt + max(G, 4 rttvar)).
+    Rfc6298,
+    /// Jacobson & Karels 1988 App. A: integer sa/sv on a coarse tick, rto = a + 4v.
+    Jacobson88,
+    /// The SIGCOMM '88 version (footnote 21): rto = a + 2v.
+    Sigcomm88,
+    /// RFC 793: srtt low-pass (alpha 0.9), rto = 2 srtt.
+    Rfc793,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowGrowth {
+    /// One increment per ACK (the papers' senders).
+    PerAck,
+    /// Appropriate Byte Counting, RFC 3465.
+    Abc,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshRule {
+    /// ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 Eq. 4).
+    FlightSize,
+    /// ssthresh = max(cwnd / 2, 2 SMSS).
+    Cwnd,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// Restart the retransmit timer only on the first partial ACK (RFC 6582 Sec. 4).
+    Impatient,
+    /// Restart it on every partial ACK.
+    SlowButSteady,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -29,6 +89,11 @@ pub enum AckKind {
     Immediate,
     /// RFC 1122 delayed ACKs: every second segment or after `delack_timeout`.
     Delayed,
+    /// 4.3BSD: ACK when 35% of the receive window has arrived, or on the 200 ms fast timer.
+    Bsd43,
+    /// An ACK every `ack_every` segments (or on the delayed-ACK timer): the "buggy" receivers
+    /// of Mathis et al.
+    Every,
 }
 
 impl AckKind {
@@ -36,6 +101,8 @@ impl AckKind {
         match self {
             AckKind::Immediate => "immediate",
             AckKind::Delayed => "delayed",
+            AckKind::Bsd43 => "bsd43",
+            AckKind::Every => "every",
         }
     }
 }
@@ -84,9 +151,70 @@ pub struct FlowSpec {
     /// Clock granularity G of RFC 6298.
     #[serde(default = "zero_duration")]
     pub rto_granularity: Duration,
-    /// Delayed-ACK timer (used with ack = "delayed").
+    /// The receiver sends SACK blocks (default: on for sack, fack and sackrh, off otherwise).
+    #[serde(default)]
+    pub sack: Option<bool>,
+    /// With ack = "every": segments per ACK.
+    #[serde(default)]
+    pub ack_every: Option<u32>,
+    /// RFC 3042 limited transmit.
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// Window growth per ACK (the papers) or per acknowledged byte (RFC 3465).
+    #[serde(default = "default_growth")]
+    pub window_growth: WindowGrowth,
+    /// RFC 3465's L, in segments (window_growth = "abc" only; default 2).
+    #[serde(default)]
+    pub abc_limit: Option<u32>,
+    /// Restart from the initial window after an idle period longer than the RTO.
+    #[serde(default = "yes")]
+    pub idle_restart: bool,
+    /// Duplicate ACKs that signal a loss.
+    #[serde(default = "default_dupthresh")]
+    pub dupthresh: u32,
+    /// Retransmit-timer estimator (default rfc6298; rfc793 for bsd43).
+    #[serde(default)]
+    pub rto_estimator: Option<Estimator>,
+    /// Tick of the coarse clock of jacobson88, sigcomm88 and rfc793 (default 500 ms, BSD's
+    /// slow timer; 0 = fine clock for rfc793).
+    #[serde(default)]
+    pub clock_tick: Option<Duration>,
+    /// Phase of that clock: its edges are at clock_phase + k * clock_tick.
+    #[serde(default = "zero_duration")]
+    pub clock_phase: Duration,
+    /// Exponential backoff of the retransmit timer.
+    #[serde(default = "yes")]
+    pub backoff: bool,
+    /// NewReno: partial window deflation (RFC 6582) or full deflation (Parvez footnote 1).
+    #[serde(default)]
+    pub partial_deflation: Option<bool>,
+    /// NewReno: timer restart on partial ACKs.
+    #[serde(default)]
+    pub partial_ack_timer: Option<PartialAckTimer>,
+    /// What a loss halves: RFC 5681's FlightSize (default) or cwnd (BSD, Linux, ns-2 and the
+    /// papers' simulators); they differ after an inflated fast recovery.
+    #[serde(default = "default_ssthresh_rule")]
+    pub ssthresh_rule: SsthreshRule,
+    /// Reno: refuse a second fast retransmit for the same window (ns-2's bugFix_).
+    #[serde(default)]
+    pub recover_guard: Option<bool>,
+    /// Delayed-ACK timer (used with ack = "delayed" and "every").
     #[serde(default = "default_delack")]
     pub delack_timeout: Duration,
+}
+
+fn default_ssthresh_rule() -> SsthreshRule {
+    SsthreshRule::FlightSize
+}
+
+fn yes() -> bool {
+    true
+}
+fn default_growth() -> WindowGrowth {
+    WindowGrowth::PerAck
+}
+fn default_dupthresh() -> u32 {
+    3
 }
 
 fn default_variant() -> Variant {
@@ -119,6 +247,7 @@ fn default_delack() -> Duration {
 
 impl FlowSpec {
     pub(crate) fn validate(&self, at: &str) -> Result<(), Error> {
+        self.validate_options(at)?;
         if !(1..=65495).contains(&self.mss) {
             return Err(invalid(
                 format!("{at}.mss"),
@@ -175,5 +304,106 @@ impl FlowSpec {
 
     pub fn header(&self) -> u32 {
         self.header_bytes.unwrap_or(if self.timestamps { 52 } else { 40 })
+    }
+
+    /// Options that apply only to some variants or policies.
+    fn validate_options(&self, at: &str) -> Result<(), Error> {
+        let v = self.tcp.name();
+        let only = |field: &str, allowed: &str| {
+            invalid(
+                format!("{at}.{field}"),
+                format!("does not apply to tcp = \"{v}\" (allowed with {allowed})"),
+            )
+        };
+        if self.tcp != Variant::Newreno {
+            if self.partial_deflation.is_some() {
+                return Err(only("partial_deflation", "tcp = \"newreno\""));
+            }
+            if self.partial_ack_timer.is_some() {
+                return Err(only("partial_ack_timer", "tcp = \"newreno\""));
+            }
+        }
+        if self.tcp != Variant::Reno && self.recover_guard.is_some() {
+            return Err(only("recover_guard", "tcp = \"reno\" (the others always guard)"));
+        }
+        if self.tcp == Variant::Bsd43 && self.limited_transmit {
+            return Err(only("limited_transmit", "a variant that has fast retransmit"));
+        }
+        if self.tcp.uses_sack() && self.sack == Some(false) {
+            return Err(invalid(
+                format!("{at}.sack"),
+                format!("false, but tcp = \"{v}\" needs a SACK receiver (expected true)"),
+            ));
+        }
+        match (self.ack, self.ack_every) {
+            (AckKind::Every, None) => {
+                return Err(invalid(
+                    format!("{at}.ack_every"),
+                    "missing (expected a number of segments >= 1 with ack = \"every\")",
+                ))
+            }
+            (AckKind::Every, Some(0)) => {
+                return Err(invalid(
+                    format!("{at}.ack_every"),
+                    "0 (expected a number of segments >= 1)",
+                ))
+            }
+            (AckKind::Every, _) => {}
+            (_, Some(_)) => {
+                return Err(invalid(
+                    format!("{at}.ack_every"),
+                    format!(
+                        "does not apply to ack = \"{}\" (allowed with ack = \"every\")",
+                        self.ack.name()
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        if self.window_growth != WindowGrowth::Abc && self.abc_limit.is_some() {
+            return Err(invalid(
+                format!("{at}.abc_limit"),
+                "applies only to window_growth = \"abc\"",
+            ));
+        }
+        if self.abc_limit == Some(0) {
+            return Err(invalid(
+                format!("{at}.abc_limit"),
+                "0 (expected at least 1 segment)",
+            ));
+        }
+        if self.dupthresh == 0 {
+            return Err(invalid(
+                format!("{at}.dupthresh"),
+                "0 (expected at least 1 duplicate ACK)",
+            ));
+        }
+        let est = self.estimator();
+        if est == Estimator::Rfc6298 && self.clock_tick.is_some() {
+            return Err(invalid(format!("{at}.clock_tick"), "applies to the coarse-clock estimators (rto_estimator = jacobson88, sigcomm88 or rfc793); rfc6298 uses rto_granularity"));
+        }
+        if matches!(est, Estimator::Jacobson88 | Estimator::Sigcomm88)
+            && self.clock_tick.is_some_and(|t| t.0 == SimTime::ZERO)
+        {
+            return Err(invalid(
+                format!("{at}.clock_tick"),
+                "0 (expected a tick > 0 for a coarse-clock estimator)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The estimator in force (explicit, or the variant's default).
+    pub fn estimator(&self) -> Estimator {
+        self.rto_estimator.unwrap_or(if self.tcp == Variant::Bsd43 {
+            Estimator::Rfc793
+        } else {
+            Estimator::Rfc6298
+        })
+    }
+
+    /// Does the receiver send SACK blocks?
+    pub fn sack_receiver(&self) -> bool {
+        self.sack.unwrap_or(self.tcp.uses_sack())
     }
 }

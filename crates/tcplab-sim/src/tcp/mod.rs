@@ -1,18 +1,67 @@
 //! TCP endpoints: one shared sender (`sender.rs`), the variants' loss recovery (one file each),
 //! the receiver and its ACK policy, and the retransmit-timer estimator.
 
+pub mod bsd43;
+pub mod fack;
+pub mod newreno;
 pub mod receiver;
 pub mod recovery;
 pub mod reno;
 pub mod rto;
+pub mod sack;
+pub mod sack_recovery;
 pub mod sender;
 pub mod tahoe;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{AckKind, FlowSpec, Variant};
+use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant, WindowGrowth};
+use crate::time::SimTime;
 use receiver::{AckPolicy, Receiver};
 use recovery::LossRecovery;
-use sender::{Sender, SenderConfig};
+use rto::{Jacobson88, Rfc793, RtoEstimator, RttEstimator, TickClock, VarianceGain};
+use sender::{Growth, Sender, SenderConfig};
+
+/// BSD's slow timer: the default tick of the coarse-clock estimators.
+pub const BSD_SLOW_TICK: SimTime = SimTime::from_ms(500);
+/// BSD's fast timer, which sends delayed ACKs.
+pub const BSD_FAST_TICK: SimTime = SimTime::from_ms(200);
+/// 4.3BSD sends a window update once 35% of the window has been consumed (Jacobson Fig 9).
+pub const BSD_ACK_FRACTION: f64 = 0.35;
+
+/// The retransmit-timer estimator a flow's spec describes.
+pub fn estimator_for(f: &FlowSpec) -> RtoEstimator {
+    let (initial, min, max) = (f.initial_rto.0, f.min_rto.0, f.max_rto.0);
+    let clock = |tick: SimTime| TickClock {
+        tick_ns: tick.ns(),
+        phase_ns: f.clock_phase.0.ns() % tick.ns().max(1),
+    };
+    let tick = f.clock_tick.map_or(BSD_SLOW_TICK, |t| t.0);
+    match f.estimator() {
+        Estimator::Rfc6298 => {
+            RtoEstimator::Rfc6298(RttEstimator::new(initial, min, max, f.rto_granularity.0))
+        }
+        Estimator::Jacobson88 => RtoEstimator::Jacobson88(Jacobson88::new(
+            clock(tick),
+            VarianceGain::Four,
+            initial,
+            min,
+            max,
+            f.backoff,
+        )),
+        Estimator::Sigcomm88 => RtoEstimator::Jacobson88(Jacobson88::new(
+            clock(tick),
+            VarianceGain::Two,
+            initial,
+            min,
+            max,
+            f.backoff,
+        )),
+        Estimator::Rfc793 => {
+            let c = (tick > SimTime::ZERO).then(|| clock(tick));
+            RtoEstimator::Rfc793(Rfc793::new(c, initial, min, max, f.backoff))
+        }
+    }
+}
 
 /// The sender a flow's spec describes: the shared machinery configured, plus its variant.
 pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender {
@@ -24,25 +73,56 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         rwnd: f.rwnd.0,
         total_bytes: f.bytes.map(|b| b.0),
         timestamps: f.timestamps,
-        initial_rto: f.initial_rto.0,
-        min_rto: f.min_rto.0,
-        max_rto: f.max_rto.0,
-        rto_granularity: f.rto_granularity.0,
+        growth: match f.window_growth {
+            WindowGrowth::PerAck => Growth::PerAck,
+            WindowGrowth::Abc => Growth::Abc {
+                limit: f.abc_limit.unwrap_or(2),
+            },
+        },
+        dupthresh: f.dupthresh,
+        limited_transmit: f.limited_transmit,
+        idle_restart: f.idle_restart,
+        sack: f.tcp.uses_sack(),
+        ssthresh_from_cwnd: f.ssthresh_rule == crate::scenario::SsthreshRule::Cwnd,
     };
     let recovery = match f.tcp {
+        Variant::Bsd43 => LossRecovery::Bsd43(Default::default()),
         Variant::Tahoe => LossRecovery::Tahoe(Default::default()),
-        Variant::Reno => LossRecovery::Reno(Default::default()),
+        Variant::Reno => LossRecovery::Reno(reno::Reno {
+            in_recovery: false,
+            guard: f.recover_guard.unwrap_or(false),
+        }),
+        Variant::Newreno => LossRecovery::NewReno(newreno::NewReno::new(
+            f.partial_deflation.unwrap_or(true),
+            f.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
+        )),
+        Variant::Sack => LossRecovery::Sack(sack_recovery::SackRecovery::new(false)),
+        Variant::Sackrh => LossRecovery::Sack(sack_recovery::SackRecovery::new(true)),
+        Variant::Fack => LossRecovery::Fack(Default::default()),
     };
-    Sender::new(flow, node, peer, cfg, recovery)
+    Sender::new(flow, node, peer, cfg, recovery, estimator_for(f))
 }
 
 /// The receiver a flow's spec describes.
 pub fn receiver_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Receiver {
+    let timeout = f.delack_timeout.0;
     let policy = match f.ack {
         AckKind::Immediate => AckPolicy::Immediate,
-        AckKind::Delayed => AckPolicy::Delayed {
-            timeout: f.delack_timeout.0,
+        AckKind::Delayed => AckPolicy::Delayed { timeout },
+        AckKind::Every => AckPolicy::Every {
+            k: f.ack_every.unwrap_or(2),
+            timeout,
+        },
+        AckKind::Bsd43 => AckPolicy::Bsd43 {
+            threshold: ((f.rwnd.0 as f64 * BSD_ACK_FRACTION).ceil() as u64).max(1),
+            tick: BSD_FAST_TICK,
         },
     };
-    Receiver::new(flow, node, peer, f.header(), policy)
+    let r = Receiver::new(flow, node, peer, f.header(), policy);
+    if f.sack_receiver() {
+        // RFC 2018: 4 blocks fit the 40-byte option space, 3 beside the timestamp option.
+        r.with_sack(if f.timestamps { 3 } else { 4 })
+    } else {
+        r
+    }
 }

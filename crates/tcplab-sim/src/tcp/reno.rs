@@ -1,27 +1,31 @@
 //! Reno fast retransmit and fast recovery (RFC 5681 Sec. 3.2): on the third duplicate ACK,
 //! ssthresh = max(FlightSize/2, 2 SMSS), retransmit, cwnd = ssthresh + 3 SMSS; each further
 //! duplicate ACK inflates cwnd by one SMSS; the next new ACK deflates it to ssthresh and ends
-//! recovery (even a partial ACK: that is what NewReno changes).
+//! recovery (even a partial ACK: that is what NewReno changes). With `guard` (ns-2's bugFix_),
+//! no second fast retransmit until an ACK covers what was outstanding at the first.
 
-use super::sender::{LossSignal, SenderCore};
-use super::tahoe::DUPTHRESH;
+use super::sender::{AckResult, LossSignal, SenderCore};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno {
     pub in_recovery: bool,
+    pub guard: bool,
 }
 
 impl Reno {
     pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
         if self.in_recovery {
             core.cwnd += core.mss(); // RFC 5681 step 4: inflate for the segment that left
-        } else if core.dupacks == DUPTHRESH && core.fast_retransmit_allowed() {
+        } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.halve_ssthresh(); // step 2
+            if self.guard {
+                core.recover = core.snd_max;
+            }
             let una = core.snd_una;
             core.send_segment(now, una, out); // step 3: retransmit the lost segment
-            core.cwnd = core.ssthresh + DUPTHRESH as u64 * core.mss();
+            core.cwnd = core.ssthresh + core.cfg.dupthresh as u64 * core.mss();
             core.signal_loss(LossSignal::FastRetransmit);
             self.in_recovery = true;
         }
@@ -30,20 +34,24 @@ impl Reno {
     pub fn on_new_ack(
         &mut self,
         core: &mut SenderCore,
-        _now: SimTime,
-        _acked: u64,
-        _out: &mut Vec<Packet>,
-    ) -> bool {
+        _: SimTime,
+        _: u64,
+        _: &mut Vec<Packet>,
+    ) -> AckResult {
         if self.in_recovery {
             core.cwnd = core.ssthresh; // step 6: deflate
             self.in_recovery = false;
-            true
+            AckResult::SET
         } else {
-            false
+            AckResult::GROW
         }
     }
 
     pub fn on_timeout(&mut self, _core: &mut SenderCore) {
         self.in_recovery = false;
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
     }
 }

@@ -1,15 +1,27 @@
 //! The TCP sender machinery every variant shares: sequence space, the send loop, window growth
-//! (slow start and congestion avoidance), RTT sampling, the retransmit timer, and the loss
-//! instruments. What differs between variants — how a loss is detected and repaired — lives in
-//! `LossRecovery` (one small file per variant), called at the three seams: a duplicate ACK, a
-//! new ACK, and a timeout. Sans-IO: the sender takes `(now, ACK)` or `(now)` for its timer, and
-//! returns segments to send and its next deadline.
+//! (slow start and congestion avoidance, per ACK or per byte), RTT sampling, the retransmit
+//! timer, limited transmit, idle restart, the SACK scoreboard, and the loss instruments. What
+//! differs between variants — how a loss is detected and repaired and which window the send
+//! loop uses — lives in `LossRecovery` (one small file per variant), called at four seams: a
+//! duplicate ACK, a new ACK, a timeout, and the send loop. Sans-IO: the sender takes
+//! `(now, ACK)` or `(now)` for its timer, and returns segments to send and its next deadline.
 
 use super::recovery::LossRecovery;
-use super::rto::RttEstimator;
-use crate::net::packet::{NodeId, Packet, PacketKind};
+use super::rto::RtoEstimator;
+use super::sack::Scoreboard;
+use crate::net::packet::{NodeId, Packet, PacketKind, SackBlocks};
 use crate::stats::FlowCounters;
 use crate::time::SimTime;
+
+/// How the window grows on a new ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// One increment per ACK, as the papers' senders do (Jacobson & Karels App. B).
+    PerAck,
+    /// Appropriate Byte Counting (RFC 3465): by bytes acknowledged, at most `limit` SMSS per
+    /// ACK in slow start; one SMSS per cwnd of acknowledged bytes in congestion avoidance.
+    Abc { limit: u32 },
+}
 
 /// Everything a sender is configured with (resolved from the scenario).
 #[derive(Clone, Debug)]
@@ -26,10 +38,18 @@ pub struct SenderConfig {
     pub total_bytes: Option<u64>,
     /// RFC 7323 timestamps: RTT measured on every ACK (RTTM) instead of one timed segment.
     pub timestamps: bool,
-    pub initial_rto: SimTime,
-    pub min_rto: SimTime,
-    pub max_rto: SimTime,
-    pub rto_granularity: SimTime,
+    pub growth: Growth,
+    /// The duplicate-ACK threshold (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// RFC 3042: one new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// RFC 5681 Sec. 4.1 (Jacobson App. C): after an idle period longer than the RTO, restart
+    /// from the initial window.
+    pub idle_restart: bool,
+    /// Keep a SACK scoreboard (SACK-based variants).
+    pub sack: bool,
+    /// Halve cwnd rather than FlightSize on a loss (see `SenderCore::halve_ssthresh`).
+    pub ssthresh_from_cwnd: bool,
 }
 
 /// Why the window was cut: the start of (or a further reduction inside) a loss episode.
@@ -37,6 +57,29 @@ pub struct SenderConfig {
 pub enum LossSignal {
     FastRetransmit,
     Timeout,
+}
+
+/// What a variant did with a new ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckResult {
+    /// The variant set cwnd itself: no slow-start / CA growth on this ACK.
+    pub window_set: bool,
+    /// Restart the retransmit timer (RFC 6298 Sec. 5.3); NewReno's Impatient variant declines
+    /// after the first partial ACK.
+    pub restart_timer: bool,
+}
+
+impl AckResult {
+    /// Normal growth, timer restarted.
+    pub const GROW: AckResult = AckResult {
+        window_set: false,
+        restart_timer: true,
+    };
+    /// The variant set the window; timer restarted.
+    pub const SET: AckResult = AckResult {
+        window_set: true,
+        restart_timer: true,
+    };
 }
 
 /// A loss episode in Mathis et al. 1997 Sec. 3.3 and footnote 10: from the first window
@@ -73,10 +116,15 @@ pub struct SenderCore {
     /// Sec. 3.2 step 1; ns-2's `bug_fix_`), so dupACKs for data sent before a timeout do not
     /// halve the window again.
     pub recover: u64,
-    pub rtt: RttEstimator,
+    pub rtt: RtoEstimator,
+    /// The SACK scoreboard, for SACK-based variants.
+    pub sb: Option<Scoreboard>,
     rto_deadline: Option<SimTime>,
     /// Karn: the one segment being timed (its end) and when it was sent, if any.
     timed: Option<(u64, SimTime)>,
+    /// ABC: bytes acknowledged toward the next congestion-avoidance increment.
+    abc_bytes: u64,
+    last_send: Option<SimTime>,
     episode: Option<Episode>,
     pub counters: FlowCounters,
     last_integrated: SimTime,
@@ -95,12 +143,20 @@ impl SenderCore {
         self.snd_max - self.snd_una
     }
 
-    /// RFC 5681 Eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS).
+    /// RFC 5681 Eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS); or, with
+    /// `ssthresh_from_cwnd`, half the congestion window (BSD, Linux and ns-2; what the papers'
+    /// simulators did). They differ after an inflated fast recovery, when FlightSize includes
+    /// data sent on the inflated window.
     pub fn halve_ssthresh(&mut self) {
-        self.ssthresh = (self.flight_size() / 2).max(2 * self.mss());
+        let base = if self.cfg.ssthresh_from_cwnd {
+            self.cwnd.min(self.cfg.rwnd)
+        } else {
+            self.flight_size()
+        };
+        self.ssthresh = (base / 2).max(2 * self.mss());
     }
 
-    fn app_limit(&self) -> u64 {
+    pub fn app_limit(&self) -> u64 {
         self.cfg.total_bytes.unwrap_or(u64::MAX)
     }
 
@@ -109,21 +165,40 @@ impl SenderCore {
         self.snd_una >= self.app_limit()
     }
 
-    /// Window growth for one new ACK: slow start below ssthresh (cwnd += SMSS), congestion
-    /// avoidance above (cwnd += SMSS*SMSS/cwnd, Jacobson & Karels 1988 App. B; RFC 5681 Eq. 3).
-    pub fn grow_window(&mut self) {
-        let mss = self.mss();
-        if self.cwnd < self.ssthresh {
-            self.cwnd += mss;
-        } else {
-            self.cwnd += (mss * mss / self.cwnd).max(1);
-        }
+    /// May the third duplicate ACK trigger a fast retransmit? Only if the cumulative ACK covers
+    /// more than the highest byte sent at the last reaction, i.e. ACK > `recover` (RFC 6582
+    /// Sec. 3.2 step 1; `recover` here is one past that byte), or before any reaction. Without
+    /// the strict inequality, go-back-N's duplicates of data the receiver already holds produce
+    /// dupACKs equal to `recover` and a spurious second fast retransmit.
+    pub fn fast_retransmit_allowed(&self) -> bool {
+        self.recover == 0 || self.snd_una > self.recover
     }
 
-    /// May the third duplicate ACK trigger a fast retransmit? Only once the cumulative ACK
-    /// covers `recover` (RFC 6582 Sec. 3.2 step 1).
-    pub fn fast_retransmit_allowed(&self) -> bool {
-        self.snd_una >= self.recover
+    /// Window growth for one new ACK of `acked` bytes: slow start below ssthresh, congestion
+    /// avoidance above (per ACK: cwnd += SMSS*SMSS/cwnd, Jacobson & Karels 1988 App. B,
+    /// RFC 5681 Eq. 3; or by bytes, RFC 3465).
+    pub fn grow_window(&mut self, acked: u64) {
+        let mss = self.mss();
+        match self.cfg.growth {
+            Growth::PerAck => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += mss;
+                } else {
+                    self.cwnd += (mss * mss / self.cwnd).max(1);
+                }
+            }
+            Growth::Abc { limit } => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += acked.min(limit as u64 * mss);
+                } else {
+                    self.abc_bytes += acked;
+                    if self.abc_bytes >= self.cwnd {
+                        self.abc_bytes -= self.cwnd;
+                        self.cwnd += mss;
+                    }
+                }
+            }
+        }
     }
 
     /// Records a window reduction: opens a loss episode or marks the open one as not clean.
@@ -145,11 +220,15 @@ impl SenderCore {
         }
     }
 
-    /// Sends the segment starting at `seq` (at most one MSS, never beyond the data).
+    /// Sends the segment starting at `seq` (at most one MSS, never beyond the data, and a
+    /// retransmission never beyond what was sent before).
     pub fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut Vec<Packet>) {
-        let len = self.mss().min(self.app_limit() - seq) as u32;
         let retransmit = seq < self.snd_max;
-        let end = seq + len as u64;
+        let mut len = self.mss().min(self.app_limit() - seq);
+        if retransmit {
+            len = len.min(self.snd_max - seq);
+        }
+        let end = seq + len;
         if retransmit {
             self.counters.segments_retransmitted += 1;
             // Karn: a retransmission makes the timed segment's sample ambiguous.
@@ -157,13 +236,23 @@ impl SenderCore {
             if let Some(e) = &mut self.episode {
                 e.retransmissions += 1;
             }
-        } else if self.timed.is_none() && !self.cfg.timestamps {
-            self.timed = Some((end, now));
+            let snd_max = self.snd_max;
+            if let Some(sb) = &mut self.sb {
+                sb.mark_rtx(seq, snd_max);
+            }
+        } else {
+            if self.timed.is_none() && !self.cfg.timestamps {
+                self.timed = Some((end, now));
+            }
+            if let Some(sb) = &mut self.sb {
+                sb.on_send_new(seq, end);
+            }
         }
         self.counters.segments_sent += 1;
         self.snd_max = self.snd_max.max(end);
+        self.last_send = Some(now);
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rtt.rto()); // RFC 6298 Sec. 5.1
+            self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
         }
         out.push(Packet {
             flow: self.flow,
@@ -171,21 +260,45 @@ impl SenderCore {
             src: self.node,
             dst: self.peer,
             seq,
-            len,
-            size: len + self.cfg.header_bytes,
+            len: len as u32,
+            size: len as u32 + self.cfg.header_bytes,
             ack: 0,
             ts_val: now,
             ts_ecr: SimTime::ZERO,
             retransmit,
+            sack: SackBlocks::default(),
         });
     }
 
-    /// The send loop: new or go-back-N data while the window allows. A segment smaller than
-    /// the MSS is sent only at the end of the data (sender silly-window avoidance).
+    /// Sends one new segment at the right edge if `window` (bytes above snd_una) and the
+    /// receiver's window allow it; returns whether it did.
+    pub fn send_new_segment(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) -> bool {
+        let seq = self.snd_max;
+        let len = self.mss().min(self.app_limit().saturating_sub(seq));
+        let limit = self.snd_una + window.min(self.cfg.rwnd);
+        if len == 0 || seq + len > limit || self.snd_nxt != self.snd_max {
+            return false;
+        }
+        self.send_segment(now, seq, out);
+        self.snd_nxt = self.snd_max;
+        true
+    }
+
+    /// The send loop: new or go-back-N data while `window` allows (segments the receiver has
+    /// SACKed are skipped). A segment smaller than the MSS is sent only at the end of the data
+    /// (sender silly-window avoidance).
     pub fn send_allowed(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) {
         let limit = self.snd_una + window.min(self.cfg.rwnd);
         let app = self.app_limit();
         while self.snd_nxt < app && self.snd_nxt < limit {
+            if self.snd_nxt < self.snd_max {
+                if let Some(seg) = self.sb.as_ref().and_then(|sb| sb.is_sacked_at(self.snd_nxt)) {
+                    if seg.sacked {
+                        self.snd_nxt = seg.end;
+                        continue;
+                    }
+                }
+            }
             let usable = limit - self.snd_nxt;
             if usable < self.mss() && app - self.snd_nxt > usable {
                 break;
@@ -193,6 +306,15 @@ impl SenderCore {
             let seq = self.snd_nxt;
             self.send_segment(now, seq, out);
             self.snd_nxt = out.last().map_or(seq, |p| p.end());
+        }
+    }
+
+    /// RFC 3042 limited transmit: on the first and second duplicate ACK, one new segment if the
+    /// flight stays within cwnd + 2 SMSS.
+    fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.cfg.limited_transmit && self.dupacks <= 2 {
+            let w = self.cwnd + 2 * self.mss();
+            self.send_new_segment(now, w, out);
         }
     }
 
@@ -222,14 +344,21 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(flow: u32, node: NodeId, peer: NodeId, cfg: SenderConfig, recovery: LossRecovery) -> Self {
-        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.rto_granularity);
+    pub fn new(
+        flow: u32,
+        node: NodeId,
+        peer: NodeId,
+        cfg: SenderConfig,
+        recovery: LossRecovery,
+        rtt: RtoEstimator,
+    ) -> Self {
         let core = SenderCore {
             flow,
             node,
             peer,
             cwnd: cfg.initial_window as u64 * cfg.mss as u64,
             ssthresh: cfg.initial_ssthresh,
+            sb: cfg.sack.then(Scoreboard::default),
             cfg,
             snd_una: 0,
             snd_nxt: 0,
@@ -239,6 +368,8 @@ impl Sender {
             rtt,
             rto_deadline: None,
             timed: None,
+            abc_bytes: 0,
+            last_send: None,
             episode: None,
             counters: FlowCounters::default(),
             last_integrated: SimTime::ZERO,
@@ -246,7 +377,9 @@ impl Sender {
             trace: None,
             trace_limit: 0,
         };
-        Sender { core, recovery }
+        let mut s = Sender { core, recovery };
+        s.recovery.init(&mut s.core);
+        s
     }
 
     /// Keeps a bounded trace of (time, cwnd, ssthresh) at every change.
@@ -274,11 +407,20 @@ impl Sender {
 
     /// The application hands the sender `bytes` more to send (request/response traffic). A
     /// sender configured with `total_bytes = Some(0)` waits for writes; an unlimited one ignores
-    /// them. Returns the segments that can leave now.
+    /// them. After an idle period longer than the RTO the window restarts from the initial
+    /// window (RFC 5681 Sec. 4.1, Jacobson & Karels App. C).
     pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
-        if let Some(total) = self.core.cfg.total_bytes {
-            self.core.integrate(now);
-            self.core.cfg.total_bytes = Some(total + bytes);
+        let c = &mut self.core;
+        if let Some(total) = c.cfg.total_bytes {
+            c.integrate(now);
+            if c.cfg.idle_restart && c.snd_una == c.snd_max {
+                if let Some(last) = c.last_send {
+                    if now - last > c.rtt.rto() {
+                        c.cwnd = c.cwnd.min(c.cfg.initial_window as u64 * c.mss());
+                    }
+                }
+            }
+            c.cfg.total_bytes = Some(total + bytes);
             self.send(now, out);
             self.core.record_trace(now);
         }
@@ -290,43 +432,48 @@ impl Sender {
     }
 
     fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let w = self.recovery.send_window(&self.core);
-        self.core.send_allowed(now, w, out);
+        self.recovery.send(&mut self.core, now, out);
     }
 
     /// An ACK arrived.
     pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
         let c = &mut self.core;
         c.integrate(now);
+        let mut sack_news = false;
+        if let Some(sb) = &mut c.sb {
+            if ack.ack > c.snd_una {
+                sb.on_cumulative_ack(ack.ack);
+            }
+            sack_news = sb.on_sack(ack.sack.iter(ack.ack));
+        }
         if ack.ack > c.snd_una {
             let newly_acked = ack.ack - c.snd_una;
-            // RTT sample: RTTM on every ACK of new data with timestamps, else the timed segment.
-            if c.cfg.timestamps {
-                // The receiver echoes the earliest unacknowledged segment's TSval (RFC 7323).
-                let r = now - ack.ts_ecr;
-                c.rtt.sample(r);
-                c.counters.add_rtt(r);
-            } else if let Some((end, sent)) = c.timed {
-                if ack.ack >= end {
-                    let r = now - sent;
-                    c.rtt.sample(r);
-                    c.counters.add_rtt(r);
-                    c.timed = None;
-                }
+            // RTT sample: RTTM on every ACK of new data with timestamps (the receiver echoes the
+            // earliest unacknowledged segment's TSval, RFC 7323), else the timed segment.
+            let sent = if c.cfg.timestamps {
+                Some(ack.ts_ecr)
+            } else {
+                c.timed.filter(|&(end, _)| ack.ack >= end).map(|(_, sent)| sent)
+            };
+            if let Some(sent) = sent {
+                c.rtt.sample(sent, now);
+                c.counters.add_rtt(now - sent);
+                c.timed = None;
             }
             c.snd_una = ack.ack;
             c.snd_nxt = c.snd_nxt.max(c.snd_una);
             c.counters.bytes_acked += newly_acked;
-            if !self.recovery.on_new_ack(c, now, newly_acked, out) {
-                c.grow_window();
+            let r = self.recovery.on_new_ack(c, now, newly_acked, out);
+            if !r.window_set {
+                c.grow_window(newly_acked);
             }
             c.dupacks = 0;
             // RFC 6298 Sec. 5.2 / 5.3: stop the timer when all is acknowledged, else restart it.
-            c.rto_deadline = if c.snd_una >= c.snd_max {
-                None
-            } else {
-                Some(now + c.rtt.rto())
-            };
+            if c.snd_una >= c.snd_max {
+                c.rto_deadline = None;
+            } else if r.restart_timer || c.rto_deadline.is_none() {
+                c.rto_deadline = Some(c.rtt.deadline(now));
+            }
             if let Some(e) = c.episode {
                 if c.snd_una >= e.recover {
                     if e.clean {
@@ -339,9 +486,15 @@ impl Sender {
                 }
             }
         } else if ack.ack == c.snd_una && c.snd_max > c.snd_una {
-            // RFC 5681 Sec. 2: a duplicate ACK (no data, same window, data outstanding).
-            c.dupacks += 1;
-            self.recovery.on_dupack(c, now, out);
+            // RFC 5681 Sec. 2: a duplicate ACK (no data, same window, data outstanding); with a
+            // scoreboard, only one whose SACK blocks say something new counts (RFC 6675 Sec. 2).
+            if c.sb.is_none() || sack_news || ack.sack.is_empty() {
+                c.dupacks += 1;
+                if !self.recovery.in_recovery() {
+                    c.limited_transmit(now, out);
+                }
+                self.recovery.on_dupack(c, now, out);
+            }
         }
         self.send(now, out);
         self.core.record_trace(now);
@@ -365,9 +518,13 @@ impl Sender {
         c.snd_nxt = c.snd_una;
         c.dupacks = 0;
         c.timed = None;
+        c.abc_bytes = 0;
+        if let Some(sb) = &mut c.sb {
+            sb.clear_rtx();
+        }
         c.signal_loss(LossSignal::Timeout);
         c.rtt.back_off();
-        c.rto_deadline = Some(now + c.rtt.rto());
+        c.rto_deadline = Some(c.rtt.deadline(now));
         self.recovery.on_timeout(c);
         self.send(now, out);
         self.core.record_trace(now);
@@ -378,6 +535,7 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::tcp::reno::Reno;
+    use crate::tcp::rto::RttEstimator;
 
     fn sender() -> Sender {
         let cfg = SenderConfig {
@@ -388,12 +546,20 @@ mod tests {
             rwnd: 1 << 30,
             total_bytes: None,
             timestamps: false,
-            initial_rto: SimTime::from_secs(1),
-            min_rto: SimTime::from_ms(200),
-            max_rto: SimTime::from_secs(60),
-            rto_granularity: SimTime::ZERO,
+            growth: Growth::PerAck,
+            dupthresh: 3,
+            limited_transmit: false,
+            idle_restart: true,
+            sack: false,
+            ssthresh_from_cwnd: false,
         };
-        Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()))
+        let rtt = RtoEstimator::Rfc6298(RttEstimator::new(
+            SimTime::from_secs(1),
+            SimTime::from_ms(200),
+            SimTime::from_secs(60),
+            SimTime::ZERO,
+        ));
+        Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()), rtt)
     }
 
     fn ack(n: u64) -> Packet {
@@ -409,6 +575,7 @@ mod tests {
             ts_val: SimTime::ZERO,
             ts_ecr: SimTime::ZERO,
             retransmit: false,
+            sack: SackBlocks::default(),
         }
     }
 

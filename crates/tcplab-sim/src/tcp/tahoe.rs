@@ -3,24 +3,31 @@
 //! duplicate ACKs that the go-back-N window itself provokes cannot trigger another fast
 //! retransmit (the `recover` guard).
 
-use super::sender::{LossSignal, SenderCore};
+use super::sender::{AckResult, LossSignal, SenderCore};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
-
-/// The duplicate-ACK threshold (RFC 5681 Sec. 3.2).
-pub const DUPTHRESH: u32 = 3;
 
 #[derive(Clone, Debug, Default)]
 pub struct Tahoe;
 
 impl Tahoe {
     pub fn on_dupack(&mut self, core: &mut SenderCore, _now: SimTime, _out: &mut Vec<Packet>) {
-        if core.dupacks == DUPTHRESH && core.fast_retransmit_allowed() {
+        if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.halve_ssthresh();
             core.recover = core.snd_max; // go-back-N resends this window: guard it like a timeout
             core.cwnd = core.mss();
             core.snd_nxt = core.snd_una; // the send loop retransmits from here in slow start
             core.signal_loss(LossSignal::FastRetransmit);
         }
+    }
+
+    pub fn on_new_ack(&mut self, _: &mut SenderCore, _: SimTime, _: u64, _: &mut Vec<Packet>) -> AckResult {
+        AckResult::GROW
+    }
+
+    pub fn on_timeout(&mut self, _core: &mut SenderCore) {}
+
+    pub fn in_recovery(&self) -> bool {
+        false
     }
 }

@@ -103,7 +103,7 @@ impl QueueParts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::PacketKind;
+    use crate::net::packet::{PacketKind, SackBlocks};
     use crate::time::SimTime;
 
     pub(crate) fn pkt(seq: u64, size: u32) -> Packet {
@@ -119,6 +119,7 @@ mod tests {
             ts_val: SimTime::ZERO,
             ts_ecr: SimTime::ZERO,
             retransmit: false,
+            sack: SackBlocks::default(),
         }
     }
 

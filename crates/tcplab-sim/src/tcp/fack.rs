@@ -102,7 +102,9 @@ impl Fack {
     /// round's first ACKs already acknowledged.) Bounding parameters: within [1 segment, half
     /// the window before the loss].
     fn end_halving(&mut self, core: &mut SenderCore) {
-        let Some(until) = self.halving_until.take() else { return };
+        let Some(until) = self.halving_until.take() else {
+            return;
+        };
         let sent_in_round = core.snd_nxt.saturating_sub(until) + self.round_rtx;
         core.cwnd = sent_in_round.min(self.prior_cwnd / 2).max(core.mss());
         core.ssthresh = core.cwnd.max(2 * core.mss());

@@ -108,12 +108,41 @@ fn parse_quantity(kind: &str, text: &str) -> PyResult<f64> {
     r.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Jacobson & Karels 1988 App. A over integer tick samples, exactly as the simulator's
+/// coarse-clock timer computes it: (sa, sv, rto ticks) after each sample. `gain` 4 is the
+/// a + 4v rule, 2 the SIGCOMM '88 a + 2v rule. No clamping (min 1 tick).
+#[pyfunction]
+#[pyo3(signature = (samples, gain = 4))]
+fn jacobson_series(samples: Vec<u64>, gain: u32) -> PyResult<Vec<(i64, i64, u64)>> {
+    use tcplab_sim::tcp::rto::{Jacobson88, TickClock, VarianceGain};
+    use tcplab_sim::time::SimTime;
+    let gain = match gain {
+        4 => VarianceGain::Four,
+        2 => VarianceGain::Two,
+        _ => return Err(PyValueError::new_err(format!("gain: {gain} (expected 4 or 2)"))),
+    };
+    let clock = TickClock {
+        tick_ns: 1,
+        phase_ns: 0,
+    };
+    let mut e = Jacobson88::new(clock, gain, SimTime(1), SimTime(1), SimTime(u64::MAX / 4), false);
+    Ok(samples
+        .into_iter()
+        .map(|m| {
+            e.sample_ticks(m);
+            let (sa, sv) = e.sa_sv();
+            (sa, sv, e.rto_ticks())
+        })
+        .collect())
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(jacobson_series, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -621,4 +621,26 @@ mod tests {
         s.on_ack(SimTime::from_ms(205), &ack(2500), &mut out);
         assert!(s.all_acked());
     }
+
+    #[test]
+    fn idle_restart_returns_to_the_initial_window_after_an_rto_of_silence() {
+        // RFC 5681 Sec. 4.1 (Jacobson & Karels App. C): idle longer than the RTO -> cwnd = IW.
+        let mut s = sender();
+        s.core.cfg.total_bytes = Some(0);
+        let mut out = vec![];
+        s.start(SimTime::ZERO, &mut out);
+        s.app_write(SimTime::ZERO, 3000, &mut out);
+        s.on_ack(SimTime::from_ms(100), &ack(1000), &mut out);
+        s.on_ack(SimTime::from_ms(200), &ack(3000), &mut out);
+        assert!(s.core.cwnd >= 3000);
+        // Two 100 ms samples: RTO = 100 + 4 * 37.5 = 250 ms. The last send was at 100 ms, so a
+        // write at 320 ms (220 ms idle) keeps the window ...
+        assert_eq!(s.core.rtt.rto(), SimTime::from_ms(250));
+        s.app_write(SimTime::from_ms(320), 1000, &mut out);
+        assert!(s.core.cwnd >= 3000);
+        s.on_ack(SimTime::from_ms(420), &ack(4000), &mut out);
+        // ... and one after more than an RTO of silence restarts from IW = 1 segment.
+        s.app_write(SimTime::from_ms(1500), 1000, &mut out);
+        assert_eq!(s.core.cwnd, 1000);
+    }
 }

@@ -1,4 +1,4 @@
-//! What travels on links: TCP data segments and ACKs (and, later, UDP datagrams).
+//! What travels on links: TCP data segments and ACKs, and UDP datagrams.
 
 use crate::time::SimTime;
 
@@ -9,6 +9,8 @@ pub type NodeId = u32;
 pub enum PacketKind {
     Data,
     Ack,
+    /// A UDP datagram of a background source (`flow` is the source's index in its own table).
+    Udp,
 }
 
 /// A packet, moved by value. Sequence numbers are byte offsets from the start of the stream

@@ -22,6 +22,8 @@ pub enum Event {
     FlowStart { flow: u32 },
     /// The measurement window opens: instruments take their warm-up snapshot.
     Warmup,
+    /// A background traffic source's timer (an HTTP think time ends, a datagram is due).
+    Traffic { source: u32 },
 }
 
 /// Which end of a flow a timer belongs to.

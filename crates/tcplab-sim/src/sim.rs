@@ -11,6 +11,10 @@ use crate::stats::{
 };
 use crate::tcp::{self, receiver::Receiver, sender::Sender};
 use crate::time::SimTime;
+use crate::traffic::{Background, Role};
+
+#[path = "traffic/drive.rs"]
+mod drive;
 
 struct Flow {
     variant: Variant,
@@ -26,6 +30,7 @@ struct Flow {
     receiver_armed: Option<SimTime>,
     snapshot: FlowCounters,
     completed: Option<SimTime>,
+    role: Role,
 }
 
 impl Flow {
@@ -55,13 +60,16 @@ pub struct Simulation {
     trace_limit: usize,
     finite_flows_left: usize,
     all_finite: bool,
+    /// Background traffic; its TCP connections are `flows[n_foreground..]`.
+    bg: Background,
+    n_foreground: usize,
 }
 
 impl Simulation {
     pub fn new(sc: &Scenario) -> Self {
-        let topo = Topology::build(sc);
+        let topo = Topology::build(sc).unwrap_or_else(|e| panic!("scenario not validated: {e}"));
         let trace_limit = sc.trace.max_points as usize;
-        let flows: Vec<Flow> = sc
+        let mut flows: Vec<Flow> = sc
             .flows
             .iter()
             .enumerate()
@@ -84,9 +92,34 @@ impl Simulation {
                     receiver_armed: None,
                     snapshot: FlowCounters::default(),
                     completed: None,
+                    role: Role::Foreground,
                 }
             })
             .collect();
+        let n_foreground = flows.len();
+        let setup = Background::setup(sc, &topo.traffic, n_foreground as u32);
+        for c in setup.connections {
+            let id = flows.len() as u32;
+            let mut sender = tcp::sender_for(&c.spec, id, c.src, c.dst);
+            if c.waits_for_writes {
+                sender.core.cfg.total_bytes = Some(0);
+            }
+            flows.push(Flow {
+                variant: c.spec.tcp,
+                ack: c.spec.ack,
+                mss: c.spec.mss,
+                start: c.start,
+                src: c.src,
+                dst: c.dst,
+                sender,
+                receiver: tcp::receiver_for(&c.spec, id, c.dst, c.src),
+                sender_armed: None,
+                receiver_armed: None,
+                snapshot: FlowCounters::default(),
+                completed: None,
+                role: c.role,
+            });
+        }
         let n_links = topo.links.len();
         let packet_traced = topo
             .links
@@ -111,9 +144,14 @@ impl Simulation {
             trace_limit,
             finite_flows_left,
             all_finite,
+            bg: setup.background,
+            n_foreground,
         };
         for (i, f) in sim.flows.iter().enumerate() {
             sim.q.schedule(f.start, Event::FlowStart { flow: i as u32 });
+        }
+        for &(at, source) in &setup.timers {
+            sim.q.schedule(at, Event::Traffic { source });
         }
         if sim.warmup > SimTime::ZERO {
             sim.q.schedule(sim.warmup, Event::Warmup);
@@ -203,6 +241,7 @@ impl Simulation {
                 self.arm(flow, Side::Sender);
             }
             Event::Warmup => self.snapshot(now),
+            Event::Traffic { source } => self.traffic_timer(now, source),
         }
     }
 
@@ -217,10 +256,12 @@ impl Simulation {
                 self.emit(now, node, &mut out);
                 self.out = out;
                 self.arm(flow, Side::Receiver);
+                self.traffic_after_data(now, flow);
             }
             PacketKind::Ack => {
                 f.sender.on_ack(now, &pkt, &mut out);
                 if f.completed.is_none()
+                    && f.role == Role::Foreground
                     && f.sender.core.cfg.total_bytes.is_some()
                     && f.sender.core.finished()
                 {
@@ -231,6 +272,11 @@ impl Simulation {
                 self.emit(now, node, &mut out);
                 self.out = out;
                 self.arm(flow, Side::Sender);
+                self.traffic_after_ack(now, flow);
+            }
+            PacketKind::Udp => {
+                self.out = out;
+                self.udp_delivered(&pkt);
             }
         }
     }
@@ -298,7 +344,11 @@ impl Simulation {
 
     fn trace_packet(&mut self, now: SimTime, link: u32, ev: &'static str, p: &Packet) {
         if self.packet_trace.len() < self.trace_limit {
-            let kind = if p.kind == PacketKind::Data { "data" } else { "ack" };
+            let kind = match p.kind {
+                PacketKind::Data => "data",
+                PacketKind::Ack => "ack",
+                PacketKind::Udp => "udp",
+            };
             self.packet_trace.push(PacketEvent(
                 now.secs_f64(),
                 link,
@@ -332,14 +382,14 @@ impl Simulation {
         for (s, l) in self.link_snapshots.iter_mut().zip(&self.links) {
             *s = l.counters;
         }
+        self.bg.snapshot();
     }
 
     fn results(mut self, stop: SimTime) -> RunResult {
         self.integrate_all(stop);
         let window_ns = stop.ns().saturating_sub(self.warmup.ns()).max(1);
         let mut traces = Traces::default();
-        let flows = self
-            .flows
+        let flows = self.flows[..self.n_foreground]
             .iter_mut()
             .map(|f| {
                 let c = f.counters().since(&f.snapshot);
@@ -434,6 +484,14 @@ impl Simulation {
                 in_link: l.in_link(),
             })
             .collect();
+        let traffic = self.bg.results(
+            |i| {
+                self.flows[i as usize]
+                    .counters()
+                    .since(&self.flows[i as usize].snapshot)
+            },
+            window_ns,
+        );
         traces.truncated |= self.packet_trace.len() >= self.trace_limit;
         traces.packets = std::mem::take(&mut self.packet_trace);
         if let Some(q) = self.queue_trace.take() {
@@ -446,6 +504,7 @@ impl Simulation {
             warmup_s: self.warmup.secs_f64(),
             events: self.q.processed(),
             flows,
+            traffic,
             links,
             totals,
             traces,

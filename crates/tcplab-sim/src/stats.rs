@@ -127,6 +127,33 @@ pub struct FlowResult {
     pub completion_time_s: Option<f64>,
 }
 
+/// One background traffic group's aggregate results over the measurement window.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrafficResult {
+    pub name: String,
+    /// "ftp", "http", "cbr" or "on_off".
+    pub kind: String,
+    pub sources: u32,
+    /// Bytes delivered to the receivers (TCP: in order; HTTP: responses; UDP: datagrams).
+    pub bytes_delivered: u64,
+    pub goodput_bps: f64,
+    /// TCP groups: sums over the group's data connections (HTTP: the responses').
+    pub segments_sent: u64,
+    pub segments_retransmitted: u64,
+    pub timeouts: u64,
+    pub loss_events: u64,
+    pub loss_event_rate: f64,
+    pub mean_rtt_s: f64,
+    /// UDP groups: datagrams sent and delivered.
+    pub packets_sent: u64,
+    pub packets_delivered: u64,
+    /// HTTP groups: responses completed, their mean size and mean time from request to the
+    /// last byte acknowledged.
+    pub responses: u64,
+    pub mean_response_bytes: f64,
+    pub mean_response_time_s: f64,
+}
+
 /// One link direction's results over the measurement window.
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkResult {
@@ -197,6 +224,8 @@ pub struct RunResult {
     pub warmup_s: f64,
     pub events: u64,
     pub flows: Vec<FlowResult>,
+    /// Background traffic, one row per [[traffic]] group.
+    pub traffic: Vec<TrafficResult>,
     pub links: Vec<LinkResult>,
     pub totals: Vec<LinkTotals>,
     pub traces: Traces,

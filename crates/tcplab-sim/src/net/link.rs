@@ -77,19 +77,23 @@ impl Link {
         self.counters.arrivals += 1;
         self.counters.bytes_in += pkt.size as u64;
         if let Some(loss) = &mut self.loss {
-            if loss.drops(&pkt) {
+            if loss.drops(now, &pkt) {
                 self.counters.drops_loss += 1;
                 return Offer::Lost;
             }
         }
         if self.on_wire.is_none() {
             debug_assert!(self.queue.is_empty());
+            if self.queue.drops_at_idle_link(now, &pkt) {
+                self.counters.drops_queue += 1;
+                return Offer::Dropped(pkt);
+            }
             let t = serialization_time(pkt.size, self.rate_bps);
             self.on_wire = Some(pkt);
             return Offer::Transmit(t);
         }
         self.integrate(now);
-        match self.queue.enqueue(pkt) {
+        match self.queue.enqueue(now, pkt) {
             Some(dropped) => {
                 self.counters.drops_queue += 1;
                 Offer::Dropped(dropped)
@@ -107,7 +111,7 @@ impl Link {
         self.counters.busy_ns += serialization_time(pkt.size, self.rate_bps).ns();
         self.propagating.push_back(pkt);
         self.integrate(now);
-        let next = self.queue.dequeue().map(|p| {
+        let next = self.queue.dequeue(now).map(|p| {
             let t = serialization_time(p.size, self.rate_bps);
             self.on_wire = Some(p);
             t

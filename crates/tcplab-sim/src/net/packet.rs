@@ -1,4 +1,4 @@
-//! What travels on links: TCP data segments and ACKs (and, later, UDP datagrams).
+//! What travels on links: TCP data segments and ACKs, and UDP datagrams.
 
 use crate::time::SimTime;
 
@@ -9,6 +9,8 @@ pub type NodeId = u32;
 pub enum PacketKind {
     Data,
     Ack,
+    /// A UDP datagram of a background source (`flow` is the source's index in its own table).
+    Udp,
 }
 
 /// Up to four SACK blocks (RFC 2018), stored as [start, end) offsets above the cumulative
@@ -68,6 +70,33 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A packet with these addresses and sizes, and no ACK, timestamps or SACK blocks: the
+    /// one constructor; endpoints fill in the rest with struct-update syntax.
+    pub fn new(
+        flow: u32,
+        kind: PacketKind,
+        src: NodeId,
+        dst: NodeId,
+        seq: u64,
+        len: u32,
+        size: u32,
+    ) -> Packet {
+        Packet {
+            flow,
+            kind,
+            src,
+            dst,
+            seq,
+            len,
+            size,
+            ack: 0,
+            ts_val: SimTime::ZERO,
+            ts_ecr: SimTime::ZERO,
+            retransmit: false,
+            sack: SackBlocks::default(),
+        }
+    }
+
     /// End of the payload: one past the last byte.
     pub fn end(&self) -> u64 {
         self.seq + self.len as u64

@@ -3,10 +3,14 @@
 //! validation that names the field, the value and what was expected.
 
 mod flow;
+mod link;
 mod network;
+mod traffic;
 
 pub use flow::*;
+pub use link::*;
 pub use network::*;
+pub use traffic::*;
 
 use crate::error::Error;
 use crate::time::{Duration, SimTime};
@@ -29,6 +33,9 @@ pub struct Scenario {
     pub warmup: Duration,
     pub network: Network,
     pub flows: Vec<FlowSpec>,
+    /// Background traffic, reported in aggregate per group.
+    #[serde(default)]
+    pub traffic: Vec<TrafficSpec>,
     #[serde(default)]
     pub trace: TraceSpec,
 }
@@ -203,6 +210,21 @@ impl Scenario {
         if self.trace.max_points == 0 {
             return Err(invalid("trace.max_points", "0 (expected at least 1)"));
         }
+        let mut names = std::collections::HashMap::new();
+        for (i, t) in self.traffic.iter().enumerate() {
+            t.validate(&format!("traffic[{i}]"))?;
+            if let Some(j) = names.insert(t.name(i), i) {
+                return Err(invalid(
+                    format!("traffic[{i}].name"),
+                    format!(
+                        "{:?} is also the name of traffic[{j}] (expected unique names)",
+                        t.name(i)
+                    ),
+                ));
+            }
+        }
+        // Placement (node names, bottleneck indices, round trips) is checked by building it.
+        crate::net::topology::Topology::build(self)?;
         Ok(())
     }
 }

@@ -1,21 +1,40 @@
-//! The network part of a scenario: topology shorthands, links, queues and loss modules.
+//! The network part of a scenario: the topology shorthands (path, chain, dumbbell, parking lot)
+//! and the general graph. Links, queues and loss modules are in `link.rs`.
+//!
+//! Where flows run: on a path or chain every flow runs end to end; on a dumbbell flow i gets
+//! its own access links; on a parking lot the first `through` flows cross every gateway and the
+//! others are the one-hop cross flows; on a graph, `network.graph.flows[i]` names the nodes of
+//! `[[flows]][i]`. Endpoints live here, in the network section, not in the flows: a flow's
+//! TCP settings do not change with the topology, and a topology can check its own names.
 
-use super::invalid;
+use super::{invalid, LinkSpec, QueueSpec};
 use crate::error::Error;
-use crate::time::{Duration, Probability, Rate, SimTime, Size};
+use crate::time::{Duration, Rate, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
 
-/// The network: one of the topology shorthands.
+/// The network: one of the topology shorthands, or a graph.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Network {
     /// A chain of hops from the sender to the receiver; ACKs return over the reverse
     /// direction of the same links. Every flow runs end to end.
     Path(PathSpec),
+    /// Barakat & Altman 1999 Fig. 1: a source access link, then n hops each with its own
+    /// rate, delay, buffer and discipline (the last is usually the bottleneck). Every flow runs
+    /// end to end.
+    Chain(ChainSpec),
     /// N senders and N receivers (one pair per flow) joined by access links to two routers
-    /// and one shared bottleneck between them.
+    /// and one shared bottleneck between them (or several bottlenecks in series).
     Dumbbell(DumbbellSpec),
+    /// Mathis et al. 1997 Sec. 6 after Floyd 1991: 2n gateways g{i}a, g{i}b; the link from
+    /// g{i}a to g{i}b is congested by its own one-hop cross flows; uncongested links join g{i}b
+    /// to g{i+1}a; the through flows cross all n congested links.
+    ParkingLot(ParkingLotSpec),
+    /// Named nodes and duplex links; each flow between two named nodes over the static route
+    /// of fewest hops.
+    Graph(GraphSpec),
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -26,113 +45,179 @@ pub struct PathSpec {
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct ChainSpec {
+    /// Rate of the source's access link ("mu_A"); without it the source feeds hop 0 directly.
+    #[serde(default)]
+    pub access_rate: Option<Rate>,
+    #[serde(default = "super::zero_duration")]
+    pub access_delay: Duration,
+    /// The source's interface queue.
+    #[serde(default = "default_access_queue")]
+    pub access_queue: QueueSpec,
+    /// The hops after the access link, in order (node i's output link is hop i).
+    pub hops: Vec<LinkSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DumbbellSpec {
     pub bottleneck: LinkSpec,
+    /// Further bottlenecks in series after the first (two dumbbells in series: Parvez et al.
+    /// 2010 Sec. IV-E). Flows cross them all; background traffic may cross one.
+    #[serde(default)]
+    pub series: Vec<LinkSpec>,
     /// Rate of every access link.
     #[serde(default = "default_access_rate")]
     pub access_rate: Rate,
     /// One-way delay of each access link (sender side and receiver side).
     #[serde(default = "default_access_delay")]
     pub access_delay: Duration,
+    /// One-way delay of the receiver-side access links (default: access_delay).
+    #[serde(default)]
+    pub egress_delay: Option<Duration>,
     /// Per-flow delay of the sender-side access link (one per flow), overriding access_delay.
     #[serde(default)]
     pub access_delays: Option<Vec<Duration>>,
+    /// Per-flow round-trip propagation delay (one per flow): the sender-side access delay is
+    /// set to rtt/2 - bottleneck delays - egress delay.
+    #[serde(default)]
+    pub rtts: Option<Vec<Duration>>,
     /// Queue of each access link.
     #[serde(default = "default_access_queue")]
     pub access_queue: QueueSpec,
 }
 
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    /// Number of congested gateways (2n gateways in all).
+    pub n: u32,
+    /// Each congested link g{i}a -> g{i}b.
+    pub congested: LinkSpec,
+    /// Each uncongested link g{i}b -> g{i+1}a (default: access_rate, 1 ms, 1000 packets).
+    #[serde(default)]
+    pub between: Option<LinkSpec>,
+    /// How many of the first flows cross every congested gateway; flow k >= through is a cross
+    /// flow on congested link (k - through) mod n.
+    #[serde(default = "one")]
+    pub through: u32,
+    #[serde(default = "default_access_rate")]
+    pub access_rate: Rate,
+    #[serde(default = "default_access_delay")]
+    pub access_delay: Duration,
+    #[serde(default = "default_access_queue")]
+    pub access_queue: QueueSpec,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphSpec {
+    /// Duplex links between named nodes (nodes are the names the links use).
+    pub links: Vec<GraphLink>,
+    /// One entry per [[flows]] table: where the sender and the receiver sit.
+    pub flows: Vec<Endpoints>,
+}
+
+/// A duplex link of a graph: `name.fwd` from `from` to `to`, `name.rev` back.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    pub from: String,
+    pub to: String,
+    /// Link name (default "from-to").
+    #[serde(default)]
+    pub name: Option<String>,
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default)]
+    pub reverse_rate: Option<Rate>,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    #[serde(default)]
+    pub reverse_queue: Option<QueueSpec>,
+    #[serde(default)]
+    pub loss: Option<super::LossSpec>,
+    #[serde(default)]
+    pub reverse_loss: Option<super::LossSpec>,
+}
+
+impl GraphLink {
+    pub fn name(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", self.from, self.to))
+    }
+    pub fn spec(&self) -> LinkSpec {
+        LinkSpec {
+            rate: self.rate,
+            delay: self.delay,
+            reverse_rate: self.reverse_rate,
+            queue: self.queue.clone(),
+            reverse_queue: self.reverse_queue.clone(),
+            loss: self.loss.clone(),
+            reverse_loss: self.reverse_loss.clone(),
+        }
+    }
+}
+
+/// Where a flow's sender (`from`) and receiver (`to`) sit.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoints {
+    pub from: String,
+    pub to: String,
+}
+
+fn one() -> u32 {
+    1
+}
 fn default_access_rate() -> Rate {
     Rate(1_000_000_000)
 }
 fn default_access_delay() -> Duration {
     Duration(SimTime::from_ms(1))
 }
-fn default_access_queue() -> QueueSpec {
-    QueueSpec {
-        discipline: Discipline::Droptail,
-        limit: Some(1000),
-        limit_bytes: None,
+pub(crate) fn default_access_queue() -> QueueSpec {
+    QueueSpec::packets(1000)
+}
+
+fn positive_rate(at: &str, r: Rate) -> Result<(), Error> {
+    if r.0 == 0 {
+        return Err(invalid(at, "0 bit/s is not a valid rate (expected > 0)"));
     }
+    Ok(())
 }
 
-/// A point-to-point link, both directions.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    /// Transmission rate of each direction.
-    pub rate: Rate,
-    /// One-way propagation delay.
-    pub delay: Duration,
-    /// Queue in the forward (data) direction.
-    #[serde(default)]
-    pub queue: QueueSpec,
-    /// Queue in the reverse (ACK) direction; defaults to the forward queue's settings.
-    #[serde(default)]
-    pub reverse_queue: Option<QueueSpec>,
-    /// Loss module in the forward (data) direction.
-    #[serde(default)]
-    pub loss: Option<LossSpec>,
-    /// Loss module in the reverse (ACK) direction.
-    #[serde(default)]
-    pub reverse_loss: Option<LossSpec>,
-}
+impl DumbbellSpec {
+    /// One-way propagation delay of the bottlenecks a flow from router `a` to router `b` crosses.
+    pub fn bottleneck_delay(&self, a: usize, b: usize) -> SimTime {
+        let all: Vec<&LinkSpec> = std::iter::once(&self.bottleneck).chain(&self.series).collect();
+        SimTime(all[a..b].iter().map(|l| l.delay.0.ns()).sum())
+    }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum Discipline {
-    Droptail,
-}
+    pub fn egress(&self) -> SimTime {
+        self.egress_delay.unwrap_or(self.access_delay).0
+    }
 
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QueueSpec {
-    #[serde(default = "default_discipline")]
-    pub discipline: Discipline,
-    /// Capacity in packets (default 100 if neither limit is given).
-    #[serde(default)]
-    pub limit: Option<u64>,
-    /// Capacity in bytes (instead of packets).
-    #[serde(default)]
-    pub limit_bytes: Option<Size>,
-}
+    /// Number of bottleneck links (routers - 1).
+    pub fn hops(&self) -> usize {
+        1 + self.series.len()
+    }
 
-fn default_discipline() -> Discipline {
-    Discipline::Droptail
-}
-
-impl Default for QueueSpec {
-    fn default() -> Self {
-        QueueSpec {
-            discipline: Discipline::Droptail,
-            limit: None,
-            limit_bytes: None,
+    /// Sender-side access delay giving a round trip of `rtt` across routers a..b, or an error
+    /// message if the rest of the path is already longer.
+    pub fn access_for_rtt(&self, rtt: SimTime, a: usize, b: usize) -> Result<SimTime, String> {
+        let fixed = self.bottleneck_delay(a, b).ns() + self.egress().ns();
+        let half = rtt.ns() / 2;
+        if half < fixed {
+            return Err(format!(
+                "{rtt} is below the round trip of the rest of the path, 2 x {} (expected >= {})",
+                SimTime(fixed),
+                SimTime(2 * fixed)
+            ));
         }
+        Ok(SimTime(half - fixed))
     }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum LossKind {
-    /// Each packet lost independently with probability `p`.
-    Bernoulli,
-    /// Exactly every `n`-th packet lost (or every round(1/p)-th if `p` is given).
-    Periodic,
-    /// The packets at the 1-based arrival positions listed in `packets` are lost.
-    Script,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct LossSpec {
-    pub model: LossKind,
-    #[serde(default)]
-    pub p: Option<Probability>,
-    #[serde(default)]
-    pub n: Option<u64>,
-    /// For model "script": 1-based positions of the arrivals to drop.
-    #[serde(default)]
-    pub packets: Option<Vec<u64>>,
 }
 
 impl Network {
@@ -149,14 +234,27 @@ impl Network {
                     h.validate(&format!("network.path.hops[{i}]"))?;
                 }
             }
-            Network::Dumbbell(d) => {
-                d.bottleneck.validate("network.dumbbell.bottleneck")?;
-                if d.access_rate.0 == 0 {
+            Network::Chain(c) => {
+                if c.hops.is_empty() {
                     return Err(invalid(
-                        "network.dumbbell.access_rate",
-                        "0 bit/s is not a valid rate (expected > 0)",
+                        "network.chain.hops",
+                        "no hops (expected at least one link)",
                     ));
                 }
+                if let Some(r) = c.access_rate {
+                    positive_rate("network.chain.access_rate", r)?;
+                }
+                c.access_queue.validate("network.chain.access_queue")?;
+                for (i, h) in c.hops.iter().enumerate() {
+                    h.validate(&format!("network.chain.hops[{i}]"))?;
+                }
+            }
+            Network::Dumbbell(d) => {
+                d.bottleneck.validate("network.dumbbell.bottleneck")?;
+                for (i, h) in d.series.iter().enumerate() {
+                    h.validate(&format!("network.dumbbell.series[{i}]"))?;
+                }
+                positive_rate("network.dumbbell.access_rate", d.access_rate)?;
                 d.access_queue.validate("network.dumbbell.access_queue")?;
                 if let Some(ds) = &d.access_delays {
                     if ds.len() != flows {
@@ -166,140 +264,170 @@ impl Network {
                         ));
                     }
                 }
+                if let Some(rs) = &d.rtts {
+                    if d.access_delays.is_some() {
+                        return Err(invalid(
+                            "network.dumbbell.rtts",
+                            "set together with access_delays (expected one of them)",
+                        ));
+                    }
+                    if rs.len() != flows {
+                        return Err(invalid(
+                            "network.dumbbell.rtts",
+                            format!(
+                                "{} round trips for {} flows (expected one per flow)",
+                                rs.len(),
+                                flows
+                            ),
+                        ));
+                    }
+                    for (i, r) in rs.iter().enumerate() {
+                        d.access_for_rtt(r.0, 0, d.hops())
+                            .map_err(|m| invalid(format!("network.dumbbell.rtts[{i}]"), m))?;
+                    }
+                }
             }
+            Network::ParkingLot(p) => {
+                if p.n == 0 {
+                    return Err(invalid(
+                        "network.parking_lot.n",
+                        "0 (expected at least one congested gateway)",
+                    ));
+                }
+                p.congested.validate("network.parking_lot.congested")?;
+                if let Some(b) = &p.between {
+                    b.validate("network.parking_lot.between")?;
+                }
+                positive_rate("network.parking_lot.access_rate", p.access_rate)?;
+                p.access_queue.validate("network.parking_lot.access_queue")?;
+                if p.through as usize > flows {
+                    return Err(invalid(
+                        "network.parking_lot.through",
+                        format!(
+                            "{} through flows but only {} flows (expected <= {})",
+                            p.through, flows, flows
+                        ),
+                    ));
+                }
+            }
+            Network::Graph(g) => g.validate(flows)?,
         }
         Ok(())
     }
 }
 
-impl LinkSpec {
-    pub(crate) fn validate(&self, at: &str) -> Result<(), Error> {
-        if self.rate.0 == 0 {
+impl GraphSpec {
+    /// Node names in order of first appearance in the links.
+    pub fn nodes(&self) -> Vec<String> {
+        let mut seen = HashMap::new();
+        let mut out = Vec::new();
+        for l in &self.links {
+            for n in [&l.from, &l.to] {
+                if !seen.contains_key(n) {
+                    seen.insert(n.clone(), out.len());
+                    out.push(n.clone());
+                }
+            }
+        }
+        out
+    }
+
+    fn validate(&self, flows: usize) -> Result<(), Error> {
+        if self.links.is_empty() {
+            return Err(invalid("network.graph.links", "no links (expected at least one)"));
+        }
+        let mut names = HashMap::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let at = format!("network.graph.links[{i}]");
+            for (f, v) in [("from", &l.from), ("to", &l.to)] {
+                if v.is_empty() {
+                    return Err(invalid(format!("{at}.{f}"), "empty node name"));
+                }
+            }
+            if l.from == l.to {
+                return Err(invalid(
+                    format!("{at}.to"),
+                    format!(
+                        "{:?} is the link's own from node (expected two different nodes)",
+                        l.to
+                    ),
+                ));
+            }
+            if let Some(j) = names.insert(l.name(), i) {
+                return Err(invalid(
+                    format!("{at}.name"),
+                    format!(
+                        "{:?} is also the name of links[{j}] (expected unique link names)",
+                        l.name()
+                    ),
+                ));
+            }
+            l.spec().validate(&at)?;
+        }
+        if self.flows.len() != flows {
             return Err(invalid(
-                format!("{at}.rate"),
-                "0 bit/s is not a valid rate (expected > 0)",
+                "network.graph.flows",
+                format!(
+                    "{} endpoints for {} flows (expected one {{ from, to }} per [[flows]])",
+                    self.flows.len(),
+                    flows
+                ),
             ));
         }
-        self.queue.validate(&format!("{at}.queue"))?;
-        if let Some(q) = &self.reverse_queue {
-            q.validate(&format!("{at}.reverse_queue"))?;
+        let nodes = self.nodes();
+        let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+        // Connected: every node reachable from the first over the (duplex) links.
+        let mut adj = vec![Vec::new(); nodes.len()];
+        for l in &self.links {
+            let (a, b) = (index[l.from.as_str()], index[l.to.as_str()]);
+            adj[a].push(b);
+            adj[b].push(a);
         }
-        if let Some(l) = &self.loss {
-            l.validate(&format!("{at}.loss"))?;
+        let mut seen = vec![false; nodes.len()];
+        seen[0] = true;
+        let mut q = VecDeque::from([0]);
+        while let Some(v) = q.pop_front() {
+            for &u in &adj[v] {
+                if !seen[u] {
+                    seen[u] = true;
+                    q.push_back(u);
+                }
+            }
         }
-        if let Some(l) = &self.reverse_loss {
-            l.validate(&format!("{at}.reverse_loss"))?;
-        }
-        Ok(())
-    }
-}
-
-impl QueueSpec {
-    pub(crate) fn validate(&self, at: &str) -> Result<(), Error> {
-        match (self.limit, self.limit_bytes) {
-            (Some(_), Some(_)) => Err(invalid(
-                at,
-                "both limit and limit_bytes are set (expected one of them)",
-            )),
-            (Some(0), _) => Err(invalid(format!("{at}.limit"), "0 packets (expected at least 1)")),
-            (_, Some(Size(0))) => Err(invalid(
-                format!("{at}.limit_bytes"),
-                "0 bytes (expected at least one packet's size)",
-            )),
-            _ => Ok(()),
-        }
-    }
-
-    pub fn limit_or_default(&self) -> crate::net::queue::Limit {
-        use crate::net::queue::Limit;
-        match (self.limit, self.limit_bytes) {
-            (_, Some(b)) => Limit::Bytes(b.0),
-            (Some(n), None) => Limit::Packets(n),
-            (None, None) => Limit::Packets(100),
-        }
-    }
-}
-
-impl LossSpec {
-    pub(crate) fn validate(&self, at: &str) -> Result<(), Error> {
-        if self.model != LossKind::Script && self.packets.is_some() {
+        if let Some(i) = seen.iter().position(|s| !s) {
             return Err(invalid(
-                format!("{at}.packets"),
-                "applies only to model \"script\"",
+                "network.graph.links",
+                format!(
+                    "node {:?} is not connected to {:?} (expected a connected graph)",
+                    nodes[i], nodes[0]
+                ),
             ));
         }
-        match self.model {
-            LossKind::Script => {
-                if self.p.is_some() || self.n.is_some() {
+        for (i, e) in self.flows.iter().enumerate() {
+            for (f, v) in [("from", &e.from), ("to", &e.to)] {
+                if !index.contains_key(v.as_str()) {
                     return Err(invalid(
-                        at,
-                        "p and n do not apply to model \"script\" (expected packets = [...])",
-                    ));
-                }
-                match &self.packets {
-                    None => {
-                        return Err(invalid(
-                            format!("{at}.packets"),
-                            "missing (expected a list of 1-based packet positions)",
-                        ))
-                    }
-                    Some(v) if v.contains(&0) => {
-                        return Err(invalid(
-                            format!("{at}.packets"),
-                            "0 is not a position (expected positions >= 1)",
-                        ))
-                    }
-                    _ => {}
-                }
-            }
-            LossKind::Bernoulli => {
-                if self.n.is_some() {
-                    return Err(invalid(
-                        format!("{at}.n"),
-                        "does not apply to model \"bernoulli\" (expected p)",
-                    ));
-                }
-                if self.p.is_none() {
-                    return Err(invalid(
-                        format!("{at}.p"),
-                        "missing (expected a probability in [0, 1] for model \"bernoulli\")",
+                        format!("network.graph.flows[{i}].{f}"),
+                        format!("{v:?} is not a node (expected one of {})", quoted(&nodes)),
                     ));
                 }
             }
-            LossKind::Periodic => match (self.p, self.n) {
-                (Some(_), Some(_)) => {
-                    return Err(invalid(
-                        at,
-                        "both p and n are set (expected one of them for model \"periodic\")",
-                    ))
-                }
-                (None, None) => {
-                    return Err(invalid(
-                        format!("{at}.n"),
-                        "missing (expected n >= 1, or p, for model \"periodic\")",
-                    ))
-                }
-                (_, Some(0)) => {
-                    return Err(invalid(
-                        format!("{at}.n"),
-                        "0 (expected n >= 1: every n-th packet is lost)",
-                    ))
-                }
-                (Some(p), None) if p.0 <= 0.0 => {
-                    return Err(invalid(
-                        format!("{at}.p"),
-                        "0 (expected p in (0, 1] for model \"periodic\")",
-                    ))
-                }
-                _ => {}
-            },
+            if e.from == e.to {
+                return Err(invalid(
+                    format!("network.graph.flows[{i}].to"),
+                    format!(
+                        "{:?} is also the sender's node (expected two different nodes)",
+                        e.to
+                    ),
+                ));
+            }
         }
         Ok(())
     }
+}
 
-    /// The period of a periodic loss module.
-    pub fn period(&self) -> u64 {
-        self.n
-            .unwrap_or_else(|| (1.0 / self.p.map_or(1.0, |p| p.0)).round().max(1.0) as u64)
-    }
+pub(crate) fn quoted(names: &[String]) -> String {
+    let shown: Vec<String> = names.iter().take(12).map(|n| format!("{n:?}")).collect();
+    let more = if names.len() > 12 { ", ..." } else { "" };
+    format!("{}{more}", shown.join(", "))
 }

@@ -186,18 +186,18 @@ impl Receiver {
         self.acks_sent += 1;
         let sack = self.sack_blocks();
         out.push(Packet {
-            flow: self.flow,
-            kind: PacketKind::Ack,
-            src: self.node,
-            dst: self.peer,
-            seq: 0,
-            len: 0,
-            size: self.ack_size + sack.option_bytes(),
             ack: self.rcv_nxt,
-            ts_val: SimTime::ZERO,
             ts_ecr: self.ts_recent,
-            retransmit: false,
             sack,
+            ..Packet::new(
+                self.flow,
+                PacketKind::Ack,
+                self.node,
+                self.peer,
+                0,
+                0,
+                self.ack_size + sack.option_bytes(),
+            )
         });
     }
 }
@@ -208,18 +208,8 @@ mod tests {
 
     fn seg(seq: u64, len: u32, t: u64) -> Packet {
         Packet {
-            flow: 0,
-            kind: PacketKind::Data,
-            src: 0,
-            dst: 1,
-            seq,
-            len,
-            size: len + 40,
-            ack: 0,
             ts_val: SimTime(t),
-            ts_ecr: SimTime::ZERO,
-            retransmit: false,
-            sack: SackBlocks::default(),
+            ..Packet::new(0, PacketKind::Data, 0, 1, seq, len, len + 40)
         }
     }
 

@@ -9,7 +9,7 @@
 use super::recovery::LossRecovery;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
-use crate::net::packet::{NodeId, Packet, PacketKind, SackBlocks};
+use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::stats::FlowCounters;
 use crate::time::SimTime;
 
@@ -255,18 +255,17 @@ impl SenderCore {
             self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
         }
         out.push(Packet {
-            flow: self.flow,
-            kind: PacketKind::Data,
-            src: self.node,
-            dst: self.peer,
-            seq,
-            len: len as u32,
-            size: len as u32 + self.cfg.header_bytes,
-            ack: 0,
             ts_val: now,
-            ts_ecr: SimTime::ZERO,
             retransmit,
-            sack: SackBlocks::default(),
+            ..Packet::new(
+                self.flow,
+                PacketKind::Data,
+                self.node,
+                self.peer,
+                seq,
+                len as u32,
+                len as u32 + self.cfg.header_bytes,
+            )
         });
     }
 
@@ -564,18 +563,8 @@ mod tests {
 
     fn ack(n: u64) -> Packet {
         Packet {
-            flow: 0,
-            kind: PacketKind::Ack,
-            src: 1,
-            dst: 0,
-            seq: 0,
-            len: 0,
-            size: 40,
             ack: n,
-            ts_val: SimTime::ZERO,
-            ts_ecr: SimTime::ZERO,
-            retransmit: false,
-            sack: SackBlocks::default(),
+            ..Packet::new(0, PacketKind::Ack, 1, 0, 0, 0, 40)
         }
     }
 

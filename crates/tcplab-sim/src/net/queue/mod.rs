@@ -1,12 +1,22 @@
 //! Queue disciplines. A queue holds packets waiting for a link; its discipline decides, when a
-//! packet arrives, whether to admit it and which packet (if any) to drop. Drop-tail is here;
-//! RED, Random Drop and Drop-from-Front are further `Discipline` variants.
+//! packet arrives, whether to admit it and which packet (if any) to drop: drop-tail, RED,
+//! Random Drop and Drop-from-Front. Disciplines that need time or randomness (RED) get the
+//! arrival time and their own random stream, so every run is deterministic.
 
+mod drop_front;
 mod droptail;
+mod random_drop;
+mod red;
+#[cfg(test)]
+mod tests;
 
+pub use drop_front::DropFront;
 pub use droptail::DropTail;
+pub use random_drop::RandomDrop;
+pub use red::{Red, RedParams};
 
 use crate::net::packet::Packet;
+use crate::time::SimTime;
 use std::collections::VecDeque;
 
 /// A queue's capacity, in packets or in bytes.
@@ -20,6 +30,9 @@ pub enum Limit {
 #[derive(Clone, Debug)]
 pub enum Discipline {
     DropTail(DropTail),
+    Red(Box<Red>),
+    RandomDrop(RandomDrop),
+    DropFront(DropFront),
 }
 
 /// A FIFO of packets with a capacity and a drop policy.
@@ -61,8 +74,14 @@ impl Queue {
         self.limit
     }
 
-    /// Offers a packet; returns the packet dropped, if any (the arrival itself or another).
-    pub fn enqueue(&mut self, pkt: Packet) -> Option<Packet> {
+    pub fn discipline(&self) -> &Discipline {
+        &self.discipline
+    }
+
+    /// Offers a packet at time `now`; returns the packet dropped, if any (the arrival itself
+    /// or another one the discipline chose).
+    #[inline]
+    pub fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Option<Packet> {
         let parts = QueueParts {
             buf: &mut self.buf,
             bytes: &mut self.bytes,
@@ -70,13 +89,37 @@ impl Queue {
         };
         match &mut self.discipline {
             Discipline::DropTail(d) => d.enqueue(parts, pkt),
+            Discipline::Red(d) => d.enqueue(now, parts, pkt),
+            Discipline::RandomDrop(d) => d.enqueue(parts, pkt),
+            Discipline::DropFront(d) => d.enqueue(parts, pkt),
         }
     }
 
-    pub fn dequeue(&mut self) -> Option<Packet> {
-        let p = self.buf.pop_front()?;
-        self.bytes -= p.size as u64;
-        Some(p)
+    /// An arrival finds the link idle (empty queue, transmitter free). Only an active queue
+    /// (RED) may drop it; the others always let it through. Returns true to drop it.
+    #[inline]
+    pub fn drops_at_idle_link(&mut self, now: SimTime, pkt: &Packet) -> bool {
+        match &mut self.discipline {
+            Discipline::Red(d) => d.arrival_at_idle_link(now, pkt),
+            _ => false,
+        }
+    }
+
+    /// The transmitter takes the next packet at `now`; `None` means the link goes idle.
+    #[inline]
+    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
+        match self.buf.pop_front() {
+            Some(p) => {
+                self.bytes -= p.size as u64;
+                Some(p)
+            }
+            None => {
+                if let Discipline::Red(d) = &mut self.discipline {
+                    d.link_idle(now);
+                }
+                None
+            }
+        }
     }
 }
 
@@ -94,56 +137,24 @@ impl QueueParts<'_> {
             Limit::Bytes(b) => *self.bytes + pkt.size as u64 <= b,
         }
     }
+
+    /// Would `pkt` fit once a waiting packet of `victim_size` bytes is removed?
+    pub fn fits_without(&self, victim_size: u32, pkt: &Packet) -> bool {
+        match self.limit {
+            Limit::Packets(n) => (self.buf.len() as u64) <= n,
+            Limit::Bytes(b) => *self.bytes - victim_size as u64 + pkt.size as u64 <= b,
+        }
+    }
+
     pub fn push(&mut self, pkt: Packet) {
         *self.bytes += pkt.size as u64;
         self.buf.push_back(pkt);
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::net::packet::{PacketKind, SackBlocks};
-    use crate::time::SimTime;
-
-    pub(crate) fn pkt(seq: u64, size: u32) -> Packet {
-        Packet {
-            flow: 0,
-            kind: PacketKind::Data,
-            src: 0,
-            dst: 1,
-            seq,
-            len: size.saturating_sub(40),
-            size,
-            ack: 0,
-            ts_val: SimTime::ZERO,
-            ts_ecr: SimTime::ZERO,
-            retransmit: false,
-            sack: SackBlocks::default(),
-        }
-    }
-
-    #[test]
-    fn drop_tail_packets_limit() {
-        let mut q = Queue::drop_tail(Limit::Packets(2));
-        assert!(q.enqueue(pkt(0, 1000)).is_none());
-        assert!(q.enqueue(pkt(1, 1000)).is_none());
-        let dropped = q.enqueue(pkt(2, 1000)).expect("third arrival dropped");
-        assert_eq!(dropped.seq, 2);
-        assert_eq!(q.dequeue().unwrap().seq, 0);
-        assert!(q.enqueue(pkt(3, 1000)).is_none());
-        assert_eq!(q.len(), 2);
-        assert_eq!(q.bytes(), 2000);
-    }
-
-    #[test]
-    fn drop_tail_bytes_limit() {
-        let mut q = Queue::drop_tail(Limit::Bytes(2500));
-        assert!(q.enqueue(pkt(0, 1000)).is_none());
-        assert!(q.enqueue(pkt(1, 1000)).is_none());
-        // 3000 > 2500: dropped; a 500-byte packet still fits exactly.
-        assert!(q.enqueue(pkt(2, 1000)).is_some());
-        assert!(q.enqueue(pkt(3, 500)).is_none());
-        assert_eq!(q.bytes(), 2500);
+    /// Removes the waiting packet at position `i` (0 = head).
+    pub fn remove(&mut self, i: usize) -> Packet {
+        let p = self.buf.remove(i).expect("index within the queue");
+        *self.bytes -= p.size as u64;
+        p
     }
 }

@@ -1,0 +1,447 @@
+//! Links of a scenario's network: rates, delays, queues (drop-tail, RED, Random Drop,
+//! Drop-from-Front) and loss modules.
+
+use super::invalid;
+use crate::error::Error;
+use crate::time::{Duration, Probability, Rate, SimTime, Size};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A point-to-point link, both directions.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Transmission rate of each direction.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// Rate of the reverse (ACK) direction, if it differs (an asymmetric link).
+    #[serde(default)]
+    pub reverse_rate: Option<Rate>,
+    /// Queue in the forward (data) direction.
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Queue in the reverse (ACK) direction; defaults to the forward queue's settings.
+    #[serde(default)]
+    pub reverse_queue: Option<QueueSpec>,
+    /// Loss module in the forward (data) direction.
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+    /// Loss module in the reverse (ACK) direction.
+    #[serde(default)]
+    pub reverse_loss: Option<LossSpec>,
+}
+
+impl LinkSpec {
+    /// A plain link: drop-tail queue of `limit` packets, no loss module.
+    pub fn plain(rate: Rate, delay: Duration, queue: QueueSpec) -> Self {
+        LinkSpec {
+            rate,
+            delay,
+            reverse_rate: None,
+            queue,
+            reverse_queue: None,
+            loss: None,
+            reverse_loss: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    /// Drop the arrival when the buffer is full.
+    Droptail,
+    /// Random Early Detection (Floyd & Jacobson 1993); parameters in `red`.
+    Red,
+    /// On overflow, drop a packet chosen uniformly among those waiting (Barakat & Altman Sec. 7.2).
+    RandomDrop,
+    /// On overflow, drop the packet at the head of the queue (Barakat & Altman Sec. 7.2).
+    DropFront,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(default = "default_discipline")]
+    pub discipline: Discipline,
+    /// Capacity in packets (default 100 if neither limit is given).
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// Capacity in bytes (instead of packets).
+    #[serde(default)]
+    pub limit_bytes: Option<Size>,
+    /// RED parameters (discipline = "red"); every one has a default.
+    #[serde(default)]
+    pub red: Option<RedSpec>,
+}
+
+fn default_discipline() -> Discipline {
+    Discipline::Droptail
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec {
+            discipline: Discipline::Droptail,
+            limit: None,
+            limit_bytes: None,
+            red: None,
+        }
+    }
+}
+
+impl QueueSpec {
+    pub fn packets(limit: u64) -> Self {
+        QueueSpec {
+            limit: Some(limit),
+            ..Default::default()
+        }
+    }
+}
+
+/// RED's parameters (Floyd & Jacobson 1993). Thresholds are in the unit of the queue's limit
+/// (packets, or bytes with `limit_bytes`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Minimum threshold (default: 1/3 of the limit, as Parvez et al. 2010 Sec. IV-A set it).
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    /// Maximum threshold (default: 2/3 of the limit).
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// Weight of the queue average (default 0.002, FJ93 Sec. 4 and ns-2).
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    /// Drop probability at max_th (default 0.1, ns-2's linterm 10).
+    #[serde(default)]
+    pub max_p: Option<Probability>,
+    /// Gentle RED: the drop probability ramps from max_p to 1 between max_th and 2 max_th.
+    #[serde(default)]
+    pub gentle: bool,
+    /// Byte mode (FJ93 Sec. 4): drop probability proportional to the packet's size.
+    #[serde(default)]
+    pub byte_mode: bool,
+    /// A typical packet's size (idle-time correction, byte mode); default 1000 bytes.
+    #[serde(default)]
+    pub mean_packet: Option<Size>,
+}
+
+/// RED with its defaults resolved against a queue limit.
+pub fn red_params(spec: &QueueSpec) -> crate::net::queue::RedParams {
+    use crate::net::queue::Limit;
+    let r = spec.red.clone().unwrap_or_default();
+    let limit = match spec.limit_or_default() {
+        Limit::Packets(n) => n as f64,
+        Limit::Bytes(b) => b as f64,
+    };
+    crate::net::queue::RedParams {
+        w_q: r.w_q.unwrap_or(0.002),
+        min_th: r.min_th.unwrap_or(limit / 3.0),
+        max_th: r.max_th.unwrap_or(2.0 * limit / 3.0),
+        max_p: r.max_p.map_or(0.1, |p| p.0),
+        gentle: r.gentle,
+        byte_mode: r.byte_mode,
+        mean_packet: r.mean_packet.map_or(1000, |s| s.0 as u32),
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum LossKind {
+    /// Each packet lost independently with probability `p`.
+    Bernoulli,
+    /// Exactly every `n`-th packet lost (or every round(1/p)-th if `p` is given).
+    Periodic,
+    /// The packets at the 1-based arrival positions listed in `packets` are lost.
+    Script,
+    /// Loss events at rate `p` per packet, each dropping `m` back-to-back packets
+    /// (Parvez et al. 2010 Sec. IV-B).
+    Bursty,
+    /// A loss event starts with probability `p`; the following packets of the same flow in the
+    /// same window are lost with probability `q` (Parvez et al. 2010 Sec. II-B). The window is
+    /// `span_packets` packets of the flow, or the time `span` after the event's first loss.
+    TwoParameter,
+    /// Two-state Markov chain (Gilbert 1960, Elliott 1963): Good -> Bad with `p_gb`, Bad ->
+    /// Good with `p_bg`, loss probability `loss_good` (default 0) and `loss_bad` (default 1).
+    GilbertElliott,
+}
+
+impl LossKind {
+    fn name(self) -> &'static str {
+        match self {
+            LossKind::Bernoulli => "bernoulli",
+            LossKind::Periodic => "periodic",
+            LossKind::Script => "script",
+            LossKind::Bursty => "bursty",
+            LossKind::TwoParameter => "two_parameter",
+            LossKind::GilbertElliott => "gilbert_elliott",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    pub model: LossKind,
+    #[serde(default)]
+    pub p: Option<Probability>,
+    #[serde(default)]
+    pub n: Option<u64>,
+    /// For model "script": 1-based positions of the arrivals to drop.
+    #[serde(default)]
+    pub packets: Option<Vec<u64>>,
+    /// For model "bursty": packets dropped per loss event.
+    #[serde(default)]
+    pub m: Option<u64>,
+    /// For model "two_parameter": loss probability inside a loss event.
+    #[serde(default)]
+    pub q: Option<Probability>,
+    /// For model "two_parameter": a loss event covers this many following packets of the flow.
+    #[serde(default)]
+    pub span_packets: Option<u64>,
+    /// For model "two_parameter": a loss event covers the flow's packets within this time.
+    #[serde(default)]
+    pub span: Option<Duration>,
+    /// For model "gilbert_elliott": transition probabilities per packet.
+    #[serde(default)]
+    pub p_gb: Option<Probability>,
+    #[serde(default)]
+    pub p_bg: Option<Probability>,
+    /// For model "gilbert_elliott": loss probability in each state (defaults 0 and 1).
+    #[serde(default)]
+    pub loss_good: Option<Probability>,
+    #[serde(default)]
+    pub loss_bad: Option<Probability>,
+}
+
+impl LinkSpec {
+    pub(crate) fn validate(&self, at: &str) -> Result<(), Error> {
+        if self.rate.0 == 0 {
+            return Err(invalid(
+                format!("{at}.rate"),
+                "0 bit/s is not a valid rate (expected > 0)",
+            ));
+        }
+        if self.reverse_rate.is_some_and(|r| r.0 == 0) {
+            return Err(invalid(
+                format!("{at}.reverse_rate"),
+                "0 bit/s is not a valid rate (expected > 0)",
+            ));
+        }
+        self.queue.validate(&format!("{at}.queue"))?;
+        if let Some(q) = &self.reverse_queue {
+            q.validate(&format!("{at}.reverse_queue"))?;
+        }
+        if let Some(l) = &self.loss {
+            l.validate(&format!("{at}.loss"))?;
+        }
+        if let Some(l) = &self.reverse_loss {
+            l.validate(&format!("{at}.reverse_loss"))?;
+        }
+        Ok(())
+    }
+}
+
+impl QueueSpec {
+    pub(crate) fn validate(&self, at: &str) -> Result<(), Error> {
+        match (self.limit, self.limit_bytes) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    at,
+                    "both limit and limit_bytes are set (expected one of them)",
+                ))
+            }
+            (Some(0), _) => return Err(invalid(format!("{at}.limit"), "0 packets (expected at least 1)")),
+            (_, Some(Size(0))) => {
+                return Err(invalid(
+                    format!("{at}.limit_bytes"),
+                    "0 bytes (expected at least one packet's size)",
+                ))
+            }
+            _ => {}
+        }
+        if self.red.is_some() && self.discipline != Discipline::Red {
+            return Err(invalid(format!("{at}.red"), "applies only to discipline \"red\""));
+        }
+        if self.discipline == Discipline::Red {
+            let p = red_params(self);
+            let r = format!("{at}.red");
+            if !(p.w_q > 0.0 && p.w_q <= 1.0) {
+                return Err(invalid(
+                    format!("{r}.w_q"),
+                    format!("{} (expected a weight in (0, 1])", p.w_q),
+                ));
+            }
+            if !(p.min_th >= 0.0 && p.min_th.is_finite()) {
+                return Err(invalid(
+                    format!("{r}.min_th"),
+                    format!("{} (expected a threshold >= 0)", p.min_th),
+                ));
+            }
+            if !(p.max_th > p.min_th && p.max_th.is_finite()) {
+                return Err(invalid(
+                    format!("{r}.max_th"),
+                    format!(
+                        "{} is not above min_th {} (expected min_th < max_th)",
+                        p.max_th, p.min_th
+                    ),
+                ));
+            }
+            if p.mean_packet == 0 {
+                return Err(invalid(
+                    format!("{r}.mean_packet"),
+                    "0 bytes (expected a packet size > 0)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn limit_or_default(&self) -> crate::net::queue::Limit {
+        use crate::net::queue::Limit;
+        match (self.limit, self.limit_bytes) {
+            (_, Some(b)) => Limit::Bytes(b.0),
+            (Some(n), None) => Limit::Packets(n),
+            (None, None) => Limit::Packets(100),
+        }
+    }
+}
+
+impl LossSpec {
+    pub(crate) fn validate(&self, at: &str) -> Result<(), Error> {
+        let model = self.model.name();
+        // Which fields each model reads; any other field set is a mistake worth naming.
+        let allowed: &[&str] = match self.model {
+            LossKind::Bernoulli => &["p"],
+            LossKind::Periodic => &["p", "n"],
+            LossKind::Script => &["packets"],
+            LossKind::Bursty => &["p", "m"],
+            LossKind::TwoParameter => &["p", "q", "span_packets", "span"],
+            LossKind::GilbertElliott => &["p_gb", "p_bg", "loss_good", "loss_bad"],
+        };
+        let set = [
+            ("p", self.p.is_some()),
+            ("n", self.n.is_some()),
+            ("packets", self.packets.is_some()),
+            ("m", self.m.is_some()),
+            ("q", self.q.is_some()),
+            ("span_packets", self.span_packets.is_some()),
+            ("span", self.span.is_some()),
+            ("p_gb", self.p_gb.is_some()),
+            ("p_bg", self.p_bg.is_some()),
+            ("loss_good", self.loss_good.is_some()),
+            ("loss_bad", self.loss_bad.is_some()),
+        ];
+        if let Some((f, _)) = set.iter().find(|(f, s)| *s && !allowed.contains(f)) {
+            return Err(invalid(
+                format!("{at}.{f}"),
+                format!(
+                    "does not apply to model \"{model}\" (expected {})",
+                    allowed.join(", ")
+                ),
+            ));
+        }
+        let need = |f: &str, v: bool, what: &str| -> Result<(), Error> {
+            if v {
+                Ok(())
+            } else {
+                Err(invalid(
+                    format!("{at}.{f}"),
+                    format!("missing (expected {what} for model \"{model}\")"),
+                ))
+            }
+        };
+        match self.model {
+            LossKind::Script => {
+                need(
+                    "packets",
+                    self.packets.is_some(),
+                    "a list of 1-based packet positions",
+                )?;
+                if self.packets.as_ref().is_some_and(|v| v.contains(&0)) {
+                    return Err(invalid(
+                        format!("{at}.packets"),
+                        "0 is not a position (expected positions >= 1)",
+                    ));
+                }
+            }
+            LossKind::Bernoulli => need("p", self.p.is_some(), "a probability in [0, 1]")?,
+            LossKind::Periodic => match (self.p, self.n) {
+                (Some(_), Some(_)) => {
+                    return Err(invalid(
+                        at,
+                        "both p and n are set (expected one of them for model \"periodic\")",
+                    ))
+                }
+                (None, None) => need("n", false, "n >= 1, or p,")?,
+                (_, Some(0)) => {
+                    return Err(invalid(
+                        format!("{at}.n"),
+                        "0 (expected n >= 1: every n-th packet is lost)",
+                    ))
+                }
+                (Some(p), None) if p.0 <= 0.0 => {
+                    return Err(invalid(
+                        format!("{at}.p"),
+                        "0 (expected p in (0, 1] for model \"periodic\")",
+                    ))
+                }
+                _ => {}
+            },
+            LossKind::Bursty => {
+                need("p", self.p.is_some(), "a loss-event probability in [0, 1]")?;
+                match self.m {
+                    None => need("m", false, "m >= 1 packets per loss event")?,
+                    Some(0) => {
+                        return Err(invalid(
+                            format!("{at}.m"),
+                            "0 (expected m >= 1 packets per loss event)",
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+            LossKind::TwoParameter => {
+                need("p", self.p.is_some(), "a loss-event probability in [0, 1]")?;
+                need(
+                    "q",
+                    self.q.is_some(),
+                    "a loss probability in [0, 1] inside an event",
+                )?;
+                match (self.span_packets, self.span) {
+                    (Some(_), Some(_)) => {
+                        return Err(invalid(
+                            at,
+                            "both span_packets and span are set (expected one of them)",
+                        ))
+                    }
+                    (None, None) => need(
+                        "span_packets",
+                        false,
+                        "span_packets (packets of the flow) or span (a time, about one RTT)",
+                    )?,
+                    (Some(0), _) => {
+                        return Err(invalid(format!("{at}.span_packets"), "0 (expected >= 1 packets)"))
+                    }
+                    (_, Some(d)) if d.0 == SimTime::ZERO => {
+                        return Err(invalid(format!("{at}.span"), "0 (expected a time > 0)"))
+                    }
+                    _ => {}
+                }
+            }
+            LossKind::GilbertElliott => {
+                need("p_gb", self.p_gb.is_some(), "a Good -> Bad probability in [0, 1]")?;
+                need("p_bg", self.p_bg.is_some(), "a Bad -> Good probability in [0, 1]")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The period of a periodic loss module.
+    pub fn period(&self) -> u64 {
+        self.n
+            .unwrap_or_else(|| (1.0 / self.p.map_or(1.0, |p| p.0)).round().max(1.0) as u64)
+    }
+}

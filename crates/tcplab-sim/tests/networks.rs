@@ -1,0 +1,423 @@
+//! Networks of the papers: every new topology conserves packets and is deterministic, the
+//! example scenarios run, background traffic behaves as specified, bad input is named, and
+//! the checks against Mathis et al. 1997 Table 2 and Barakat & Altman 1999 Sec. 5.
+
+use tcplab_sim::{run_toml, RunResult};
+
+fn sets(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+fn scenario(name: &str) -> String {
+    let path = format!("{}/../../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn conserved(r: &RunResult) {
+    for t in &r.totals {
+        assert_eq!(
+            t.arrivals,
+            t.drops_queue + t.drops_loss + t.delivered + t.in_link,
+            "link {}",
+            t.link
+        );
+    }
+}
+
+fn deterministic(text: &str, o: &[(String, String)]) -> RunResult {
+    let a = run_toml(text, o).unwrap_or_else(|e| panic!("{e}"));
+    let b = run_toml(text, o).unwrap();
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    conserved(&a);
+    a
+}
+
+#[test]
+fn example_scenarios_run_conserve_packets_and_repeat_exactly() {
+    for (name, dur) in [
+        ("phase-effects", "60s"),
+        ("barakat-chain", "60s"),
+        ("multiple-gateways", "60s"),
+        ("parvez-background", "30s"),
+    ] {
+        let r = deterministic(&scenario(name), &sets(&[("duration", dur), ("warmup", "5s")]));
+        assert!(r.flows.iter().all(|f| f.bytes_delivered > 0), "{name}");
+    }
+    let r = run_toml(
+        &scenario("parvez-background"),
+        &sets(&[("duration", "30s"), ("warmup", "10s")]),
+    )
+    .unwrap();
+    let http = r.traffic.iter().find(|t| t.name == "http").unwrap();
+    let ftp = r.traffic.iter().find(|t| t.name == "ftp").unwrap();
+    assert_eq!((http.sources, ftp.sources), (75, 25));
+    assert!(http.responses > 100 && ftp.bytes_delivered > 0);
+    // Every background TCP connection starts: 75 * 2 (request and response) + 25 connections.
+    let l = r.links.iter().find(|l| l.link == "bottleneck.fwd").unwrap();
+    assert!(l.utilization > 0.9, "{}", l.utilization);
+}
+
+/// A graph with a loop, asymmetric links, background UDP and HTTP in both directions, and
+/// every discipline and loss module somewhere.
+const GRAPH: &str = r#"
+seed = 4
+duration = "20s"
+[network.graph]
+links = [
+  { from = "a", to = "b", rate = "10Mbit/s", delay = "5ms", queue = { discipline = "red", limit = 40 } },
+  { from = "b", to = "c", rate = "4Mbit/s", delay = "10ms", reverse_rate = "1Mbit/s", queue = { discipline = "random_drop", limit = 20 }, reverse_queue = { discipline = "drop_front", limit = 10 }, loss = { model = "gilbert_elliott", p_gb = "0.1%", p_bg = "30%" } },
+  { from = "c", to = "d", rate = "10Mbit/s", delay = "5ms", queue = { limit = 30 }, loss = { model = "two_parameter", p = "0.2%", q = "20%", span = "50ms" }, reverse_loss = { model = "bursty", p = "0.5%", m = 2 } },
+  { from = "a", to = "x", rate = "2Mbit/s", delay = "30ms" },
+  { from = "x", to = "d", rate = "2Mbit/s", delay = "30ms" },
+]
+flows = [{ from = "a", to = "d" }, { from = "d", to = "a" }, { from = "x", to = "c" }]
+[[flows]]
+[[flows]]
+[[flows]]
+tcp = "tahoe"
+[[traffic]]
+kind = "cbr"
+rate = "500kbit/s"
+from = "b"
+to = "d"
+[[traffic]]
+kind = "on_off"
+rate = "2Mbit/s"
+on_mean = "200ms"
+off_mean = "300ms"
+from = "d"
+to = "a"
+count = 3
+start = ["0s", "1s"]
+[[traffic]]
+kind = "http"
+count = 4
+from = "a"
+to = "c"
+start = ["0s", "2s"]
+"#;
+
+#[test]
+fn graph_routes_by_fewest_hops_and_conserves_packets() {
+    let r = deterministic(GRAPH, &[]);
+    // a -> d: a-x-d (2 hops) beats a-b-c-d (3 hops).
+    let fwd = |n: &str| r.links.iter().find(|l| l.link == n).unwrap().clone();
+    assert!(fwd("a-x.fwd").packets_sent > 0 && fwd("x-d.fwd").packets_sent > 0);
+    assert!(r.flows.iter().all(|f| f.bytes_delivered > 0));
+    assert_eq!(fwd("b-c.rev").rate_bps, 1_000_000);
+    assert_eq!(r.traffic.len(), 3);
+    assert!(r.traffic.iter().all(|t| t.bytes_delivered > 0));
+}
+
+#[test]
+fn chain_dumbbell_in_series_and_parking_lot_conserve_packets() {
+    let series = r#"
+duration = "20s"
+[network.dumbbell]
+bottleneck = { rate = "5Mbit/s", delay = "5ms", queue = { limit = 30 } }
+series = [{ rate = "4Mbit/s", delay = "5ms", queue = { discipline = "red", limit = 30 } }]
+rtts = ["60ms", "120ms"]
+[[flows]]
+[[flows]]
+[[traffic]]
+kind = "ftp"
+count = 3
+bottleneck = 1
+rtt = ["30ms", "100ms"]
+[[traffic]]
+kind = "http"
+count = 5
+bottleneck = 0
+reverse = true
+[[traffic]]
+kind = "cbr"
+rate = "1Mbit/s"
+"#;
+    let r = deterministic(series, &[]);
+    // Background on bottleneck 1 only never touches bottleneck 0's forward direction: its
+    // arrivals are the foreground flows' data alone.
+    let b0 = r.totals.iter().find(|t| t.link == "bottleneck.fwd").unwrap();
+    let b1 = r.totals.iter().find(|t| t.link == "bottleneck2.fwd").unwrap();
+    assert!(b1.arrivals > b0.arrivals);
+    let cbr = r.traffic.iter().find(|t| t.kind == "cbr").unwrap();
+    assert!(cbr.packets_delivered > 2000);
+    deterministic(
+        &scenario("multiple-gateways"),
+        &sets(&[("duration", "30s"), ("warmup", "0s")]),
+    );
+    let chain = r#"
+duration = "30s"
+[network.chain]
+access_rate = "3Mbit/s"
+hops = [{ rate = "2Mbit/s", delay = "10ms", queue = { discipline = "drop_front", limit = 10 } },
+        { rate = "1.5Mbit/s", delay = "100ms", queue = { discipline = "random_drop", limit = 12 } }]
+[[flows]]
+tcp = "tahoe"
+[[flows]]
+start = "3s"
+"#;
+    let r = deterministic(chain, &[]);
+    assert!(r
+        .links
+        .iter()
+        .any(|l| l.link == "access.fwd" && l.packets_sent > 0));
+}
+
+#[test]
+fn http_responses_cbr_packets_and_on_off_rate_have_known_values() {
+    // x_m = 48000 * 0.2 / 1.2 = 8000 > response_max: every response is truncated to 5000 bytes.
+    let text = r#"
+duration = "60s"
+[network.path]
+hops = [{ rate = "100Mbit/s", delay = "10ms", queue = { limit = 1000 } }]
+[[flows]]
+rwnd = 2000
+[[traffic]]
+kind = "http"
+response_max = 5000
+think_mean = "1s"
+[[traffic]]
+kind = "cbr"
+rate = "800kbit/s"
+packet = 1000
+[[traffic]]
+kind = "on_off"
+rate = "8Mbit/s"
+on_mean = "100ms"
+off_mean = "300ms"
+shape = 2.5
+"#;
+    let r = run_toml(text, &[]).unwrap();
+    let g = |k: &str| r.traffic.iter().find(|t| t.kind == k).unwrap().clone();
+    let h = g("http");
+    assert_eq!(h.mean_response_bytes, 5000.0);
+    // A response takes at least three one-way delays of 10 ms (request, response, last ACK).
+    // After a think time longer than the RTO (1 s minimum; exponential think times of mean 1 s
+    // exceed it about a third of the time) the window restarts from IW = 1 segment (RFC 5681
+    // Sec. 4.1), and that lone segment waits for the receiver's 200 ms delayed-ACK timer: those
+    // responses take ~0.25 s, the others ~0.05 s.
+    assert!(
+        h.mean_response_time_s > 0.1 && h.mean_response_time_s < 0.3,
+        "{}",
+        h.mean_response_time_s
+    );
+    // Without idle restart every response rides the grown window: three to five one-way delays.
+    let no_restart = text.replace("think_mean = \"1s\"", "think_mean = \"1s\"\ntcp = { idle_restart = false }");
+    let r2 = run_toml(&no_restart, &[]).unwrap();
+    let h2 = r2.traffic.iter().find(|t| t.kind == "http").unwrap();
+    assert!(h2.mean_response_time_s > 0.03 && h2.mean_response_time_s < 0.1, "{}", h2.mean_response_time_s);
+    // Sessions cycle every response time + 1 s think time on average.
+    let expected = 60.0 / (1.0 + h.mean_response_time_s);
+    assert!(
+        (h.responses as f64 - expected).abs() < 0.35 * expected,
+        "{} vs {expected}",
+        h.responses
+    );
+    // CBR: one 1000-byte datagram every 10 ms from t = 0 through t = 60 s inclusive.
+    assert_eq!(g("cbr").packets_sent, 6001);
+    // On-off: rate * on / (on + off) = 2 Mbit/s on average.
+    let oo = g("on_off").goodput_bps;
+    assert!((oo - 2e6).abs() < 0.3e6, "{oo}");
+}
+
+#[test]
+fn bad_input_is_named() {
+    let err = |text: &str| run_toml(text, &[]).err().expect("rejected").to_string();
+    let base = "duration = \"1s\"\n";
+    let g = |links: &str, flows: &str| {
+        format!("{base}[network.graph]\nlinks = [{links}]\nflows = [{flows}]\n[[flows]]\n")
+    };
+    let ab = "{ from = \"a\", to = \"b\", rate = \"1Mbit/s\", delay = \"1ms\" }";
+    let cd = "{ from = \"c\", to = \"d\", rate = \"1Mbit/s\", delay = \"1ms\" }";
+    let e = err(&g(ab, "{ from = \"a\", to = \"z\" }"));
+    assert!(
+        e.starts_with("network.graph.flows[0].to: \"z\" is not a node"),
+        "{e}"
+    );
+    let e = err(&g(&format!("{ab}, {cd}"), "{ from = \"a\", to = \"b\" }"));
+    assert!(
+        e.starts_with("network.graph.links: node \"c\" is not connected"),
+        "{e}"
+    );
+    let path = |q: &str| {
+        format!("{base}[network.path]\nhops = [{{ rate = \"1Mbit/s\", delay = \"1ms\", {q} }}]\n[[flows]]\n")
+    };
+    let e = err(&path(
+        "queue = { discipline = \"red\", limit = 30, red = { min_th = 20, max_th = 10 } }",
+    ));
+    assert!(
+        e.starts_with("network.path.hops[0].queue.red.max_th: 10 is not above min_th 20"),
+        "{e}"
+    );
+    let e = err(&path(
+        "loss = { model = \"two_parameter\", p = 0.1, q = 1.5, span_packets = 4 }",
+    ));
+    assert!(e.starts_with("network.path.hops[0].loss.q"), "{e}");
+    let e = err(&path("loss = { model = \"bursty\", p = -0.1, m = 2 }"));
+    assert!(e.starts_with("network.path.hops[0].loss.p"), "{e}");
+    let e = err(&path("loss = { model = \"two_parameter\", p = 0.1, q = 0.5 }"));
+    assert!(
+        e.starts_with("network.path.hops[0].loss.span_packets: missing"),
+        "{e}"
+    );
+    let p = format!("{base}[network.path]\nhops = [{{ rate = \"1Mbit/s\", delay = \"1ms\" }}]\n[[flows]]\n");
+    let e = err(&format!(
+        "{p}[[traffic]]\nkind = \"http\"\nresponse_shape = 1.0\n"
+    ));
+    assert!(
+        e.starts_with("traffic[0].response_shape: 1 (expected a Pareto shape > 1"),
+        "{e}"
+    );
+    let e = err(&format!("{p}[[traffic]]\nkind = \"on_off\"\nrate = \"1Mbit/s\"\non_mean = \"1s\"\noff_mean = \"1s\"\nshape = 0.9\n"));
+    assert!(e.starts_with("traffic[0].shape"), "{e}");
+    let e = err(&format!(
+        "{p}[[traffic]]\nkind = \"cbr\"\nrate = \"1Mbit/s\"\nfrom = \"n0\"\nto = \"n7\"\n"
+    ));
+    assert!(e.starts_with("traffic[0].to: \"n7\" is not a node"), "{e}");
+    let db = format!(
+        "{base}[network.dumbbell]\nbottleneck = {{ rate = \"1Mbit/s\", delay = \"20ms\" }}\n[[flows]]\n"
+    );
+    let e = err(&format!("{db}[[traffic]]\nkind = \"ftp\"\nrtt = \"30ms\"\n"));
+    assert!(
+        e.starts_with("traffic[0].rtt: 0.03s is below the round trip"),
+        "{e}"
+    );
+    let e = err(&format!("{db}[[traffic]]\nkind = \"ftp\"\nbottleneck = 1\n"));
+    assert!(e.starts_with("traffic[0].bottleneck: 1"), "{e}");
+    let e = err(&format!("{db}[[traffic]]\nkind = \"cbr\"\n"));
+    assert!(e.starts_with("traffic[0].rate: missing"), "{e}");
+}
+
+/// Mathis et al. 1997 Sec. 3.3, Table 2 (queue 15), two SACK flows as in the paper: with
+/// drop-tail the phase effect starves one flow (the two p differ several-fold, and the
+/// link-level model misses both flows); with RED their p agree within 30% and Eq. 3 predicts each
+/// flow from its own instruments within 15%. The constant is Table 1's for an ACK per segment
+/// (1.22), as `tcplab run` uses: the paper's own 0.8 (footnote 11) was fitted "locally" to its
+/// simulator's Fig. 6 data and is not a property of TCP; with it our model is ~25% low
+/// (docs/validation/networks.md shows both).
+#[test]
+fn phase_effects_table_2_pattern() {
+    let text = scenario("phase-effects");
+    let mathis =
+        |f: &tcplab_sim::stats::FlowResult| f.mss_bytes as f64 * 8.0 / f.mean_rtt_s * 1.22 / f.p.sqrt();
+    let dt = run_toml(&text, &[]).unwrap();
+    let (a, b) = (&dt.flows[0], &dt.flows[1]);
+    // Loss events per segment sent (CA + timeouts), which exists even for the starved flow.
+    let ratio = a.loss_event_rate / b.loss_event_rate;
+    assert!(
+        !(0.33..=3.0).contains(&ratio),
+        "drop-tail loss event rates {} {}",
+        a.loss_event_rate,
+        b.loss_event_rate
+    );
+    let link = dt.links.iter().find(|l| l.link == "bottleneck.fwd").unwrap();
+    let p_link = link.drop_rate;
+    let rtt = 0.2214 + link.mean_queue_delay_s;
+    let link_model = 960.0 * 8.0 / rtt * 1.22 / p_link.sqrt();
+    for f in &dt.flows {
+        let err = (link_model - f.goodput_bps).abs() / f.goodput_bps;
+        assert!(
+            err > 0.3,
+            "link model {link_model} vs flow {} {}",
+            f.flow,
+            f.goodput_bps
+        );
+    }
+    let red = run_toml(
+        &text,
+        &sets(&[("network.dumbbell.bottleneck.queue.discipline", "red")]),
+    )
+    .unwrap();
+    let (a, b) = (&red.flows[0], &red.flows[1]);
+    assert!((a.p / b.p - 1.0).abs() < 0.3, "RED p {} {}", a.p, b.p);
+    for f in &red.flows {
+        let err = (mathis(f) - f.goodput_bps).abs() / f.goodput_bps;
+        assert!(
+            err < 0.15,
+            "flow {}: model {} sim {}",
+            f.flow,
+            mathis(f),
+            f.goodput_bps
+        );
+    }
+}
+
+/// Barakat & Altman 1999 Sec. 5: n nodes before the bottleneck, mu_i = 2 mu - i mu/(n+1),
+/// B_i = 17, B = 20, T = 560 ms, 512-byte packets, Tahoe. A chain with the delay on the last hop.
+pub fn barakat(hops: &[(f64, u64)], duration: &str) -> String {
+    let svc: f64 = hops.iter().map(|(r, _)| (512.0 + 40.0) * 8.0 / r).sum();
+    let d = (0.560 - svc) / 2.0;
+    let n = hops.len();
+    let hs: Vec<String> = hops
+        .iter()
+        .enumerate()
+        .map(|(i, (r, b))| {
+            let delay = if i + 1 == n {
+                format!("{:.6}ms", d * 1e3)
+            } else {
+                "0ms".into()
+            };
+            format!("{{ rate = \"{r}\", delay = \"{delay}\", queue = {{ limit = {b} }} }}")
+        })
+        .collect();
+    let traced: Vec<String> = (0..n).map(|i| format!("\"hop{i}.fwd\"")).collect();
+    format!(
+        "seed = 1\nduration = \"{duration}\"\ntrace = {{ links = [{}] }}\n[network.chain]\nhops = [{}]\n\
+         [[flows]]\ntcp = \"tahoe\"\nack = \"immediate\"\nmss = 472\nheader_bytes = 40\n",
+        traced.join(", "),
+        hs.join(", ")
+    )
+}
+
+/// Which node overflows first in slow start. Eq. 1 says whether node i can overflow in the
+/// mini-cycle of the first loss (S_i <= 2^n_B); among those that can, it fills first that has
+/// the shortest fill time B_i / (mu_{i-1} - mu_i) (all queues grow from the start of the
+/// burst). Eq. 1 alone names the node of min S_i; the two agree for n = 1 and n = 4 only.
+#[test]
+fn barakat_first_slow_start_drop_is_where_the_queues_say() {
+    let mu = 1.5e6;
+    for n in 1..=8usize {
+        let mut hops: Vec<(f64, u64)> = (1..=n)
+            .map(|i| (2.0 * mu - i as f64 * mu / (n as f64 + 1.0), 17))
+            .collect();
+        hops.push((mu, 20));
+        let up = |i: usize| if i == 0 { 2.0 * mu } else { hops[i - 1].0 };
+        let s: Vec<f64> = (0..=n)
+            .map(|i| up(i) / (up(i) - hops[i].0) * hops[i].1 as f64)
+            .collect();
+        let s_b = s.iter().cloned().fold(f64::INFINITY, f64::min);
+        let burst = 2f64.powi(s_b.log2().ceil() as i32);
+        let fill = |i: usize| hops[i].1 as f64 / (up(i) - hops[i].0);
+        let can: Vec<usize> = (0..=n).filter(|&i| s[i] <= burst + 1e-9).collect();
+        let tmin = can.iter().map(|&i| fill(i)).fold(f64::INFINITY, f64::min);
+        let first_in_time: Vec<usize> = can
+            .iter()
+            .cloned()
+            .filter(|&i| fill(i) <= tmin * (1.0 + 1e-9))
+            .collect();
+        let r = run_toml(&barakat(&hops, "30s"), &[]).unwrap();
+        let drop = r
+            .traces
+            .packets
+            .iter()
+            .find(|e| e.2 == "d")
+            .expect("a slow-start drop");
+        let hop = (drop.1 / 2) as usize; // links are (fwd, rev) pairs
+        assert!(
+            first_in_time.contains(&hop),
+            "n = {n}: first drop at hop {hop}, expected one of {first_in_time:?} (S = {s:?})"
+        );
+        let eq1 = (0..=n).min_by(|&a, &b| s[a].partial_cmp(&s[b]).unwrap()).unwrap();
+        // Where Eq. 1 names an intermediate node (n >= 4), the drop is at an intermediate node.
+        if eq1 < n {
+            assert!(
+                hop < n,
+                "n = {n}: Eq. 1 names node {}, drop at the bottleneck",
+                eq1 + 1
+            );
+        }
+    }
+}

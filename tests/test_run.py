@@ -159,3 +159,13 @@ def test_cli_malformed_toml_and_missing_file(cli, tmp_path):
     out = cli("run", str(tmp_path / "missing.toml"))
     assert out.returncode == 2 and "no such scenario file" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_background_traffic_is_reported_per_group(root):
+    r = tcplab.run(root / "scenarios/parvez-background.toml", duration="20s", warmup="5s")
+    t = r.traffic
+    assert set(t["name"]) == {"http", "ftp"}
+    assert dict(zip(t["name"], t["sources"])) == {"http": 75, "ftp": 25}
+    assert (t["goodput_bps"] > 0).all()
+    assert r.flows.height == 2  # foreground flows one by one, background in aggregate
+    assert tcplab.run(ONE_HOP).traffic.is_empty()

@@ -43,12 +43,26 @@ def links_table(result: RunResult) -> Table:
                 "mean queue\npackets", "queue\ndelay ms", "util."]:
         t.add_column(col, justify="left" if col == "link" else "right", no_wrap=col == "link")
     for l in shown:
-        t.add_row(l["link"], _num(l["rate_bps"] / 1e6, ".3g"), _num(l["delay_s"] * 1e3, ".3g"), str(l["packets_sent"]),
+        t.add_row(l["link"], _num(l["rate_bps"] / 1e6, ".4g"), _num(l["delay_s"] * 1e3, ".3g"), str(l["packets_sent"]),
                   str(l["drops_queue"]), str(l["drops_loss"]), _num(l["mean_queue_packets"], ".2f"),
                   _num(l["mean_queue_delay_s"] * 1e3, ".2f"), _num(l["utilization"], ".3f"))
     hidden = len(links) - len(shown)
     if hidden:
         t.caption = f"{hidden} more link directions (idle or quieter) are in --json and --out."
+    return t
+
+
+def traffic_table(result: RunResult) -> Table:
+    t = Table(title="Background traffic (per group, measurement window)", title_justify="left")
+    for col in ["group", "kind", "sources", "goodput\nMbit/s", "loss event\nrate", "time-\nouts",
+                "responses", "mean response\ntime s"]:
+        t.add_column(col, justify="left" if col in ("group", "kind") else "right", no_wrap=col == "group")
+    for g in result.raw.get("traffic", []):
+        http = g["kind"] == "http"
+        udp = g["kind"] in ("cbr", "on_off")
+        t.add_row(g["name"], g["kind"], str(g["sources"]), _num(g["goodput_bps"] / 1e6, ".3f"),
+                  "-" if udp else _num(g["loss_event_rate"], ".2e"), "-" if udp else str(g["timeouts"]),
+                  str(g["responses"]) if http else "-", _num(g["mean_response_time_s"], ".3f") if http else "-")
     return t
 
 
@@ -58,4 +72,6 @@ def print_result(result: RunResult, console: Console | None = None) -> None:
     console.print(f"[bold]{raw['duration_s']:g} s simulated[/bold] (measured from {raw['warmup_s']:g} s), "
                   f"seed {raw['seed']}, {raw['events']:,} events")
     console.print(flows_table(result))
+    if result.raw.get("traffic"):
+        console.print(traffic_table(result))
     console.print(links_table(result))

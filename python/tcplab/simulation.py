@@ -83,6 +83,12 @@ class RunResult:
         return pl.DataFrame(self.raw["links"], infer_schema_length=None)
 
     @property
+    def traffic(self) -> pl.DataFrame:
+        """Background traffic, one row per `[[traffic]]` group (aggregated over its sources)."""
+        rows = self.raw.get("traffic", [])
+        return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+
+    @property
     def totals(self) -> pl.DataFrame:
         return pl.DataFrame(self.raw["totals"], infer_schema_length=None)
 
@@ -124,6 +130,7 @@ class RunResult:
 
     def to_json(self) -> str:
         return json.dumps({"flows": self.raw["flows"], "links": self.raw["links"], "totals": self.raw["totals"],
+                           "traffic": self.raw.get("traffic", []),
                            "seed": self.raw["seed"], "duration_s": self.raw["duration_s"],
                            "warmup_s": self.raw["warmup_s"], "events": self.raw["events"]}, sort_keys=True)
 

@@ -153,9 +153,10 @@ fn fack_rh_repairs_every_hole_and_ends_at_half_what_the_network_held() {
 }
 
 #[test]
-fn fack_sends_new_data_on_the_first_duplicate_ack() {
-    // Mathis Sec. 3.4: FACK-RH sends a new segment before the dupack threshold. IW = 4 with the
-    // first segment lost: three dupACKs only for Reno, but FACK keeps its clock going.
+fn fack_sends_new_data_before_the_dupack_threshold() {
+    // Mathis Sec. 3.4: FACK-RH sends a new segment after the first duplicate ACK, before the
+    // threshold (on the second: one segment per two ACKs from the first SACK block). IW = 4 with
+    // the first segment lost: FACK keeps its clock going without a timeout.
     let flow = |tcp: &str| {
         format!("tcp = \"{tcp}\"\nack = \"immediate\"\ninitial_window = 4\ninitial_ssthresh = 4000")
     };

@@ -205,10 +205,17 @@ shape = 2.5
         h.mean_response_time_s
     );
     // Without idle restart every response rides the grown window: three to five one-way delays.
-    let no_restart = text.replace("think_mean = \"1s\"", "think_mean = \"1s\"\ntcp = { idle_restart = false }");
+    let no_restart = text.replace(
+        "think_mean = \"1s\"",
+        "think_mean = \"1s\"\ntcp = { idle_restart = false }",
+    );
     let r2 = run_toml(&no_restart, &[]).unwrap();
     let h2 = r2.traffic.iter().find(|t| t.kind == "http").unwrap();
-    assert!(h2.mean_response_time_s > 0.03 && h2.mean_response_time_s < 0.1, "{}", h2.mean_response_time_s);
+    assert!(
+        h2.mean_response_time_s > 0.03 && h2.mean_response_time_s < 0.1,
+        "{}",
+        h2.mean_response_time_s
+    );
     // Sessions cycle every response time + 1 s think time on average.
     let expected = 60.0 / (1.0 + h.mean_response_time_s);
     assert!(

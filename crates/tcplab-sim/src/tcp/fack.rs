@@ -2,14 +2,15 @@
 //!
 //! * Forward acknowledgment: snd.fack is the forward-most SACKed byte. Data between snd.una and
 //!   snd.fack that is not SACKed is presumed lost, so what the network holds is
-//!   awnd = snd.nxt - snd.fack + retran_data, and the sender sends while awnd < cwnd. (A first
-//!   duplicate ACK's SACK block therefore releases one new segment before the dupack threshold:
-//!   the property Mathis Sec. 3.4 credits for FACK's resistance to timeouts.)
+//!   awnd = snd.nxt - snd.fack + retran_data, and the sender sends while awnd < cwnd. (From
+//!   the first SACK block on, rate halving sends one segment per two ACKs, so the second
+//!   duplicate ACK releases a new segment before the dupack threshold: the property Mathis
+//!   Sec. 3.4 credits for FACK's resistance to timeouts.)
 //! * A loss is declared (one loss episode) when snd.fack - snd.una exceeds DupThresh segments,
 //!   or on the DupThresh-th duplicate ACK.
 //! * Rate-Halving: for exactly one round trip from the first SACK block — until an ACK SACKs
-//!   data sent after it arrived — one segment is sent per two ACKs (cwnd follows awnd, plus one segment on every
-//!   second ACK). What the network holds at the end of that round is then just what was sent
+//!   data sent after it arrived — one segment is sent per two ACKs (cwnd follows awnd, plus
+//!   one segment on every second ACK). What the network holds at the end of that round is then just what was sent
 //!   during it: half of what it actually held during the lossy round, (cwnd - loss) / 2
 //!   (Eq. 15). That becomes cwnd and ssthresh.
 //! * Thresholded retransmission: every hole with more than DupThresh segments SACKed above it

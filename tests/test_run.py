@@ -169,3 +169,17 @@ def test_background_traffic_is_reported_per_group(root):
     assert (t["goodput_bps"] > 0).all()
     assert r.flows.height == 2  # foreground flows one by one, background in aggregate
     assert tcplab.run(ONE_HOP).traffic.is_empty()
+
+
+def test_flow_start_windows_draw_per_flow_and_deterministically():
+    two = ONE_HOP + '[[flows]]\ntcp = "reno"\n'
+    sets = {"flows.0.start": ["1s", "3s"], "flows.1.start": ["1s", "3s"], "trace.cwnd": True}
+    r = tcplab.run(two, sets=sets)
+    first = r.trace("cwnd").group_by("flow").agg(pl.col("time_s").min()).sort("flow")["time_s"].to_list()
+    assert all(1.0 <= t <= 3.0 for t in first) and first[0] != first[1]
+    assert tcplab.run(two, sets=sets).to_json() == r.to_json()
+    # A flow's draw does not depend on the other flows (its own stream, "flow:<i>:start").
+    alone = tcplab.run(ONE_HOP, sets={"flows.0.start": ["1s", "3s"], "trace.cwnd": True})
+    assert alone.trace("cwnd")["time_s"].min() == first[0]
+    with pytest.raises(tcplab.ScenarioError, match=r"flows\[0\]\.start"):
+        tcplab.run(ONE_HOP, sets={"flows.0.start": ["3s", "1s"]})

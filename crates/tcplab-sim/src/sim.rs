@@ -83,7 +83,10 @@ impl Simulation {
                     variant: f.tcp,
                     ack: f.ack,
                     mss: f.mss,
-                    start: f.start.0,
+                    start: crate::net::topology::draw(
+                        f.start,
+                        &mut crate::rng::Stream::new(sc.seed, &format!("flow:{i}:start")),
+                    ),
                     src,
                     dst,
                     sender,

@@ -1,6 +1,6 @@
 //! The flows of a scenario: TCP variant, ACK policy, segment size, windows and timers.
 
-use super::{invalid, zero_duration};
+use super::{invalid, zero_duration, Window};
 use crate::error::Error;
 use crate::time::{Duration, SimTime, Size};
 use schemars::JsonSchema;
@@ -138,9 +138,10 @@ pub struct FlowSpec {
     /// Bytes to transfer (default: unlimited bulk transfer).
     #[serde(default)]
     pub bytes: Option<Size>,
-    /// When the flow starts.
-    #[serde(default = "zero_duration")]
-    pub start: Duration,
+    /// When the flow starts: a time, or a window [lo, hi] to draw it from uniformly (from the
+    /// flow's own random stream, "flow:<index>:start").
+    #[serde(default = "start_at_zero")]
+    pub start: Window,
     #[serde(default = "default_initial_rto")]
     pub initial_rto: Duration,
     /// RFC 6298 (2.4) lower bound of the RTO.
@@ -205,6 +206,10 @@ pub struct FlowSpec {
 
 fn default_ssthresh_rule() -> SsthreshRule {
     SsthreshRule::FlightSize
+}
+
+fn start_at_zero() -> Window {
+    Window::At(zero_duration())
 }
 
 fn yes() -> bool {
@@ -308,6 +313,13 @@ impl FlowSpec {
 
     /// Options that apply only to some variants or policies.
     fn validate_options(&self, at: &str) -> Result<(), Error> {
+        let (lo, hi) = self.start.bounds();
+        if lo > hi {
+            return Err(invalid(
+                format!("{at}.start"),
+                format!("[{lo}, {hi}] is not a window (expected lo <= hi)"),
+            ));
+        }
         let v = self.tcp.name();
         let only = |field: &str, allowed: &str| {
             invalid(

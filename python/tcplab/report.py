@@ -19,9 +19,11 @@ def _num(x: float, fmt: str) -> str:
 
 def flows_table(result: RunResult) -> Table:
     t = Table(title="Flows (measurement window)", title_justify="left")
-    for col in ["flow", "tcp/ack", "goodput\nMbit/s", "RTT\nms", "p\nCA/seg", "losses\nCA+nonCA+other",
+    for col in ["#", "tcp/ack", "goodput\nMbit/s", "RTT\nms", "p\nCA/seg", "losses CA\n+nonCA\n+other",
                 "time-\nouts", "Mathis\nMbit/s", "sim/\nmodel"]:
-        t.add_column(col, justify="left" if col == "tcp/ack" else "right", no_wrap=col == "tcp/ack")
+        # Numbers wrap in narrow terminals rather than being cut ("1.68e-…"); p keeps its width.
+        t.add_column(col, justify="left" if col == "tcp/ack" else "right", no_wrap=col == "tcp/ack",
+                     overflow="fold", min_width=8 if col.startswith("p") else None)
     for f in result.with_predictions().iter_rows(named=True):
         rtt = f["mean_rtt_s"]
         t.add_row(
@@ -41,7 +43,7 @@ def links_table(result: RunResult) -> Table:
     t = Table(title="Links (measurement window)", title_justify="left")
     for col in ["link", "rate\nMbit/s", "delay\nms", "packets\nsent", "queue\ndrops", "loss\ndrops",
                 "mean queue\npackets", "queue\ndelay ms", "util."]:
-        t.add_column(col, justify="left" if col == "link" else "right", no_wrap=col == "link")
+        t.add_column(col, justify="left" if col == "link" else "right", no_wrap=col == "link", overflow="fold")
     for l in shown:
         t.add_row(l["link"], _num(l["rate_bps"] / 1e6, ".4g"), _num(l["delay_s"] * 1e3, ".3g"), str(l["packets_sent"]),
                   str(l["drops_queue"]), str(l["drops_loss"]), _num(l["mean_queue_packets"], ".2f"),
@@ -56,7 +58,8 @@ def traffic_table(result: RunResult) -> Table:
     t = Table(title="Background traffic (per group, measurement window)", title_justify="left")
     for col in ["group", "kind", "sources", "goodput\nMbit/s", "loss event\nrate", "time-\nouts",
                 "responses", "mean response\ntime s"]:
-        t.add_column(col, justify="left" if col in ("group", "kind") else "right", no_wrap=col == "group")
+        t.add_column(col, justify="left" if col in ("group", "kind") else "right", no_wrap=col == "group",
+                     overflow="fold")
     for g in result.raw.get("traffic", []):
         http = g["kind"] == "http"
         udp = g["kind"] in ("cbr", "on_off")

@@ -35,26 +35,6 @@ impl FlowCounters {
         self.rtt_samples += 1;
         self.rtt_sum_ns += r.ns() as u128;
     }
-
-    /// Counters accumulated since `earlier` was taken.
-    pub fn since(&self, earlier: &FlowCounters) -> FlowCounters {
-        FlowCounters {
-            segments_sent: self.segments_sent - earlier.segments_sent,
-            segments_retransmitted: self.segments_retransmitted - earlier.segments_retransmitted,
-            bytes_acked: self.bytes_acked - earlier.bytes_acked,
-            bytes_delivered: self.bytes_delivered - earlier.bytes_delivered,
-            acks_sent: self.acks_sent - earlier.acks_sent,
-            ca_events: self.ca_events - earlier.ca_events,
-            non_ca_events: self.non_ca_events - earlier.non_ca_events,
-            other_losses: self.other_losses - earlier.other_losses,
-            timeouts: self.timeouts - earlier.timeouts,
-            fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
-            loss_events: self.loss_events - earlier.loss_events,
-            rtt_samples: self.rtt_samples - earlier.rtt_samples,
-            rtt_sum_ns: self.rtt_sum_ns - earlier.rtt_sum_ns,
-            cwnd_area: self.cwnd_area - earlier.cwnd_area,
-        }
-    }
 }
 
 /// Cumulative counters of one link direction.
@@ -77,22 +57,52 @@ pub struct LinkCounters {
     pub busy_ns: u64,
 }
 
-impl LinkCounters {
-    pub fn since(&self, e: &LinkCounters) -> LinkCounters {
-        LinkCounters {
-            arrivals: self.arrivals - e.arrivals,
-            bytes_in: self.bytes_in - e.bytes_in,
-            packets_sent: self.packets_sent - e.packets_sent,
-            bytes_sent: self.bytes_sent - e.bytes_sent,
-            drops_queue: self.drops_queue - e.drops_queue,
-            drops_loss: self.drops_loss - e.drops_loss,
-            delivered: self.delivered - e.delivered,
-            queue_area: self.queue_area - e.queue_area,
-            queue_bytes_area: self.queue_bytes_area - e.queue_bytes_area,
-            busy_ns: self.busy_ns - e.busy_ns,
+/// `since` (counters accumulated after an earlier snapshot: the measurement window) and `add`
+/// (sums over several flows or links), from one list of the fields.
+macro_rules! counter_arithmetic {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        impl $t {
+            /// Counters accumulated since `earlier` was taken.
+            pub fn since(&self, earlier: &$t) -> $t {
+                $t { $($f: self.$f - earlier.$f),* }
+            }
+
+            /// Adds `other`'s counts to these.
+            pub fn add(&mut self, other: &$t) {
+                $(self.$f += other.$f;)*
+            }
         }
-    }
+    };
 }
+
+counter_arithmetic!(FlowCounters {
+    segments_sent,
+    segments_retransmitted,
+    bytes_acked,
+    bytes_delivered,
+    acks_sent,
+    ca_events,
+    non_ca_events,
+    other_losses,
+    timeouts,
+    fast_retransmits,
+    loss_events,
+    rtt_samples,
+    rtt_sum_ns,
+    cwnd_area
+});
+counter_arithmetic!(LinkCounters {
+    arrivals,
+    bytes_in,
+    packets_sent,
+    bytes_sent,
+    drops_queue,
+    drops_loss,
+    delivered,
+    queue_area,
+    queue_bytes_area,
+    busy_ns
+});
 
 /// One flow's results over the measurement window (after warm-up).
 #[derive(Clone, Debug, Serialize)]

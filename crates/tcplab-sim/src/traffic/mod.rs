@@ -211,14 +211,7 @@ impl Background {
             .map(|g| {
                 let mut tcp = FlowCounters::default();
                 for &f in &g.flows {
-                    let c = flow(f);
-                    tcp.segments_sent += c.segments_sent;
-                    tcp.segments_retransmitted += c.segments_retransmitted;
-                    tcp.bytes_delivered += c.bytes_delivered;
-                    tcp.timeouts += c.timeouts;
-                    tcp.loss_events += c.loss_events;
-                    tcp.rtt_samples += c.rtt_samples;
-                    tcp.rtt_sum_ns += c.rtt_sum_ns;
+                    tcp.add(&flow(f));
                 }
                 let mut s = SourceCounters::default();
                 for &i in &g.sources {

@@ -31,6 +31,8 @@ struct Flow {
     snapshot: FlowCounters,
     completed: Option<SimTime>,
     role: Role,
+    /// profile = "ns2": ns-2's agent and sink replace `sender` and `receiver`.
+    ns2: Option<Box<(tcp::ns2::Ns2Sender, tcp::ns2::Ns2Sink)>>,
 }
 
 impl Flow {
@@ -93,6 +95,7 @@ impl Simulation {
                     snapshot: FlowCounters::default(),
                     completed: None,
                     role: Role::Foreground,
+                    ns2: tcp::ns2_endpoints_for(f, i as u32, src, dst).map(Box::new),
                 }
             })
             .collect();
@@ -118,6 +121,7 @@ impl Simulation {
                 snapshot: FlowCounters::default(),
                 completed: None,
                 role: c.role,
+                ns2: None,
             });
         }
         let n_links = topo.links.len();
@@ -216,14 +220,19 @@ impl Simulation {
                         if f.sender_armed == Some(now) {
                             f.sender_armed = None;
                         }
-                        f.sender.on_timer(now, &mut out);
+                        match &mut f.ns2 {
+                            Some(n) => n.0.on_timer(now, &mut out),
+                            None => f.sender.on_timer(now, &mut out),
+                        }
                         f.src
                     }
                     Side::Receiver => {
                         if f.receiver_armed == Some(now) {
                             f.receiver_armed = None;
                         }
-                        f.receiver.on_timer(now, &mut out);
+                        if f.ns2.is_none() {
+                            f.receiver.on_timer(now, &mut out);
+                        }
                         f.dst
                     }
                 };
@@ -234,7 +243,10 @@ impl Simulation {
             Event::FlowStart { flow } => {
                 let mut out = std::mem::take(&mut self.out);
                 let f = &mut self.flows[flow as usize];
-                f.sender.start(now, &mut out);
+                match &mut f.ns2 {
+                    Some(n) => n.0.start(now, &mut out),
+                    None => f.sender.start(now, &mut out),
+                }
                 let node = f.src;
                 self.emit(now, node, &mut out);
                 self.out = out;
@@ -251,12 +263,24 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.out);
         match pkt.kind {
             PacketKind::Data => {
-                f.receiver.on_segment(now, &pkt, &mut out);
+                match &mut f.ns2 {
+                    Some(n) => n.1.on_segment(now, &pkt, &mut out),
+                    None => f.receiver.on_segment(now, &pkt, &mut out),
+                }
                 let node = f.dst;
                 self.emit(now, node, &mut out);
                 self.out = out;
                 self.arm(flow, Side::Receiver);
                 self.traffic_after_data(now, flow);
+            }
+            PacketKind::Ack if f.ns2.is_some() => {
+                if let Some(n) = &mut f.ns2 {
+                    n.0.on_ack(now, &pkt, &mut out);
+                }
+                let node = f.src;
+                self.emit(now, node, &mut out);
+                self.out = out;
+                self.arm(flow, Side::Sender);
             }
             PacketKind::Ack => {
                 f.sender.on_ack(now, &pkt, &mut out);
@@ -323,7 +347,14 @@ impl Simulation {
     fn arm(&mut self, flow: u32, side: Side) {
         let f = &mut self.flows[flow as usize];
         let (deadline, armed) = match side {
-            Side::Sender => (f.sender.deadline(), &mut f.sender_armed),
+            Side::Sender => (
+                match &f.ns2 {
+                    Some(n) => n.0.deadline(),
+                    None => f.sender.deadline(),
+                },
+                &mut f.sender_armed,
+            ),
+            Side::Receiver if f.ns2.is_some() => (None, &mut f.receiver_armed),
             Side::Receiver => (f.receiver.deadline(), &mut f.receiver_armed),
         };
         if let Some(d) = deadline {

@@ -6,8 +6,7 @@
   reference README (counts of `+`/`-` at r1, sink ACKs, every retransmission as seq@time
   of its `+` at r1, in microseconds), which must stay identical;
 * with the reference folder present ($NS2_TCPVARIANTS or /work/shared/reference/
-  ns2-tcpVariants), every test with a model must match ns-2 event for event, exactly.
-  FACK and SackRH have no ns2 model yet (see docs/validation/ns2-tcpVariants.md).
+  ns2-tcpVariants), all 58 tests must match ns-2 event for event, exactly.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ SHORT = {
     "threedrops_newreno": (254, 253, 242, [(14, 2070240), (26, 2282120), (28, 2494000)]),
     "fourdrops_sack": (274, 272, 261, [(14, 2070328), (24, 2143216), (26, 2153704), (28, 2344872)]),
     "twodrops_SA_tahoe": (244, 244, 233, [(14, 2070240), (28, 2282120), (29, 2283160)]),
+    "threedrops_fack": (297, 295, 284, [(14, 2070328), (26, 2164016), (28, 2344784)]),
+    "fourdrops_sackRH": (231, 231, 221, [(14, 2080728), (24, 2272072), (26, 2334472), (28, 2335512)]),
     "multiple2_partial_ack_sack": (239, 238, 227, [(11, 2070416), (12, 2112016), (12, 2282472),
                                                    (13, 2283512), (14, 2324072), (16, 2325112),
                                                    (23, 2504928), (26, 2546352)]),
@@ -54,13 +55,8 @@ needs_reference = pytest.mark.skipif(not (ns2ref.REFERENCE / "summary.csv").exis
 
 
 @needs_reference
-def test_every_modelled_test_matches_ns2_event_for_event():
-    rows = []
-    for t in ns2ref.tests():
-        c = ns2ref.compare(t)
-        if c.note:
-            continue
-        rows.append(c.row())
+def test_every_test_matches_ns2_event_for_event():
+    rows = [ns2ref.compare(t).row() for t in ns2ref.tests()]
     bad = [r for r in rows if r["status"] != "exact"]
-    assert len(rows) == 50
+    assert len(rows) == 58
     assert not bad, ns2ref.table(bad)

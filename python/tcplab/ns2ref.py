@@ -219,8 +219,6 @@ class Comparison:
 def compare(test: str) -> Comparison:
     name, variant, _, _ = parse_test(test)
     ref = reference_events(test)
-    if VARIANTS[variant] in ("fack", "sackrh"):
-        return Comparison(test, Events(), ref, note="no ns2 model of this agent yet")
     ours, _ = tcplab_events(test)
     return Comparison(test, ours, ref)
 

@@ -202,7 +202,7 @@ pub struct FlowSpec {
     #[serde(default = "default_delack")]
     pub delack_timeout: Duration,
     /// "ns2": ns-2's one-way agents and sinks in packet units instead of the native senders
-    /// (tcp = tahoe, reno, newreno or sack; window_ = rwnd / mss packets, windowInit_ =
+    /// (tcp = tahoe, reno, newreno, sack, fack or sackrh; window_ = rwnd / mss packets, windowInit_ =
     /// initial_window, tcpTick_ = clock_tick, boot_time_ = clock_phase, singledup_ =
     /// limited_transmit; one ACK per packet). See docs/validation/ns2-tcpVariants.md.
     #[serde(default)]
@@ -326,15 +326,12 @@ impl FlowSpec {
     /// Options that apply only to some variants or policies.
     fn validate_options(&self, at: &str) -> Result<(), Error> {
         let v = self.tcp.name();
-        if self.profile == Some(Profile::Ns2)
-            && !matches!(
-                self.tcp,
-                Variant::Tahoe | Variant::Reno | Variant::Newreno | Variant::Sack
-            )
-        {
+        if self.profile == Some(Profile::Ns2) && self.tcp == Variant::Bsd43 {
             return Err(invalid(
                 format!("{at}.tcp"),
-                format!("\"{v}\" has no ns2 profile model (expected tahoe, reno, newreno or sack)"),
+                format!(
+                    "\"{v}\" has no ns2 profile model (expected tahoe, reno, newreno, sack, fack or sackrh)"
+                ),
             ));
         }
         if self.partial_ack.is_some() && (self.profile != Some(Profile::Ns2) || self.tcp != Variant::Sack) {

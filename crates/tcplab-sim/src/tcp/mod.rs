@@ -143,6 +143,8 @@ pub fn ns2_endpoints_for(
         Variant::Reno => ns2::Ns2Variant::Reno,
         Variant::Newreno => ns2::Ns2Variant::Newreno,
         Variant::Sack => ns2::Ns2Variant::Sack1,
+        Variant::Fack => ns2::Ns2Variant::Fack,
+        Variant::Sackrh => ns2::Ns2Variant::SackRH,
         v => panic!("scenario not validated: no ns2 model of {}", v.name()),
     };
     let tick = f.clock_tick.map_or(SimTime::from_ms(10), |t| t.0).ns().max(1);

@@ -3,9 +3,13 @@
 //! point estimator, timer rules, halving (ssthresh = cwnd = int(window / 2)) and burst
 //! rules. Sans-IO: `start`, `on_ack`, `on_timer`, `deadline`.
 
+#[path = "fack.rs"]
+mod fack;
+
 use super::decode_blocks;
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::time::SimTime;
+use fack::{FackState, RhState};
 use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +18,10 @@ pub enum Ns2Variant {
     Reno,
     Newreno,
     Sack1,
+    /// `Agent/TCP/Fack` (no rampdown, no ss-div4).
+    Fack,
+    /// `Agent/TCP/SackRH`: SACK with Rate-Halving.
+    SackRH,
 }
 
 /// ns-2's `last_cwnd_action_`.
@@ -155,6 +163,9 @@ pub struct Ns2Sender {
     sb: Scoreboard,
     next_pkt: i64,
     firstpartial: bool,
+    // Fack and SackRH
+    fk: FackState,
+    rh: RhState,
     pub started: bool,
     pub segments_sent: u64,
     pub retransmits: u64,
@@ -196,6 +207,8 @@ impl Ns2Sender {
             sb: Scoreboard::new(),
             next_pkt: 0,
             firstpartial: false,
+            fk: FackState::default(),
+            rh: RhState::default(),
             started: false,
             segments_sent: 0,
             retransmits: 0,
@@ -223,6 +236,9 @@ impl Ns2Sender {
 
     /// window(): the usable window in packets.
     fn window(&self) -> i64 {
+        if self.cfg.variant == Ns2Variant::Fack {
+            return (self.cwnd.min(self.cfg.window as f64) + self.fk.wintrim) as i64;
+        }
         let w = self.cwnd as i64 + if self.is_reno_family() { self.dupwnd } else { 0 };
         w.min(self.cfg.window as i64)
     }
@@ -244,10 +260,11 @@ impl Ns2Sender {
         self.timer = Some(now + SimTime::from_ns(self.rtt_timeout()));
     }
 
-    fn rtt_update(&mut self, now: SimTime) {
+    /// rtt_update() for a segment sent at `sent`: the edges of the phased tick clock.
+    fn rtt_update(&mut self, now: SimTime, sent: SimTime) {
         let tick = self.cfg.tick_ns;
-        let send = self.rtt_ts.ns() + self.cfg.boot_ns;
-        let tao = now.ns() - self.rtt_ts.ns();
+        let send = sent.ns() + self.cfg.boot_ns;
+        let tao = now.ns() - sent.ns();
         let m = (((tao + send % tick) / tick) as i32).max(1);
         if self.t_srtt != 0 {
             let mut delta = (m - (self.t_srtt >> 3)) as i16 as i32;
@@ -342,8 +359,11 @@ impl Ns2Sender {
     }
 
     fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
-        if self.cfg.variant == Ns2Variant::Sack1 {
-            return self.sack_send_much(now, maxburst, out);
+        match self.cfg.variant {
+            Ns2Variant::Sack1 => return self.sack_send_much(now, maxburst, out),
+            Ns2Variant::Fack => return self.fack_send_much(now, maxburst, out),
+            Ns2Variant::SackRH => return self.rh_send_much(now, maxburst, out),
+            _ => {}
         }
         let mut win = self.window();
         let mut n = 0;
@@ -435,7 +455,7 @@ impl Ns2Sender {
         if self.rtt_active && ack >= self.rtt_seq {
             self.backoff = 1;
             self.rtt_active = false;
-            self.rtt_update(now);
+            self.rtt_update(now, self.rtt_ts);
         }
         self.newtimer(now, ack);
     }
@@ -475,6 +495,7 @@ impl Ns2Sender {
                 self.output(now, self.last_ack + 1, out);
                 self.dupwnd = NUMDUPACKS;
             }
+            Ns2Variant::Fack | Ns2Variant::SackRH => unreachable!("no dupack_action"),
             Ns2Variant::Sack1 => {
                 self.recover = self.maxseq;
                 self.pipe = self.maxseq - self.highest_ack - NUMDUPACKS;
@@ -503,6 +524,8 @@ impl Ns2Sender {
         self.timer = None;
         self.timeouts += 1;
         match self.cfg.variant {
+            Ns2Variant::Fack => return self.fack_timeout(now, out),
+            Ns2Variant::SackRH => return self.rh_timeout(now, out),
             Ns2Variant::Reno | Ns2Variant::Newreno => {
                 self.dupwnd = 0;
                 self.dupacks = 0;
@@ -550,6 +573,14 @@ impl Ns2Sender {
             Ns2Variant::Sack1 => {
                 let blocks = decode_blocks(ack, &pkt.sack);
                 self.recv_sack1(now, ack, &blocks, out)
+            }
+            Ns2Variant::Fack => {
+                let blocks = decode_blocks(ack, &pkt.sack);
+                self.recv_fack(now, ack, &blocks, pkt.ts_ecr, out)
+            }
+            Ns2Variant::SackRH => {
+                let blocks = decode_blocks(ack, &pkt.sack);
+                self.recv_rh(now, ack, &blocks, out)
             }
         }
         self.record(now);

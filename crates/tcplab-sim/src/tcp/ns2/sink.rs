@@ -20,6 +20,9 @@ pub struct Ns2Sink {
     seen: BTreeSet<i64>,
     /// ns-2's SackStack: earlier blocks, most recent first (at most `max_blocks`).
     stack: Vec<(i64, i64)>,
+    /// ts_to_echo_ and last_ack_sent_ (ts_echo_bugfix_ true, ts_echo_rfc1323_ false).
+    ts_to_echo: SimTime,
+    last_ack_sent: i64,
     pub acks_sent: u64,
     pub packets_received: u64,
 }
@@ -36,6 +39,8 @@ impl Ns2Sink {
             maxseen: 0,
             seen: BTreeSet::new(),
             stack: Vec::new(),
+            ts_to_echo: SimTime::ZERO,
+            last_ack_sent: 0,
             acks_sent: 0,
             packets_received: 0,
         }
@@ -48,6 +53,9 @@ impl Ns2Sink {
     pub fn on_segment(&mut self, _now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
         self.packets_received += 1;
         let s = pkt.seq as i64;
+        if pkt.ts_val >= self.ts_to_echo && s <= self.last_ack_sent + 1 {
+            self.ts_to_echo = pkt.ts_val;
+        }
         let is_dup = self.is_seen(s);
         if !is_dup {
             if s > self.maxseen {
@@ -69,7 +77,8 @@ impl Ns2Sink {
         ack.ack = cum.max(0) as u64;
         ack.sack = encode_blocks(cum, &blocks);
         ack.size = 40 + 8 * blocks.len() as u32;
-        ack.retransmit = false;
+        ack.ts_ecr = self.ts_to_echo;
+        self.last_ack_sent = cum;
         self.acks_sent += 1;
         out.push(ack);
     }

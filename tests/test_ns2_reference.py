@@ -6,7 +6,9 @@
   reference README (counts of `+`/`-` at r1, sink ACKs, every retransmission as seq@time
   of its `+` at r1, in microseconds), which must stay identical;
 * with the reference folder present ($NS2_TCPVARIANTS or /work/shared/reference/
-  ns2-tcpVariants), all 58 tests must match ns-2 event for event, exactly.
+  ns2-tcpVariants), all 58 tests must match ns-2 event for event, exactly, with the same
+  sender variables (cwnd_, ssthresh_, srtt_, rttvar_, ... at every change) and the same
+  summary.csv row.
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ needs_reference = pytest.mark.skipif(not (ns2ref.REFERENCE / "summary.csv").exis
 @needs_reference
 def test_every_test_matches_ns2_event_for_event():
     rows = [ns2ref.compare(t).row() for t in ns2ref.tests()]
-    bad = [r for r in rows if r["status"] != "exact"]
+    bad = [r for r in rows if r["status"] != "exact" or r["vars"] != "same" or r["summary"] != "same"]
     assert len(rows) == 58
-    assert not bad, ns2ref.table(bad)
+    assert not bad, ns2ref.table(bad) + "\n" + "\n".join(f"{r['test']}: {r['vars']}; {r['summary']}" for r in bad)
+
+
+@needs_reference
+def test_command_prints_the_table_and_succeeds(capsys):
+    assert ns2ref.main(["onedrop_reno", "fourdrops_sackRH", "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "onedrop_reno" in out and "2 with identical events" in out
+    assert "| fourdrops_sackRH | 14 24 26 28 | 234 = 230 + 4 (0) | 231 / 231 | no | 6 / 5.000 @2.27103 |" in out

@@ -75,7 +75,8 @@ def scenario(test: str) -> dict:
         "name": test,
         "seed": 1,
         "duration": "6s",
-        "trace": {"links": ["hop1.fwd", "hop1.rev"], "max_points": 1_000_000},
+        "trace": {"links": ["hop0.fwd", "hop0.rev", "hop1.fwd", "hop1.rev"], "cwnd": True,
+                  "max_points": 1_000_000},
         "network": {
             "path": {
                 "hops": [
@@ -117,6 +118,47 @@ def reference_events(test: str) -> Events:
     return ev
 
 
+VAR_DECIMALS = {"cwnd_": 3, "rtt_": 3, "srtt_": 3, "rttvar_": 3}
+
+
+def _var_changes(rows, initial: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """Per variable, its changes after t = 1 s as (time "%.5f", value as ns-2 prints it): the
+    last value at each time stamp, consecutive repeats dropped."""
+    last_at: dict[str, dict[str, str]] = {}
+    for t, name, value in rows:
+        last_at.setdefault(name, {})[t] = value
+    out = {}
+    for name, by_time in last_at.items():
+        prev, changes = initial.get(name), []
+        for t in sorted(by_time, key=float):
+            if float(t) < 1.0:
+                continue
+            v = by_time[t]
+            if v != prev:
+                changes.append((t, v))
+            prev = v
+        out[name] = changes
+    return out
+
+
+def reference_vars(test: str) -> dict[str, list[tuple[str, str]]]:
+    with gzip.open(REFERENCE / "vars" / f"{test}.csv.gz", "rt") as f:
+        rows = [(r["time_s"], r["var"], r["value"]) for r in csv.DictReader(f)]
+    initial = {}
+    for t, name, value in rows:
+        if float(t) < 1.0:
+            initial[name] = value
+    return _var_changes(rows, initial), initial
+
+
+def tcplab_vars(r, initial: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    rows = []
+    for t, flow, name, x in r.raw["traces"].get("ns2_vars", []):
+        d = VAR_DECIMALS.get(name)
+        rows.append((f"{t:.5f}", name, f"{x:.{d}f}" if d else str(int(x))))
+    return _var_changes(rows, initial)
+
+
 def tcplab_events(test: str):
     import tcplab
 
@@ -134,6 +176,79 @@ def tcplab_events(test: str):
         elif link == rev and typ == "ack" and kind == "+":
             ev.acks.append((us, ack))
     return ev, r
+
+
+def _t(us: int) -> str:
+    """A time in seconds as ns-2 prints it (no trailing zeros)."""
+    return f"{us / 1e6:.6f}".rstrip("0").rstrip(".")
+
+
+#: summary.csv columns reproduced from tcplab's run (the README's per-test table)
+SUMMARY_COLUMNS = ["drop_list", "data_sent", "highest_seq_sent", "retransmissions",
+                   "spurious_retransmissions", "rto_times", "retransmitted_at_r1",
+                   "series_packets_plus", "series_packets_minus", "series_acks_points",
+                   "last_ack_sent", "first_cut_time", "ssthresh_after_first_cut",
+                   "cwnd_after_first_cut", "cwnd_at_end", "ssthresh_at_end"]
+
+
+def tcplab_summary(r, ev: Events) -> dict[str, str]:
+    """summary.csv's columns, derived from tcplab's traces with the README's definitions."""
+    names = [l["link"] for l in r.raw["links"]]
+    fwd0, rev0, fwd1 = names.index("hop0.fwd"), names.index("hop0.rev"), names.index("hop1.fwd")
+    pk = r.raw["traces"]["packets"]
+    ack_arrivals = {round(e[0] * 1e6) for e in pk if e[1] == rev0 and e[2] == "r" and e[4] == "ack"}
+    sends = [(round(e[0] * 1e6), e[5]) for e in pk if e[1] == fwd0 and e[2] == "+" and e[4] == "data"]
+    fate: dict[int, list[bool]] = {}
+    for e in pk:
+        if e[1] == fwd1 and e[4] == "data" and e[2] in "+l":
+            fate.setdefault(e[5], []).append(e[2] == "l")
+    maxseq, rtx, spurious, nth, rto = -1, 0, 0, {}, []
+    for t, seq in sends:
+        k = nth.get(seq, 0)
+        nth[seq] = k + 1
+        if 0 < seq <= maxseq:
+            rtx += 1
+            if not all(fate.get(seq, [])[:k]):
+                spurious += 1
+        if t not in ack_arrivals and t != 1_000_000:
+            rto.append(_t(t))
+        maxseq = max(maxseq, seq)
+    arrivals = sorted([(t, s) for t, k, s in ev.packets if k == "+"] + list(ev.drops))
+    seen, rtx_r1 = set(), []
+    for t, s in arrivals:
+        if s in seen:
+            rtx_r1.append(f"{s}@{_t(t)}")
+        seen.add(s)
+    vars_ = [v for v in r.raw["traces"].get("ns2_vars", [])]
+    cut = next((v for v in vars_ if v[2] == "ssthresh_" and v[0] > 1.5), None)
+    cwnd_at = {}
+    for v in vars_:
+        if v[2] == "cwnd_":
+            cwnd_at[round(v[0] * 1e6)] = v[3]
+    last = {v[2]: v[3] for v in vars_}
+    return {
+        "drop_list": " ".join(str(s) for _, s in ev.drops),
+        "data_sent": str(sum(1 for _, s in sends if s > 0)),
+        "highest_seq_sent": str(maxseq),
+        "retransmissions": str(rtx),
+        "spurious_retransmissions": str(spurious),
+        "rto_times": " ".join(rto),
+        "retransmitted_at_r1": " ".join(rtx_r1),
+        "series_packets_plus": str(sum(1 for e in ev.packets if e[1] == "+")),
+        "series_packets_minus": str(sum(1 for e in ev.packets if e[1] == "-")),
+        "series_acks_points": str(2 * len(ev.acks)),
+        "last_ack_sent": str(max((a for _, a in ev.acks), default=-1)),
+        "first_cut_time": f"{cut[0]:.5f}" if cut else "",
+        "ssthresh_after_first_cut": str(int(cut[3])) if cut else "",
+        "cwnd_after_first_cut": f"{cwnd_at.get(round(cut[0] * 1e6), float('nan')):.3f}" if cut else "",
+        "cwnd_at_end": f"{last.get('cwnd_', float('nan')):.3f}",
+        "ssthresh_at_end": str(int(last.get("ssthresh_", -1))),
+    }
+
+
+def reference_summary() -> dict[str, dict[str, str]]:
+    with open(REFERENCE / "summary.csv") as f:
+        return {row["test"]: row for row in csv.DictReader(f)}
 
 
 def _first_diff(a: list, b: list):
@@ -157,6 +272,21 @@ class Comparison:
     ours: Events
     ref: Events
     note: str = ""
+    #: per ns-2 variable: its changes, tcplab's and the reference's
+    ours_vars: dict = field(default_factory=dict)
+    ref_vars: dict = field(default_factory=dict)
+    #: summary.csv's columns from tcplab's run, and those that differ from the reference's
+    summary: dict = field(default_factory=dict)
+    summary_diff: list = field(default_factory=list)
+
+    def vars_mismatch(self) -> str:
+        """The first variable whose changes differ, and where ("" if all agree)."""
+        for name in sorted(self.ref_vars):
+            a, b = self.ours_vars.get(name, []), self.ref_vars[name]
+            d = _first_diff(a, b)
+            if d:
+                return f"{name}[{d[0]}]: tcplab {d[1]} ns-2 {d[2]}"
+        return ""
 
     @staticmethod
     def _sorted(p):
@@ -213,55 +343,102 @@ class Comparison:
             "rtx": (len(self.retransmissions(o)), len(self.retransmissions(r))),
             "same_rtx": self.retransmissions(o) == self.retransmissions(r),
             "first_mismatch": self.first_mismatch(),
+            "vars": self.vars_mismatch() or "same",
+            "summary": ", ".join(self.summary_diff) or "same",
         }
 
 
 def compare(test: str) -> Comparison:
-    name, variant, _, _ = parse_test(test)
     ref = reference_events(test)
-    ours, _ = tcplab_events(test)
-    return Comparison(test, ours, ref)
+    ours, r = tcplab_events(test)
+    ref_vars, initial = reference_vars(test)
+    c = Comparison(test, ours, ref, ours_vars=tcplab_vars(r, initial), ref_vars=ref_vars)
+    c.summary = tcplab_summary(r, ours)
+    ref_row = reference_summary()[test]
+    c.summary_diff = [k for k in SUMMARY_COLUMNS if c.summary[k] != ref_row[k]]
+    return c
 
 
 def table(rows: list[dict]) -> str:
-    head = f"{'test':28} {'status':6} {'+ tcplab/ns-2':>14} {'- tcplab/ns-2':>14} {'acks':>10} {'rtx':>7} {'d':>5}  first mismatch"
+    """One line per test: counts as tcplab/ns-2(difference), then the three verdicts."""
+    head = (f"{'test':27} {'events':6} {'+ at r1':>13} {'- at r1':>13} {'ACKs':>13} {'drops':>9} "
+            f"{'rtx':>10} {'vars':5} {'summary':7} first mismatch")
     lines = [head, "-" * len(head)]
     for r in rows:
-        pair = lambda k: f"{r[k][0]}/{r[k][1]}"
-        diff = lambda k: r[k][0] - r[k][1]
+        def cell(k, w):
+            a, b = r[k]
+            return f"{a}/{b}({a - b:+d})".rjust(w)
         lines.append(
-            f"{r['test']:28} {r['status']:6} {pair('+'):>9}({diff('+'):+d}) {pair('-'):>9}({diff('-'):+d}) "
-            f"{pair('acks'):>10} {pair('rtx'):>7} {pair('drops'):>5}  {r['first_mismatch']}"
+            f"{r['test']:27} {r['status']:6} {cell('+', 13)} {cell('-', 13)} {cell('acks', 13)} "
+            f"{cell('drops', 9)} {cell('rtx', 10)} {'same' if r['vars'] == 'same' else 'DIFF':5} "
+            f"{'same' if r['summary'] == 'same' else 'DIFF':7} "
+            f"{r['first_mismatch'] or ('' if r['vars'] == 'same' else r['vars'])}"
         )
     return "\n".join(lines)
+
+
+def summary_table(comparisons: list[Comparison]) -> str:
+    """The reference README's per-test table, from tcplab's runs; a column that differs
+    from summary.csv is shown as "tcplab [ns-2: ...]"."""
+    ref = reference_summary()
+    out = ["| test | drops | data sent = new + rtx (spurious) | packets `+` / `-` | RTO fired "
+           "| 1st cut: ssthresh / cwnd | retransmissions, seq@time of `+` at r1 |",
+           "|---|---|---|---|---|---|---|"]
+    for c in comparisons:
+        m, R = c.summary, ref[c.test]
+
+        def f(*keys: str, fmt) -> str:
+            ours, theirs = fmt(m), fmt(R)
+            return ours if ours == theirs else f"{ours} [ns-2: {theirs}]"
+
+        out.append("| " + " | ".join([
+            c.test,
+            f("drop_list", fmt=lambda d: d["drop_list"]),
+            f(fmt=lambda d: f"{d['data_sent']} = {d['highest_seq_sent']} + {d['retransmissions']} "
+                            f"({d['spurious_retransmissions']})"),
+            f(fmt=lambda d: f"{d['series_packets_plus']} / {d['series_packets_minus']}"),
+            f(fmt=lambda d: d["rto_times"] or "no"),
+            f(fmt=lambda d: f"{d['ssthresh_after_first_cut']} / {d['cwnd_after_first_cut']} "
+                            f"@{d['first_cut_time']}"),
+            f(fmt=lambda d: d["retransmitted_at_r1"]),
+        ]) + " |")
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tcplab.ns2ref", description=__doc__.splitlines()[0])
     ap.add_argument("tests", nargs="*", help="test names (default: all 58)")
     ap.add_argument("--detail", action="store_true", help="print both event lists around the first mismatch")
+    ap.add_argument("--summary", action="store_true",
+                    help="also print the reference README's per-test table from tcplab's runs")
     a = ap.parse_args(argv)
     names = a.tests or tests()
-    rows = []
+    rows, comparisons = [], []
     for t in names:
         c = compare(t)
-        row = c.row()
-        if c.note:
-            row["status"], row["first_mismatch"] = "n/a", c.note
-        rows.append(row)
-        if a.detail and not c.exact and not c.note:
+        comparisons.append(c)
+        rows.append(c.row())
+        if a.detail and not c.exact:
             o, r = Comparison._sorted(c.ours.packets), Comparison._sorted(c.ref.packets)
             d = _first_diff(o, r)
             if d:
                 i = d[0]
                 for j in range(max(0, i - 5), min(max(len(o), len(r)), i + 8)):
                     print(f"  {j:4} tcplab {o[j] if j < len(o) else '-'!s:24} ns-2 {r[j] if j < len(r) else '-'}")
+    print(f"tcplab profile = \"ns2\" against ns-2 tcpVariants ({REFERENCE}); counts are tcplab/ns-2(difference)")
     print(table(rows))
     exact = sum(r["status"] == "exact" for r in rows)
     within = sum(r["status"] in ("exact", "1ms") for r in rows)
-    same = sum(r["same_rtx"] and r["drops"][0] == r["drops"][1] for r in rows if r["status"] != "n/a")
-    print(f"\n{len(rows)} tests: {exact} identical, {within} within 1 ms, {same} with the same drops and retransmissions")
-    return 0
+    same = sum(r["same_rtx"] and r["drops"][0] == r["drops"][1] for r in rows)
+    vars_same = sum(r["vars"] == "same" for r in rows)
+    summary_same = sum(r["summary"] == "same" for r in rows)
+    print(f"\n{len(rows)} tests: {exact} with identical events, {within} within 1 ms, {same} with the same "
+          f"drops and retransmissions, {vars_same} with identical sender variables, "
+          f"{summary_same} with the same summary.csv row")
+    if a.summary:
+        print()
+        print(summary_table(comparisons))
+    return 0 if exact == len(rows) else 1
 
 
 if __name__ == "__main__":

@@ -37,6 +37,16 @@ struct Flow {
 
 impl Flow {
     fn counters(&self) -> FlowCounters {
+        if let Some(n) = &self.ns2 {
+            return FlowCounters {
+                segments_sent: n.0.segments_sent,
+                segments_retransmitted: n.0.retransmits,
+                timeouts: n.0.timeouts,
+                bytes_delivered: n.1.packets_delivered() * self.mss as u64,
+                acks_sent: n.1.acks_sent,
+                ..Default::default()
+            };
+        }
         FlowCounters {
             bytes_delivered: self.receiver.bytes_delivered,
             acks_sent: self.receiver.acks_sent,
@@ -81,6 +91,11 @@ impl Simulation {
                 if sc.trace.cwnd {
                     sender.enable_trace(trace_limit);
                 }
+                let mut ns2 = tcp::ns2_endpoints_for(f, i as u32, src, dst).map(Box::new);
+                if let (Some(n), true) = (&mut ns2, sc.trace.cwnd) {
+                    n.0.trace = Some(Vec::new());
+                    n.0.vars = Some(Vec::new());
+                }
                 Flow {
                     variant: f.tcp,
                     ack: f.ack,
@@ -95,7 +110,7 @@ impl Simulation {
                     snapshot: FlowCounters::default(),
                     completed: None,
                     role: Role::Foreground,
-                    ns2: tcp::ns2_endpoints_for(f, i as u32, src, dst).map(Box::new),
+                    ns2,
                 }
             })
             .collect();
@@ -427,6 +442,32 @@ impl Simulation {
                 let from = f.start.max(self.warmup);
                 let active_ns = stop.ns().saturating_sub(from.ns()).max(1);
                 let segments_acked = c.bytes_acked as f64 / f.mss as f64;
+                if let Some(n) = &mut f.ns2 {
+                    let id = f.sender.core.flow;
+                    let mss = f.mss as f64;
+                    if let Some(t) = n.0.trace.take() {
+                        traces.cwnd.extend(t.into_iter().map(|(at, c, s)| {
+                            (
+                                at.secs_f64(),
+                                id,
+                                (c * mss).round() as u64,
+                                s.max(0) as u64 * mss as u64,
+                            )
+                        }));
+                    }
+                    if let Some(v) = n.0.vars.take() {
+                        let names = tcp::ns2::agent::VAR_NAMES;
+                        let mut last = [f64::NAN; 10];
+                        for (at, vals) in v {
+                            for (k, x) in vals.iter().enumerate() {
+                                if last[k].to_bits() != x.to_bits() {
+                                    traces.ns2_vars.push((at.secs_f64(), id, names[k], *x));
+                                }
+                            }
+                            last = vals;
+                        }
+                    }
+                }
                 if let Some(t) = f.sender.core.trace.take() {
                     traces.truncated |= t.len() >= f.sender.core.trace_limit;
                     let id = f.sender.core.flow;

@@ -152,6 +152,8 @@ pub struct Ns2Sender {
     rtt_ts: SimTime,
     t_srtt: i32,
     t_rttvar: i32,
+    /// The last RTT sample, ticks.
+    t_rtt: i32,
     /// t_rtxcur_ in ns.
     rtxcur: u64,
     backoff: u64,
@@ -172,12 +174,31 @@ pub struct Ns2Sender {
     pub timeouts: u64,
     /// (time, cwnd, ssthresh) at every change, if enabled.
     pub trace: Option<Vec<(SimTime, f64, i64)>>,
+    /// ns-2's traced variables (`VAR_NAMES`) after every event that changed one, if enabled.
+    pub vars: Option<Vec<(SimTime, [f64; VAR_NAMES.len()])>>,
 }
+
+/// The sender variables ns-2 traces, with ns-2's names and units (cwnd_ in packets,
+/// rtt_/srtt_/rttvar_ in seconds as ns-2 prints them: srtt_ = (t_srtt >> 3) ticks,
+/// rttvar_ = t_rttvar / 4 ticks).
+pub const VAR_NAMES: [&str; 10] = [
+    "cwnd_",
+    "ssthresh_",
+    "dupacks_",
+    "ack_",
+    "maxseq_",
+    "t_seqno_",
+    "backoff_",
+    "rtt_",
+    "srtt_",
+    "rttvar_",
+];
 
 impl Ns2Sender {
     pub fn new(cfg: Ns2Config, flow: u32, node: NodeId, peer: NodeId) -> Self {
         let ssthresh = cfg.window as i64;
         let rtxcur = cfg.rto_init.ns();
+        let tick_ns = cfg.tick_ns.max(1);
         Ns2Sender {
             cfg,
             flow,
@@ -197,7 +218,8 @@ impl Ns2Sender {
             rtt_seq: -1,
             rtt_ts: SimTime::ZERO,
             t_srtt: 0,
-            t_rttvar: 0,
+            // rttvar_init_ 12 s: int(12 / tick) << 2 (irrelevant once the SYN is sampled)
+            t_rttvar: ((12_000_000_000 / tick_ns) << 2) as i32,
             rtxcur,
             backoff: 1,
             timer: None,
@@ -214,6 +236,8 @@ impl Ns2Sender {
             retransmits: 0,
             timeouts: 0,
             trace: None,
+            vars: None,
+            t_rtt: 0,
         }
     }
 
@@ -226,6 +250,26 @@ impl Ns2Sender {
     }
 
     fn record(&mut self, now: SimTime) {
+        if self.vars.is_some() {
+            let tick = self.cfg.tick_ns as f64 * 1e-9;
+            let v = [
+                self.cwnd,
+                self.ssthresh as f64,
+                self.dupacks as f64,
+                self.highest_ack as f64,
+                self.maxseq as f64,
+                self.t_seqno as f64,
+                self.backoff as f64,
+                self.t_rtt as f64 * tick,
+                (self.t_srtt >> 3) as f64 * tick,
+                self.t_rttvar as f64 * tick / 4.0,
+            ];
+            if let Some(vars) = &mut self.vars {
+                if vars.last().is_none_or(|l| l.1 != v) {
+                    vars.push((now, v));
+                }
+            }
+        }
         let (c, s) = (self.cwnd, self.ssthresh);
         if let Some(t) = &mut self.trace {
             if t.last().is_none_or(|l| l.1 != c || l.2 != s) {
@@ -266,6 +310,7 @@ impl Ns2Sender {
         let send = sent.ns() + self.cfg.boot_ns;
         let tao = now.ns() - sent.ns();
         let m = (((tao + send % tick) / tick) as i32).max(1);
+        self.t_rtt = m;
         if self.t_srtt != 0 {
             let mut delta = (m - (self.t_srtt >> 3)) as i16 as i32;
             self.t_srtt += delta;
@@ -513,8 +558,8 @@ impl Ns2Sender {
 
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.started = true;
-        self.record(now);
         self.send_much(now, 0, out);
+        self.record(now);
     }
 
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {

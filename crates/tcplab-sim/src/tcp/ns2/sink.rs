@@ -46,6 +46,11 @@ impl Ns2Sink {
         }
     }
 
+    /// Data packets received in order (the SYN is packet 0).
+    pub fn packets_delivered(&self) -> u64 {
+        (self.next - 1).max(0) as u64
+    }
+
     fn is_seen(&self, s: i64) -> bool {
         s < self.next || self.seen.contains(&s)
     }

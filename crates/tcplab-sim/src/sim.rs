@@ -95,6 +95,7 @@ impl Simulation {
                 if let (Some(n), true) = (&mut ns2, sc.trace.cwnd) {
                     n.0.trace = Some(Vec::new());
                     n.0.vars = Some(Vec::new());
+                    n.0.trace_limit = trace_limit;
                 }
                 Flow {
                     variant: f.tcp,
@@ -446,6 +447,7 @@ impl Simulation {
                     let id = f.sender.core.flow;
                     let mss = f.mss as f64;
                     if let Some(t) = n.0.trace.take() {
+                        traces.truncated |= t.len() >= n.0.trace_limit;
                         traces.cwnd.extend(t.into_iter().map(|(at, c, s)| {
                             (
                                 at.secs_f64(),
@@ -456,6 +458,7 @@ impl Simulation {
                         }));
                     }
                     if let Some(v) = n.0.vars.take() {
+                        traces.truncated |= v.len() >= n.0.trace_limit;
                         let names = tcp::ns2::agent::VAR_NAMES;
                         let mut last = [f64::NAN; 10];
                         for (at, vals) in v {

@@ -334,6 +334,12 @@ impl FlowSpec {
                 ),
             ));
         }
+        if self.profile == Some(Profile::Ns2) && self.bytes.is_some() {
+            return Err(invalid(
+                format!("{at}.bytes"),
+                "the ns2 profile models ns-2's FTP source: unlimited data (leave bytes out)",
+            ));
+        }
         if self.partial_ack.is_some() && (self.profile != Some(Profile::Ns2) || self.tcp != Variant::Sack) {
             return Err(invalid(
                 format!("{at}.partial_ack"),

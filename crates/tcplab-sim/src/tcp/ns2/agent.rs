@@ -176,6 +176,8 @@ pub struct Ns2Sender {
     pub trace: Option<Vec<(SimTime, f64, i64)>>,
     /// ns-2's traced variables (`VAR_NAMES`) after every event that changed one, if enabled.
     pub vars: Option<Vec<(SimTime, [f64; VAR_NAMES.len()])>>,
+    /// Points kept per trace.
+    pub trace_limit: usize,
 }
 
 /// The sender variables ns-2 traces, with ns-2's names and units (cwnd_ in packets,
@@ -237,6 +239,7 @@ impl Ns2Sender {
             timeouts: 0,
             trace: None,
             vars: None,
+            trace_limit: usize::MAX,
             t_rtt: 0,
         }
     }
@@ -264,15 +267,17 @@ impl Ns2Sender {
                 (self.t_srtt >> 3) as f64 * tick,
                 self.t_rttvar as f64 * tick / 4.0,
             ];
+            let limit = self.trace_limit;
             if let Some(vars) = &mut self.vars {
-                if vars.last().is_none_or(|l| l.1 != v) {
+                if vars.len() < limit && vars.last().is_none_or(|l| l.1 != v) {
                     vars.push((now, v));
                 }
             }
         }
         let (c, s) = (self.cwnd, self.ssthresh);
+        let limit = self.trace_limit;
         if let Some(t) = &mut self.trace {
-            if t.last().is_none_or(|l| l.1 != c || l.2 != s) {
+            if t.len() < limit && t.last().is_none_or(|l| l.1 != c || l.2 != s) {
                 t.push((now, c, s));
             }
         }

@@ -70,3 +70,12 @@ def test_command_prints_the_table_and_succeeds(capsys):
     out = capsys.readouterr().out
     assert "onedrop_reno" in out and "2 with identical events" in out
     assert "| fourdrops_sackRH | 14 24 26 28 | 234 = 230 + 4 (0) | 231 / 231 | no | 6 / 5.000 @2.27103 |" in out
+
+
+@pytest.mark.skipif(__import__("shutil").which("ns") is None, reason="no local ns-2 (apt-get install ns2)")
+def test_cases_beyond_the_reference_match_a_local_ns2(tmp_path):
+    """Lost retransmissions, backoff, timeouts in recovery, a lost SYN, a DropTail overflow:
+    run by Debian's ns-2 and by tcplab, every event and sender variable identical."""
+    rows = [ns2ref.compare_with_ns2(t, *ns2ref.EXTRA[t], tmp_path).row() for t in ns2ref.EXTRA]
+    bad = [r for r in rows if r["status"] != "exact" or r["vars"] != "same"]
+    assert not bad, ns2ref.table(bad)

@@ -10,10 +10,14 @@ use tcplab_sim::stats::RunResult;
 /// FTP flow from 1 s to 6 s; ns-2's drop list entry n (the SYN is packet 0) is the
 /// (n+1)-th arrival at the r1 -> k1 link.
 fn tcp_variants(tcp: &str, drops: &[u64], extra: &str) -> RunResult {
+    tcp_variants_for(tcp, drops, extra, "6s")
+}
+
+fn tcp_variants_for(tcp: &str, drops: &[u64], extra: &str, duration: &str) -> RunResult {
     let script: Vec<u64> = drops.iter().map(|n| n + 1).collect();
     let text = format!(
         r#"
-duration = "6s"
+duration = "{duration}"
 trace = {{ links = ["hop0.fwd", "hop1.fwd", "hop1.rev"] }}
 [network.path]
 hops = [
@@ -217,4 +221,42 @@ fn the_profile_rejects_what_it_does_not_model() {
     assert!(bad("profile = \"ns2\"\ntcp = \"bsd43\"").contains("tcp"));
     assert!(bad("tcp = \"sack\"\npartial_ack = true").contains("partial_ack"));
     assert!(bad("profile = \"ns2\"\nbytes = \"1MB\"").contains("bytes"));
+}
+
+// Cases the reference does not cover, with facts from Debian's ns-2 2.35 running the same
+// set-up (`python -m tcplab.ns2ref --ns2-extra DIR`, which compares every event).
+
+#[test]
+fn a_lost_timeout_retransmission_backs_off_to_two_seconds_as_in_ns2() {
+    // ns-2 drop list 14 28 36: entry 36 is the timeout's retransmission of 28.
+    let r = tcp_variants("reno", &[14, 28, 36], "");
+    assert_eq!(
+        retransmissions_at_r1(&r),
+        vec![(14, 2_070_240), (28, 3_282_120), (28, 5_282_120)]
+    );
+    assert_eq!(r.flows[0].timeouts, 2);
+}
+
+#[test]
+fn a_lost_syn_is_resent_after_the_initial_six_seconds_as_in_ns2() {
+    let r = tcp_variants_for("reno", &[0], "", "8s");
+    assert_eq!(drops(&r), vec![(0, 1_000_040)]);
+    assert_eq!(retransmissions_at_r1(&r), vec![(0, 7_000_040)]);
+    assert_eq!(r.flows[0].timeouts, 1);
+}
+
+#[test]
+fn the_droptail_overflow_hits_the_same_packet_as_in_ns2() {
+    // NewReno with Limited Transmit, ns-2 drop list 14 29, 8 s: ns-2 (limit 8, at most 7
+    // waiting) overflows once, dropping seq 429 as it arrives at r1 at 7.49324 s.
+    let r = tcp_variants_for("newreno", &[14, 29], "limited_transmit = true", "8s");
+    let l = link(&r, "hop1.fwd");
+    let queue_drops: Vec<(u64, u64)> = r
+        .traces
+        .packets
+        .iter()
+        .filter(|e| e.1 == l && e.2 == "d")
+        .map(|e| (e.5, us(e.0)))
+        .collect();
+    assert_eq!(queue_drops, vec![(429, 7_493_240)]);
 }

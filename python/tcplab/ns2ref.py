@@ -442,6 +442,11 @@ EXTRA = {
     "rtxloss_sack": ([14, 24, 26, 28, 31], 8.0),  # the retransmission of 24 is lost
     "rtxloss_fack": ([14, 24, 26, 28, 31], 8.0),
     "rtxloss_partial_ack_sack": ([14, 24, 26, 28, 31], 8.0),  # (here entry 31 is new data)
+    "rtxloss_sackRH": ([14, 24, 26, 28, 34], 8.0),  # SackRH's retransmission of 24 is lost
+    "rtxloss_multiple2_newreno": ([11, 12, 13, 14, 16, 28], 8.0),  # its 5th retransmission (16)
+    "rtxloss_multiple_newreno": ([11, 12, 13, 14, 16, 17, 18, 19, 31], 10.0),  # ... (19)
+    "rto_above_1s_newreno": ([11, 12, 13, 14, 16, 35, 42], 8.0),  # 30 and its fast rtx lost
+    "blackout_reno": ([14, 28, 36, 37, 38, 39], 40.0),  # 5 timeouts in a row: backoff 32
     "syn_reno": ([0], 12.0),                 # the SYN is lost
     "syn_sack": ([0], 12.0),
 }

@@ -113,25 +113,24 @@ def trace_events(lines) -> Events:
     instant; tcplab traces only the `d` (the packet never waits), so that `+` is left out."""
     ev = Events()
     plus_of_uid: dict[str, int] = {}
-    if True:
-        for line in lines:
-            w = line.split()
-            if len(w) < 11 or w[7] != "1":
-                continue
-            t = round(float(w[1]) * 1e6)
-            link = (w[2], w[3])
-            if link == ("2", "3") and w[4] == "tcp":
-                if w[0] in "+-":
-                    if w[0] == "+":
-                        plus_of_uid[w[11]] = len(ev.packets)
-                    ev.packets.append((t, w[0], int(w[10])))
-                elif w[0] == "d":
-                    i = plus_of_uid.get(w[11])
-                    if i is not None and ev.packets[i] == (t, "+", int(w[10])):
-                        ev.packets[i] = None  # overflow: enqueued and dropped at once
-                    ev.drops.append((t, int(w[10])))
-            elif link == ("3", "2") and w[4] == "ack" and w[0] == "+":
-                ev.acks.append((t, int(w[10])))
+    for line in lines:
+        w = line.split()
+        if len(w) < 11 or w[7] != "1":
+            continue
+        t = round(float(w[1]) * 1e6)
+        link = (w[2], w[3])
+        if link == ("2", "3") and w[4] == "tcp":
+            if w[0] in "+-":
+                if w[0] == "+":
+                    plus_of_uid[w[11]] = len(ev.packets)
+                ev.packets.append((t, w[0], int(w[10])))
+            elif w[0] == "d":
+                i = plus_of_uid.get(w[11])
+                if i is not None and ev.packets[i] == (t, "+", int(w[10])):
+                    ev.packets[i] = None  # overflow: enqueued and dropped at once
+                ev.drops.append((t, int(w[10])))
+        elif link == ("3", "2") and w[4] == "ack" and w[0] == "+":
+            ev.acks.append((t, int(w[10])))
     ev.packets = [e for e in ev.packets if e is not None]
     return ev
 
@@ -289,7 +288,6 @@ class Comparison:
     test: str
     ours: Events
     ref: Events
-    note: str = ""
     #: per ns-2 variable: its changes, tcplab's and the reference's
     ours_vars: dict = field(default_factory=dict)
     ref_vars: dict = field(default_factory=dict)

@@ -57,10 +57,8 @@ fn retransmissions_at_r1(r: &RunResult) -> Vec<(u64, u64)> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for e in &r.traces.packets {
-        if e.1 == l && e.4 == "data" && (e.2 == "+" || e.2 == "l") {
-            if !seen.insert(e.5) {
-                out.push((e.5, us(e.0)));
-            }
+        if e.1 == l && e.4 == "data" && (e.2 == "+" || e.2 == "l") && !seen.insert(e.5) {
+            out.push((e.5, us(e.0)));
         }
     }
     out

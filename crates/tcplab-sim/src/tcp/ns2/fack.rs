@@ -228,8 +228,9 @@ enum Hole {
     #[default]
     None,
     Counting,
-    NewHole,
-    RetransOccurred,
+    /// RHEH_NEW_HOLE: three duplicate ACKs on the first hole
+    Found,
+    Retransmitted,
 }
 
 #[derive(Default)]
@@ -457,7 +458,7 @@ impl Ns2Sender {
         if !sackpresent && old_ack == self.last_ack {
             self.rh.num_dupacks += 1;
             if self.rh.hole == Hole::Counting && self.rh.num_dupacks == NUMDUPACKS {
-                self.rh.hole = Hole::NewHole;
+                self.rh.hole = Hole::Found;
             }
         }
         let la = self.last_ack;
@@ -498,7 +499,7 @@ impl Ns2Sender {
             self.rh.retran_data = 0;
             self.rh.num_dupacks -= self.last_ack - old_ack - 1;
             self.rh.hole = if self.rh.num_dupacks >= NUMDUPACKS {
-                Hole::NewHole
+                Hole::Found
             } else {
                 Hole::Counting
             };
@@ -552,9 +553,9 @@ impl Ns2Sender {
             found = false;
             let mut x = self.rh.board.next_retran(NUMDUPACKS);
             if x == -1 {
-                if matches!(self.rh.state, Rh::Est | Rh::EstRepair) && self.rh.hole == Hole::NewHole {
+                if matches!(self.rh.state, Rh::Est | Rh::EstRepair) && self.rh.hole == Hole::Found {
                     x = self.last_ack + 1;
-                    self.rh.hole = Hole::RetransOccurred;
+                    self.rh.hole = Hole::Retransmitted;
                     self.rh.num_retrans += 1;
                     self.rh.retran_data += 1;
                     self.rh.retran_flag = true;

@@ -216,9 +216,11 @@ fn the_profile_rejects_what_it_does_not_model() {
         );
         tcplab_sim::run_toml(&text, &[]).unwrap_err().to_string()
     };
-    assert!(bad("profile = \"ns2\"\ntcp = \"bsd43\"").contains("tcp"));
+    assert!(bad("profile = \"ns2\"\nack = \"immediate\"\ntcp = \"bsd43\"").contains("tcp"));
     assert!(bad("tcp = \"sack\"\npartial_ack = true").contains("partial_ack"));
-    assert!(bad("profile = \"ns2\"\nbytes = \"1MB\"").contains("bytes"));
+    assert!(bad("profile = \"ns2\"\nack = \"immediate\"\nbytes = \"1MB\"").contains("bytes"));
+    assert!(bad("profile = \"ns2\"").contains("flows[0].ack"));
+    assert!(bad("profile = \"ns2\"\nack = \"immediate\"\ntimestamps = true").contains("timestamps"));
 }
 
 // Cases the reference does not cover, with facts from Debian's ns-2 2.35 running the same

@@ -334,6 +334,18 @@ impl FlowSpec {
                 ),
             ));
         }
+        if self.profile == Some(Profile::Ns2) && self.ack != AckKind::Immediate {
+            return Err(invalid(
+                format!("{at}.ack"),
+                "the ns2 profile's sinks (TCPSink, TCPSink/Sack1) ACK every packet (expected \"immediate\")",
+            ));
+        }
+        if self.profile == Some(Profile::Ns2) && self.timestamps {
+            return Err(invalid(
+                format!("{at}.timestamps"),
+                "the ns2 profile models ns-2's default agents, without the timestamp option",
+            ));
+        }
         if self.profile == Some(Profile::Ns2) && self.bytes.is_some() {
             return Err(invalid(
                 format!("{at}.bytes"),

@@ -570,7 +570,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.summary and not a.ns2_extra:
         print()
         print(summary_table(comparisons))
-    return 0 if exact == len(rows) else 1
+    ok = exact == vars_same == len(rows) and (a.ns2_extra or summary_same == len(rows))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

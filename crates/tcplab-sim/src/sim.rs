@@ -31,10 +31,22 @@ struct Flow {
     snapshot: FlowCounters,
     completed: Option<SimTime>,
     role: Role,
+    /// profile = "ns2": ns-2's agent and sink replace `sender` and `receiver`.
+    ns2: Option<Box<(tcp::ns2::Ns2Sender, tcp::ns2::Ns2Sink)>>,
 }
 
 impl Flow {
     fn counters(&self) -> FlowCounters {
+        if let Some(n) = &self.ns2 {
+            return FlowCounters {
+                segments_sent: n.0.segments_sent,
+                segments_retransmitted: n.0.retransmits,
+                timeouts: n.0.timeouts,
+                bytes_delivered: n.1.packets_delivered() * self.mss as u64,
+                acks_sent: n.1.acks_sent,
+                ..Default::default()
+            };
+        }
         FlowCounters {
             bytes_delivered: self.receiver.bytes_delivered,
             acks_sent: self.receiver.acks_sent,
@@ -79,6 +91,12 @@ impl Simulation {
                 if sc.trace.cwnd {
                     sender.enable_trace(trace_limit);
                 }
+                let mut ns2 = tcp::ns2_endpoints_for(f, i as u32, src, dst).map(Box::new);
+                if let (Some(n), true) = (&mut ns2, sc.trace.cwnd) {
+                    n.0.trace = Some(Vec::new());
+                    n.0.vars = Some(Vec::new());
+                    n.0.trace_limit = trace_limit;
+                }
                 Flow {
                     variant: f.tcp,
                     ack: f.ack,
@@ -96,6 +114,7 @@ impl Simulation {
                     snapshot: FlowCounters::default(),
                     completed: None,
                     role: Role::Foreground,
+                    ns2,
                 }
             })
             .collect();
@@ -121,6 +140,7 @@ impl Simulation {
                 snapshot: FlowCounters::default(),
                 completed: None,
                 role: c.role,
+                ns2: None,
             });
         }
         let n_links = topo.links.len();
@@ -219,14 +239,19 @@ impl Simulation {
                         if f.sender_armed == Some(now) {
                             f.sender_armed = None;
                         }
-                        f.sender.on_timer(now, &mut out);
+                        match &mut f.ns2 {
+                            Some(n) => n.0.on_timer(now, &mut out),
+                            None => f.sender.on_timer(now, &mut out),
+                        }
                         f.src
                     }
                     Side::Receiver => {
                         if f.receiver_armed == Some(now) {
                             f.receiver_armed = None;
                         }
-                        f.receiver.on_timer(now, &mut out);
+                        if f.ns2.is_none() {
+                            f.receiver.on_timer(now, &mut out);
+                        }
                         f.dst
                     }
                 };
@@ -237,7 +262,10 @@ impl Simulation {
             Event::FlowStart { flow } => {
                 let mut out = std::mem::take(&mut self.out);
                 let f = &mut self.flows[flow as usize];
-                f.sender.start(now, &mut out);
+                match &mut f.ns2 {
+                    Some(n) => n.0.start(now, &mut out),
+                    None => f.sender.start(now, &mut out),
+                }
                 let node = f.src;
                 self.emit(now, node, &mut out);
                 self.out = out;
@@ -254,12 +282,24 @@ impl Simulation {
         let mut out = std::mem::take(&mut self.out);
         match pkt.kind {
             PacketKind::Data => {
-                f.receiver.on_segment(now, &pkt, &mut out);
+                match &mut f.ns2 {
+                    Some(n) => n.1.on_segment(now, &pkt, &mut out),
+                    None => f.receiver.on_segment(now, &pkt, &mut out),
+                }
                 let node = f.dst;
                 self.emit(now, node, &mut out);
                 self.out = out;
                 self.arm(flow, Side::Receiver);
                 self.traffic_after_data(now, flow);
+            }
+            PacketKind::Ack if f.ns2.is_some() => {
+                if let Some(n) = &mut f.ns2 {
+                    n.0.on_ack(now, &pkt, &mut out);
+                }
+                let node = f.src;
+                self.emit(now, node, &mut out);
+                self.out = out;
+                self.arm(flow, Side::Sender);
             }
             PacketKind::Ack => {
                 f.sender.on_ack(now, &pkt, &mut out);
@@ -326,7 +366,14 @@ impl Simulation {
     fn arm(&mut self, flow: u32, side: Side) {
         let f = &mut self.flows[flow as usize];
         let (deadline, armed) = match side {
-            Side::Sender => (f.sender.deadline(), &mut f.sender_armed),
+            Side::Sender => (
+                match &f.ns2 {
+                    Some(n) => n.0.deadline(),
+                    None => f.sender.deadline(),
+                },
+                &mut f.sender_armed,
+            ),
+            Side::Receiver if f.ns2.is_some() => (None, &mut f.receiver_armed),
             Side::Receiver => (f.receiver.deadline(), &mut f.receiver_armed),
         };
         if let Some(d) = deadline {
@@ -399,6 +446,34 @@ impl Simulation {
                 let from = f.start.max(self.warmup);
                 let active_ns = stop.ns().saturating_sub(from.ns()).max(1);
                 let segments_acked = c.bytes_acked as f64 / f.mss as f64;
+                if let Some(n) = &mut f.ns2 {
+                    let id = f.sender.core.flow;
+                    let mss = f.mss as f64;
+                    if let Some(t) = n.0.trace.take() {
+                        traces.truncated |= t.len() >= n.0.trace_limit;
+                        traces.cwnd.extend(t.into_iter().map(|(at, c, s)| {
+                            (
+                                at.secs_f64(),
+                                id,
+                                (c * mss).round() as u64,
+                                s.max(0) as u64 * mss as u64,
+                            )
+                        }));
+                    }
+                    if let Some(v) = n.0.vars.take() {
+                        traces.truncated |= v.len() >= n.0.trace_limit;
+                        let names = tcp::ns2::agent::VAR_NAMES;
+                        let mut last = [f64::NAN; 10];
+                        for (at, vals) in v {
+                            for (k, x) in vals.iter().enumerate() {
+                                if last[k].to_bits() != x.to_bits() {
+                                    traces.ns2_vars.push((at.secs_f64(), id, names[k], *x));
+                                }
+                            }
+                            last = vals;
+                        }
+                    }
+                }
                 if let Some(t) = f.sender.core.trace.take() {
                     traces.truncated |= t.len() >= f.sender.core.trace_limit;
                     let id = f.sender.core.flow;

@@ -208,6 +208,10 @@ pub struct Traces {
     /// size, retransmit) with event "+" enqueue, "-" dequeue (transmission starts), "d" queue
     /// drop, "l" loss-module drop, "r" received at the far end; kind "data" or "ack".
     pub packets: Vec<PacketEvent>,
+    /// Flows with profile = "ns2" and trace.cwnd: ns-2's traced sender variables (time s,
+    /// flow, name, value) after every event that changed one (tcp/ns2/agent.rs VAR_NAMES).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ns2_vars: Vec<(f64, u32, &'static str, f64)>,
     /// True if a trace hit its point limit and stopped recording.
     pub truncated: bool,
 }

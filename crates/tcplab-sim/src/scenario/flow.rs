@@ -202,6 +202,23 @@ pub struct FlowSpec {
     /// Delayed-ACK timer (used with ack = "delayed" and "every").
     #[serde(default = "default_delack")]
     pub delack_timeout: Duration,
+    /// "ns2": ns-2's one-way agents and sinks in packet units instead of the native senders
+    /// (tcp = tahoe, reno, newreno, sack, fack or sackrh; window_ = rwnd / mss packets, windowInit_ =
+    /// initial_window, tcpTick_ = clock_tick, boot_time_ = clock_phase, singledup_ =
+    /// limited_transmit; one ACK per packet). See docs/validation/ns2-tcpVariants.md.
+    #[serde(default)]
+    pub profile: Option<Profile>,
+    /// ns-2 Sack1's partial_ack_ (profile = "ns2", tcp = "sack" only).
+    #[serde(default)]
+    pub partial_ack: Option<bool>,
+}
+
+/// An alternative implementation of the flow's endpoints.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// ns-2's one-way TCP agents (tcp/ns2).
+    Ns2,
 }
 
 fn default_ssthresh_rule() -> SsthreshRule {
@@ -321,6 +338,38 @@ impl FlowSpec {
             ));
         }
         let v = self.tcp.name();
+        if self.profile == Some(Profile::Ns2) && self.tcp == Variant::Bsd43 {
+            return Err(invalid(
+                format!("{at}.tcp"),
+                format!(
+                    "\"{v}\" has no ns2 profile model (expected tahoe, reno, newreno, sack, fack or sackrh)"
+                ),
+            ));
+        }
+        if self.profile == Some(Profile::Ns2) && self.ack != AckKind::Immediate {
+            return Err(invalid(
+                format!("{at}.ack"),
+                "the ns2 profile's sinks (TCPSink, TCPSink/Sack1) ACK every packet (expected \"immediate\")",
+            ));
+        }
+        if self.profile == Some(Profile::Ns2) && self.timestamps {
+            return Err(invalid(
+                format!("{at}.timestamps"),
+                "the ns2 profile models ns-2's default agents, without the timestamp option",
+            ));
+        }
+        if self.profile == Some(Profile::Ns2) && self.bytes.is_some() {
+            return Err(invalid(
+                format!("{at}.bytes"),
+                "the ns2 profile models ns-2's FTP source: unlimited data (leave bytes out)",
+            ));
+        }
+        if self.partial_ack.is_some() && (self.profile != Some(Profile::Ns2) || self.tcp != Variant::Sack) {
+            return Err(invalid(
+                format!("{at}.partial_ack"),
+                "applies only with profile = \"ns2\" and tcp = \"sack\"",
+            ));
+        }
         let only = |field: &str, allowed: &str| {
             invalid(
                 format!("{at}.{field}"),
@@ -391,7 +440,7 @@ impl FlowSpec {
             ));
         }
         let est = self.estimator();
-        if est == Estimator::Rfc6298 && self.clock_tick.is_some() {
+        if est == Estimator::Rfc6298 && self.clock_tick.is_some() && self.profile.is_none() {
             return Err(invalid(format!("{at}.clock_tick"), "applies to the coarse-clock estimators (rto_estimator = jacobson88, sigcomm88 or rfc793); rfc6298 uses rto_granularity"));
         }
         if matches!(est, Estimator::Jacobson88 | Estimator::Sigcomm88)

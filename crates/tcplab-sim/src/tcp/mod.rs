@@ -4,6 +4,7 @@
 pub mod bsd43;
 pub mod fack;
 pub mod newreno;
+pub mod ns2;
 pub mod receiver;
 pub mod recovery;
 pub mod reno;
@@ -125,4 +126,44 @@ pub fn receiver_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Rece
     } else {
         r
     }
+}
+
+/// The ns-2 agent and sink of a flow with `profile = "ns2"` (None for native flows).
+pub fn ns2_endpoints_for(
+    f: &FlowSpec,
+    flow: u32,
+    node: NodeId,
+    peer: NodeId,
+) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
+    use crate::scenario::Profile;
+    f.profile?;
+    debug_assert_eq!(f.profile, Some(Profile::Ns2));
+    let variant = match f.tcp {
+        Variant::Tahoe => ns2::Ns2Variant::Tahoe,
+        Variant::Reno => ns2::Ns2Variant::Reno,
+        Variant::Newreno => ns2::Ns2Variant::Newreno,
+        Variant::Sack => ns2::Ns2Variant::Sack1,
+        Variant::Fack => ns2::Ns2Variant::Fack,
+        Variant::Sackrh => ns2::Ns2Variant::SackRH,
+        v => panic!("scenario not validated: no ns2 model of {}", v.name()),
+    };
+    let tick = f.clock_tick.map_or(SimTime::from_ms(10), |t| t.0).ns().max(1);
+    let cfg = ns2::agent::Ns2Config {
+        variant,
+        packet_size: f.mss,
+        header: f.header(),
+        window: (f.rwnd.0 / f.mss as u64).min(u32::MAX as u64) as u32,
+        window_init: f.initial_window,
+        singledup: f.limited_transmit,
+        partial_ack: f.partial_ack.unwrap_or(false),
+        tick_ns: tick,
+        boot_ns: f.clock_phase.0.ns() % tick,
+        rto_init: f.initial_rto.0,
+        min_rto: f.min_rto.0,
+        max_rto: f.max_rto.0,
+    };
+    Some((
+        ns2::Ns2Sender::new(cfg, flow, node, peer),
+        ns2::Ns2Sink::new(flow, peer, node, f.sack_receiver()),
+    ))
 }

@@ -1,0 +1,807 @@
+//! ns-2's one-way TCP senders in packet units: Tahoe (`Agent/TCP`), Reno, NewReno (the
+//! "careful" variant, no partial window deflation) and Sack1, with ns-2's RTT clock, fixed
+//! point estimator, timer rules, halving (ssthresh = cwnd = int(window / 2)) and burst
+//! rules. Sans-IO: `start`, `on_ack`, `on_timer`, `deadline`.
+
+#[path = "fack.rs"]
+mod fack;
+
+use super::decode_blocks;
+use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::time::SimTime;
+use fack::{FackState, RhState};
+use std::collections::BTreeSet;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ns2Variant {
+    Tahoe,
+    Reno,
+    Newreno,
+    Sack1,
+    /// `Agent/TCP/Fack` (no rampdown, no ss-div4).
+    Fack,
+    /// `Agent/TCP/SackRH`: SACK with Rate-Halving.
+    SackRH,
+}
+
+/// ns-2's `last_cwnd_action_`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    None,
+    Dupack,
+    Timeout,
+    Exited,
+}
+
+/// Parameters of an ns-2 agent (the ns-2 names in comments).
+#[derive(Clone, Debug)]
+pub struct Ns2Config {
+    pub variant: Ns2Variant,
+    /// packetSize_ (payload bytes) and tcpip_base_hdr_size_.
+    pub packet_size: u32,
+    pub header: u32,
+    /// window_: cap on the usable window, packets.
+    pub window: u32,
+    /// windowInit_.
+    pub window_init: u32,
+    /// singledup_ (Limited Transmit).
+    pub singledup: bool,
+    /// Sack1's partial_ack_.
+    pub partial_ack: bool,
+    /// tcpTick_ and the clock phase boot_time_ (ns).
+    pub tick_ns: u64,
+    pub boot_ns: u64,
+    /// rtxcur_init_, minrto_, maxrto_.
+    pub rto_init: SimTime,
+    pub min_rto: SimTime,
+    pub max_rto: SimTime,
+}
+
+const NUMDUPACKS: i64 = 3;
+
+/// ns-2's reassembly-queue scoreboard of Sack1, as a set of SACKed packets.
+#[derive(Default)]
+struct Scoreboard {
+    sacked: BTreeSet<i64>,
+    h_seqno: i64,
+    sack_min: i64,
+    changed: bool,
+}
+
+impl Scoreboard {
+    fn new() -> Self {
+        Scoreboard {
+            sacked: BTreeSet::new(),
+            h_seqno: -1,
+            sack_min: -1,
+            changed: false,
+        }
+    }
+    fn clear(&mut self) {
+        self.sacked.clear();
+        self.h_seqno = -1;
+    }
+    fn update(&mut self, last_ack: i64, blocks: &[(i64, i64)]) {
+        let old = self.sacked.len();
+        self.changed = false;
+        if self.sack_min <= last_ack {
+            self.sack_min = last_ack + 1;
+            if !self.sacked.is_empty() {
+                let min = self.sack_min;
+                self.sacked.retain(|&s| s >= min);
+                self.changed = true;
+            }
+        }
+        for &(l, r) in blocks {
+            for s in l..r {
+                self.sacked.insert(s);
+            }
+        }
+        self.changed = self.changed || old != self.sacked.len();
+    }
+    /// First unSACKed packet at or above `seq`, and whether SACKed data lies above it.
+    fn nexthole(&self, seq: i64) -> (i64, bool) {
+        let mut h = seq;
+        while self.sacked.contains(&h) {
+            h += 1;
+        }
+        let above = self.sacked.range(h + 1..).next().is_some();
+        (h, above)
+    }
+    fn next_retran(&mut self) -> i64 {
+        if self.h_seqno < self.sack_min {
+            self.h_seqno = self.sack_min;
+        }
+        let (seq, above) = self.nexthole(self.h_seqno);
+        if seq <= 0 || !above {
+            return -1;
+        }
+        if seq > self.h_seqno {
+            self.h_seqno = seq;
+        }
+        seq
+    }
+    fn next_unacked(&self, seq: i64) -> i64 {
+        self.nexthole(seq).0
+    }
+    fn mark_retran(&mut self, s: i64) {
+        if s >= self.h_seqno {
+            self.h_seqno = s + 1;
+        }
+    }
+}
+
+pub struct Ns2Sender {
+    pub cfg: Ns2Config,
+    flow: u32,
+    node: NodeId,
+    peer: NodeId,
+    pub cwnd: f64,
+    pub ssthresh: i64,
+    t_seqno: i64,
+    highest_ack: i64,
+    last_ack: i64,
+    maxseq: i64,
+    recover: i64,
+    dupacks: i64,
+    dupwnd: i64,
+    last_action: Action,
+    // RTT
+    rtt_active: bool,
+    rtt_seq: i64,
+    rtt_ts: SimTime,
+    t_srtt: i32,
+    t_rttvar: i32,
+    /// The last RTT sample, ticks.
+    t_rtt: i32,
+    /// t_rtxcur_ in ns.
+    rtxcur: u64,
+    backoff: u64,
+    timer: Option<SimTime>,
+    // Sack1
+    fastrecov: bool,
+    pipe: i64,
+    timeout_flag: bool,
+    sb: Scoreboard,
+    next_pkt: i64,
+    firstpartial: bool,
+    // Fack and SackRH
+    fk: FackState,
+    rh: RhState,
+    pub started: bool,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// (time, cwnd, ssthresh) at every change, if enabled.
+    pub trace: Option<Vec<(SimTime, f64, i64)>>,
+    /// ns-2's traced variables (`VAR_NAMES`) after every event that changed one, if enabled.
+    pub vars: Option<Vec<(SimTime, [f64; VAR_NAMES.len()])>>,
+    /// Points kept per trace.
+    pub trace_limit: usize,
+}
+
+/// The sender variables ns-2 traces, with ns-2's names and units (cwnd_ in packets,
+/// rtt_/srtt_/rttvar_ in seconds as ns-2 prints them: srtt_ = (t_srtt >> 3) ticks,
+/// rttvar_ = t_rttvar / 4 ticks).
+pub const VAR_NAMES: [&str; 10] = [
+    "cwnd_",
+    "ssthresh_",
+    "dupacks_",
+    "ack_",
+    "maxseq_",
+    "t_seqno_",
+    "backoff_",
+    "rtt_",
+    "srtt_",
+    "rttvar_",
+];
+
+impl Ns2Sender {
+    pub fn new(cfg: Ns2Config, flow: u32, node: NodeId, peer: NodeId) -> Self {
+        let ssthresh = cfg.window as i64;
+        let rtxcur = cfg.rto_init.ns();
+        let tick_ns = cfg.tick_ns.max(1);
+        Ns2Sender {
+            cfg,
+            flow,
+            node,
+            peer,
+            cwnd: 1.0,
+            ssthresh,
+            t_seqno: 0,
+            highest_ack: -1,
+            last_ack: -1,
+            maxseq: -1,
+            recover: 0,
+            dupacks: 0,
+            dupwnd: 0,
+            last_action: Action::None,
+            rtt_active: false,
+            rtt_seq: -1,
+            rtt_ts: SimTime::ZERO,
+            t_srtt: 0,
+            // rttvar_init_ 12 s: int(12 / tick) << 2 (irrelevant once the SYN is sampled)
+            t_rttvar: ((12_000_000_000 / tick_ns) << 2) as i32,
+            rtxcur,
+            backoff: 1,
+            timer: None,
+            fastrecov: false,
+            pipe: -1,
+            timeout_flag: false,
+            sb: Scoreboard::new(),
+            next_pkt: 0,
+            firstpartial: false,
+            fk: FackState::default(),
+            rh: RhState::default(),
+            started: false,
+            segments_sent: 0,
+            retransmits: 0,
+            timeouts: 0,
+            trace: None,
+            vars: None,
+            trace_limit: usize::MAX,
+            t_rtt: 0,
+        }
+    }
+
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.timer
+    }
+
+    fn is_reno_family(&self) -> bool {
+        matches!(self.cfg.variant, Ns2Variant::Reno | Ns2Variant::Newreno)
+    }
+
+    fn record(&mut self, now: SimTime) {
+        if self.vars.is_some() {
+            let tick = self.cfg.tick_ns as f64 * 1e-9;
+            let v = [
+                self.cwnd,
+                self.ssthresh as f64,
+                self.dupacks as f64,
+                self.highest_ack as f64,
+                self.maxseq as f64,
+                self.t_seqno as f64,
+                self.backoff as f64,
+                self.t_rtt as f64 * tick,
+                (self.t_srtt >> 3) as f64 * tick,
+                self.t_rttvar as f64 * tick / 4.0,
+            ];
+            let limit = self.trace_limit;
+            if let Some(vars) = &mut self.vars {
+                if vars.len() < limit && vars.last().is_none_or(|l| l.1 != v) {
+                    vars.push((now, v));
+                }
+            }
+        }
+        let (c, s) = (self.cwnd, self.ssthresh);
+        let limit = self.trace_limit;
+        if let Some(t) = &mut self.trace {
+            if t.len() < limit && t.last().is_none_or(|l| l.1 != c || l.2 != s) {
+                t.push((now, c, s));
+            }
+        }
+    }
+
+    /// window(): the usable window in packets.
+    fn window(&self) -> i64 {
+        if self.cfg.variant == Ns2Variant::Fack {
+            return (self.cwnd.min(self.cfg.window as f64) + self.fk.wintrim) as i64;
+        }
+        let w = self.cwnd as i64 + if self.is_reno_family() { self.dupwnd } else { 0 };
+        w.min(self.cfg.window as i64)
+    }
+
+    // ---- timer and RTT ----
+
+    fn rtt_timeout(&self) -> u64 {
+        let min = self.cfg.min_rto.ns();
+        let mut t = if self.rtxcur < min {
+            min * self.backoff
+        } else {
+            self.rtxcur * self.backoff
+        };
+        t = t.min(self.cfg.max_rto.ns());
+        t.max(2 * self.cfg.tick_ns)
+    }
+
+    fn set_rtx_timer(&mut self, now: SimTime) {
+        self.timer = Some(now + SimTime::from_ns(self.rtt_timeout()));
+    }
+
+    /// rtt_update() for a segment sent at `sent`: the edges of the phased tick clock.
+    fn rtt_update(&mut self, now: SimTime, sent: SimTime) {
+        let tick = self.cfg.tick_ns;
+        let send = sent.ns() + self.cfg.boot_ns;
+        let tao = now.ns() - sent.ns();
+        let m = (((tao + send % tick) / tick) as i32).max(1);
+        self.t_rtt = m;
+        if self.t_srtt != 0 {
+            let mut delta = (m - (self.t_srtt >> 3)) as i16 as i32;
+            self.t_srtt += delta;
+            if self.t_srtt <= 0 {
+                self.t_srtt = 1;
+            }
+            if delta < 0 {
+                delta = -delta;
+            }
+            delta -= self.t_rttvar >> 2;
+            self.t_rttvar += delta;
+            if self.t_rttvar <= 0 {
+                self.t_rttvar = 1;
+            }
+        } else {
+            self.t_srtt = m << 3;
+            self.t_rttvar = m << 1;
+        }
+        let ticks = (((self.t_rttvar << 3) + self.t_srtt) >> 3) as u64;
+        self.rtxcur = ticks * tick;
+    }
+
+    fn rtt_backoff(&mut self) {
+        if self.backoff < 64 {
+            self.backoff <<= 1;
+        }
+        if self.backoff > 8 {
+            self.t_rttvar += self.t_srtt >> 3;
+            self.t_srtt = 0;
+        }
+    }
+
+    /// reset_rtx_timer(mild, backoff).
+    fn reset_rtx_timer(&mut self, now: SimTime, mild: bool, backoff: bool) {
+        if backoff {
+            self.rtt_backoff();
+        }
+        self.set_rtx_timer(now);
+        if !mild {
+            self.t_seqno = self.highest_ack + 1;
+        }
+        self.rtt_active = false;
+    }
+
+    fn newtimer(&mut self, now: SimTime, ack: i64) {
+        if self.t_seqno > ack || ack < self.maxseq || self.cwnd < 1.0 {
+            self.set_rtx_timer(now);
+        } else {
+            self.timer = None;
+        }
+    }
+
+    // ---- sending ----
+
+    fn output(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Packet>) {
+        let force = self.highest_ack == self.maxseq;
+        let (len, size) = if seqno == 0 {
+            (0, self.cfg.header)
+        } else {
+            (self.cfg.packet_size, self.cfg.packet_size + self.cfg.header)
+        };
+        let mut p = Packet::new(
+            self.flow,
+            PacketKind::Data,
+            self.node,
+            self.peer,
+            seqno as u64,
+            len,
+            size,
+        );
+        p.ts_val = now;
+        p.retransmit = seqno <= self.maxseq;
+        out.push(p);
+        self.segments_sent += 1;
+        if seqno > self.maxseq {
+            self.maxseq = seqno;
+            if !self.rtt_active {
+                self.rtt_active = true;
+                if seqno > self.rtt_seq {
+                    self.rtt_seq = seqno;
+                    self.rtt_ts = now;
+                }
+            }
+        } else {
+            self.retransmits += 1;
+        }
+        let pending = self.timer.is_some_and(|t| t > now);
+        if !pending || force {
+            self.set_rtx_timer(now);
+        }
+    }
+
+    fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
+        match self.cfg.variant {
+            Ns2Variant::Sack1 => return self.sack_send_much(now, maxburst, out),
+            Ns2Variant::Fack => return self.fack_send_much(now, maxburst, out),
+            Ns2Variant::SackRH => return self.rh_send_much(now, maxburst, out),
+            _ => {}
+        }
+        let mut win = self.window();
+        let mut n = 0;
+        while self.t_seqno <= self.highest_ack + win {
+            self.output(now, self.t_seqno, out);
+            n += 1;
+            self.t_seqno += 1;
+            win = self.window();
+            if maxburst > 0 && n == maxburst {
+                break;
+            }
+        }
+    }
+
+    fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.t_seqno <= self.highest_ack + self.cfg.window as i64
+            && (self.t_seqno as f64) <= self.highest_ack as f64 + self.cwnd + self.dupacks as f64
+        {
+            self.output(now, self.t_seqno, out);
+            self.t_seqno += 1;
+        }
+    }
+
+    fn sack_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
+        let mut win = self.window();
+        let wnd = self.cfg.window as i64;
+        let mut n = 0;
+        let mut found = true;
+        while ((!self.fastrecov && self.t_seqno <= self.last_ack + win)
+            || (self.fastrecov && self.pipe < self.cwnd as i64))
+            && found
+        {
+            found = false;
+            let mut x = self.sb.next_retran();
+            if x == -1 {
+                if (!self.fastrecov && self.t_seqno <= self.highest_ack + win)
+                    || (self.fastrecov && self.t_seqno <= self.highest_ack + wnd)
+                {
+                    found = true;
+                    x = self.t_seqno;
+                    self.t_seqno += 1;
+                }
+            } else if self.recover > 0 && x <= self.highest_ack + wnd {
+                found = true;
+                self.sb.mark_retran(x);
+                win = self.window();
+            }
+            if found {
+                self.output(now, x, out);
+                if self.t_seqno <= x {
+                    self.t_seqno = x + 1;
+                }
+                n += 1;
+                self.pipe += 1;
+            }
+            if maxburst > 0 && n == maxburst {
+                break;
+            }
+        }
+    }
+
+    // ---- window changes ----
+
+    fn opencwnd(&mut self) {
+        if self.cwnd < self.ssthresh as f64 {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+    }
+
+    /// slowdown(CLOSE_SSTHRESH_HALF | (half ? CLOSE_CWND_HALF : CLOSE_CWND_ONE)).
+    fn slowdown(&mut self, half_cwnd: bool) {
+        let halfwin = self.window() / 2;
+        self.ssthresh = halfwin;
+        self.cwnd = if half_cwnd { halfwin as f64 } else { 1.0 };
+        if self.ssthresh < 2 {
+            self.ssthresh = 2;
+        }
+    }
+
+    fn newack(&mut self, now: SimTime, ack: i64) {
+        self.dupacks = 0;
+        self.last_ack = ack;
+        self.highest_ack = ack;
+        if self.t_seqno < ack + 1 {
+            self.t_seqno = ack + 1;
+        }
+        if self.rtt_active && ack >= self.rtt_seq {
+            self.backoff = 1;
+            self.rtt_active = false;
+            self.rtt_update(now, self.rtt_ts);
+        }
+        self.newtimer(now, ack);
+    }
+
+    fn recv_newack_helper(&mut self, now: SimTime, ack: i64) {
+        self.newack(now, ack);
+        self.opencwnd();
+    }
+
+    fn fast_retransmit_allowed(&self) -> bool {
+        self.highest_ack > self.recover
+            || (self.cfg.variant == Ns2Variant::Reno && self.last_action == Action::Dupack)
+            || self.highest_ack == 0
+    }
+
+    fn dupack_action(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.fast_retransmit_allowed() {
+            return;
+        }
+        match self.cfg.variant {
+            Ns2Variant::Tahoe => {
+                self.recover = self.maxseq;
+                self.last_action = Action::Dupack;
+                self.slowdown(false);
+                self.reset_rtx_timer(now, false, false);
+            }
+            Ns2Variant::Reno | Ns2Variant::Newreno => {
+                self.recover = self.maxseq;
+                if self.cfg.variant == Ns2Variant::Newreno {
+                    self.reset_rtx_timer(now, true, false);
+                }
+                self.last_action = Action::Dupack;
+                self.slowdown(true);
+                if self.cfg.variant == Ns2Variant::Reno {
+                    self.reset_rtx_timer(now, true, false);
+                }
+                self.output(now, self.last_ack + 1, out);
+                self.dupwnd = NUMDUPACKS;
+            }
+            Ns2Variant::Fack | Ns2Variant::SackRH => unreachable!("no dupack_action"),
+            Ns2Variant::Sack1 => {
+                self.recover = self.maxseq;
+                self.pipe = self.maxseq - self.highest_ack - NUMDUPACKS;
+                self.reset_rtx_timer(now, true, false);
+                self.fastrecov = true;
+                self.sb.mark_retran(self.highest_ack + 1);
+                self.last_action = Action::Dupack;
+                self.slowdown(true);
+                self.output(now, self.last_ack + 1, out);
+            }
+        }
+    }
+
+    // ---- the sans-IO interface ----
+
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.started = true;
+        self.send_much(now, 0, out);
+        self.record(now);
+    }
+
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.timer != Some(now) {
+            return;
+        }
+        self.timer = None;
+        self.timeouts += 1;
+        match self.cfg.variant {
+            Ns2Variant::Fack => return self.fack_timeout(now, out),
+            Ns2Variant::SackRH => return self.rh_timeout(now, out),
+            Ns2Variant::Reno | Ns2Variant::Newreno => {
+                self.dupwnd = 0;
+                self.dupacks = 0;
+                self.recover = self.maxseq;
+            }
+            Ns2Variant::Sack1 => {
+                self.dupacks = 0;
+                self.fastrecov = false;
+                self.timeout_flag = true;
+                if self.highest_ack > self.last_ack {
+                    self.last_ack = self.highest_ack;
+                }
+                self.recover = self.maxseq;
+                self.sb.clear();
+            }
+            Ns2Variant::Tahoe => {}
+        }
+        // TcpAgent::timeout
+        if self.cwnd < 1.0 {
+            self.cwnd = 1.0;
+        }
+        let idle = self.highest_ack == self.maxseq;
+        self.recover = self.maxseq;
+        if self.highest_ack == -1 && self.cfg.window_init > 1 {
+            self.cfg.window_init = 1;
+        }
+        if idle {
+            self.cwnd = 1.0;
+        } else {
+            self.last_action = Action::Timeout;
+            self.slowdown(false);
+        }
+        self.reset_rtx_timer(now, false, !idle);
+        self.last_action = Action::Timeout;
+        self.send_much(now, 0, out);
+        self.record(now);
+    }
+
+    pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        let ack = pkt.ack as i64;
+        match self.cfg.variant {
+            Ns2Variant::Tahoe => self.recv_tahoe(now, ack, out),
+            Ns2Variant::Reno => self.recv_reno(now, ack, out),
+            Ns2Variant::Newreno => self.recv_newreno(now, ack, out),
+            Ns2Variant::Sack1 => {
+                let blocks = decode_blocks(ack, &pkt.sack);
+                self.recv_sack1(now, ack, &blocks, out)
+            }
+            Ns2Variant::Fack => {
+                let blocks = decode_blocks(ack, &pkt.sack);
+                self.recv_fack(now, ack, &blocks, pkt.ts_ecr, out)
+            }
+            Ns2Variant::SackRH => {
+                let blocks = decode_blocks(ack, &pkt.sack);
+                self.recv_rh(now, ack, &blocks, out)
+            }
+        }
+        self.record(now);
+    }
+
+    fn initial_window_check(&mut self) {
+        if self.last_ack == 0 {
+            self.cwnd = self.cfg.window_init as f64;
+        }
+    }
+
+    fn recv_tahoe(&mut self, now: SimTime, ack: i64, out: &mut Vec<Packet>) {
+        if ack > self.last_ack {
+            self.recv_newack_helper(now, ack);
+            self.initial_window_check();
+        } else if ack == self.last_ack {
+            self.dupacks += 1;
+            if self.dupacks == NUMDUPACKS {
+                self.dupack_action(now, out);
+            } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
+                self.send_one(now, out);
+            }
+        }
+        if ack >= self.last_ack {
+            self.send_much(now, 0, out);
+        }
+    }
+
+    fn recv_reno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Packet>) {
+        if ack > self.last_ack {
+            if self.last_action == Action::Dupack {
+                self.last_action = Action::Exited;
+            }
+            self.dupwnd = 0;
+            self.recv_newack_helper(now, ack);
+            self.initial_window_check();
+        } else if ack == self.last_ack {
+            self.dupacks += 1;
+            if self.dupacks == NUMDUPACKS {
+                self.dupack_action(now, out);
+            } else if self.dupacks > NUMDUPACKS && self.last_action == Action::Dupack {
+                self.dupwnd += 1;
+            } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
+                self.send_one(now, out);
+            }
+        }
+        if ack >= self.last_ack && (self.dupacks == 0 || self.dupacks > NUMDUPACKS - 1) {
+            self.send_much(now, 0, out);
+        }
+    }
+
+    fn recv_newreno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Packet>) {
+        if ack > self.last_ack {
+            if ack >= self.recover || self.last_action != Action::Dupack {
+                if self.dupwnd > 0 {
+                    self.dupwnd = 0;
+                    if self.last_action == Action::Dupack {
+                        self.last_action = Action::Exited;
+                    }
+                }
+                self.recv_newack_helper(now, ack);
+                self.initial_window_check();
+            } else {
+                // partial ACK: full deflation, timer restarted, next hole resent
+                self.dupwnd = 0;
+                self.newtimer(now, ack);
+                self.last_ack = ack;
+                self.highest_ack = ack;
+                if self.t_seqno < ack + 1 {
+                    self.t_seqno = ack + 1;
+                }
+                if self.rtt_active && ack >= self.rtt_seq {
+                    self.rtt_active = false;
+                    self.backoff = 1;
+                }
+                self.output(now, self.last_ack + 1, out);
+            }
+        } else if ack == self.last_ack {
+            self.dupacks += 1;
+            if self.dupacks == NUMDUPACKS {
+                self.dupack_action(now, out);
+            } else if self.dupacks > NUMDUPACKS && self.last_action == Action::Dupack {
+                self.dupwnd += 1;
+            } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
+                self.send_one(now, out);
+            }
+        }
+        if ack >= self.last_ack {
+            if self.dupacks == 0 {
+                self.send_much(now, 0, out);
+            } else if self.dupacks > NUMDUPACKS - 1 {
+                self.send_much(now, 2, out);
+            }
+        }
+    }
+
+    fn recv_sack1(&mut self, now: SimTime, ack: i64, blocks: &[(i64, i64)], out: &mut Vec<Packet>) {
+        let valid = ack >= self.last_ack;
+        if !self.fastrecov {
+            if ack > self.last_ack {
+                self.firstpartial = false;
+                self.recv_newack_helper(now, ack);
+                self.timeout_flag = false;
+                self.sb.clear();
+                self.initial_window_check();
+            } else if ack < self.last_ack {
+            } else if !self.timeout_flag {
+                self.sb.update(self.highest_ack, blocks);
+                if self.sb.changed {
+                    self.dupacks += 1;
+                    if self.dupacks == NUMDUPACKS {
+                        self.dupack_action(now, out);
+                    } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
+                        self.send_one(now, out);
+                    }
+                }
+            }
+            if valid && self.dupacks == 0 {
+                self.send_much(now, 0, out);
+            }
+        } else {
+            self.pipe -= 1;
+            if ack >= self.recover {
+                self.recover = 0;
+                self.fastrecov = false;
+                self.newack(now, ack);
+                self.timeout_flag = false;
+                self.sb.clear();
+            } else if ack > self.highest_ack {
+                self.highest_ack = ack;
+                self.sb.update(self.highest_ack, blocks);
+                if self.cfg.partial_ack {
+                    self.partial_ack_action(now, out);
+                    self.pipe += 1;
+                    if !self.firstpartial {
+                        self.newtimer(now, ack);
+                        self.backoff = 1;
+                        self.firstpartial = true;
+                    }
+                } else {
+                    self.pipe -= 1;
+                    self.newtimer(now, ack);
+                    self.backoff = 1;
+                }
+            } else if !self.timeout_flag {
+                self.sb.update(self.highest_ack, blocks);
+                if self.sb.changed && self.dupacks > 0 {
+                    self.dupacks += 1;
+                }
+            }
+            if valid {
+                self.send_much(now, 0, out);
+            }
+        }
+    }
+
+    fn partial_ack_action(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.next_pkt < self.highest_ack + 1 {
+            self.next_pkt = self.highest_ack + 1;
+        }
+        for _ in 0..2 {
+            let next = self.sb.next_unacked(self.next_pkt);
+            if next > self.next_pkt {
+                self.next_pkt = next;
+            }
+            if self.t_seqno < self.next_pkt {
+                self.t_seqno = self.next_pkt;
+            }
+            self.output(now, self.next_pkt, out);
+            self.sb.mark_retran(self.next_pkt);
+            self.next_pkt += 1;
+        }
+    }
+}

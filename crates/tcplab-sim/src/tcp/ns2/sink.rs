@@ -1,0 +1,148 @@
+//! ns-2's one-way sinks: `TCPSink` (one ACK per arriving packet, ACK number = highest packet
+//! received in order) and `TCPSink/Sack1` (plus up to three SACK blocks: the block holding
+//! the packet just received, then the remembered earlier blocks, newest first).
+
+use super::encode_blocks;
+use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::time::SimTime;
+use std::collections::BTreeSet;
+
+pub struct Ns2Sink {
+    flow: u32,
+    node: NodeId,
+    peer: NodeId,
+    sack: bool,
+    max_blocks: usize,
+    /// Next packet expected in order.
+    next: i64,
+    maxseen: i64,
+    /// Packets received above `next`.
+    seen: BTreeSet<i64>,
+    /// ns-2's SackStack: earlier blocks, most recent first (at most `max_blocks`).
+    stack: Vec<(i64, i64)>,
+    /// ts_to_echo_ and last_ack_sent_ (ts_echo_bugfix_ true, ts_echo_rfc1323_ false).
+    ts_to_echo: SimTime,
+    last_ack_sent: i64,
+    pub acks_sent: u64,
+    pub packets_received: u64,
+}
+
+impl Ns2Sink {
+    pub fn new(flow: u32, node: NodeId, peer: NodeId, sack: bool) -> Self {
+        Ns2Sink {
+            flow,
+            node,
+            peer,
+            sack,
+            max_blocks: 3,
+            next: 0,
+            maxseen: 0,
+            seen: BTreeSet::new(),
+            stack: Vec::new(),
+            ts_to_echo: SimTime::ZERO,
+            last_ack_sent: 0,
+            acks_sent: 0,
+            packets_received: 0,
+        }
+    }
+
+    /// Data packets received in order (the SYN is packet 0).
+    pub fn packets_delivered(&self) -> u64 {
+        (self.next - 1).max(0) as u64
+    }
+
+    fn is_seen(&self, s: i64) -> bool {
+        s < self.next || self.seen.contains(&s)
+    }
+
+    pub fn on_segment(&mut self, _now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+        self.packets_received += 1;
+        let s = pkt.seq as i64;
+        if pkt.ts_val >= self.ts_to_echo && s <= self.last_ack_sent + 1 {
+            self.ts_to_echo = pkt.ts_val;
+        }
+        let is_dup = self.is_seen(s);
+        if !is_dup {
+            if s > self.maxseen {
+                self.maxseen = s;
+            }
+            self.seen.insert(s);
+            while self.seen.remove(&self.next) {
+                self.next += 1;
+            }
+        }
+        let cum = self.next - 1;
+        let blocks = if self.sack {
+            self.blocks(s, cum, is_dup)
+        } else {
+            Vec::new()
+        };
+        let mut ack = Packet::new(self.flow, PacketKind::Ack, self.node, self.peer, 0, 0, 40);
+        ack.seq = cum.max(0) as u64;
+        ack.ack = cum.max(0) as u64;
+        ack.sack = encode_blocks(cum, &blocks);
+        ack.size = 40 + 8 * blocks.len() as u32;
+        ack.ts_ecr = self.ts_to_echo;
+        self.last_ack_sent = cum;
+        self.acks_sent += 1;
+        out.push(ack);
+    }
+
+    /// The SACK blocks of the ACK for packet `old` (ns-2's Sacker, no D-SACK).
+    fn blocks(&mut self, old: i64, seqno: i64, is_dup: bool) -> Vec<(i64, i64)> {
+        let mut b = Vec::new();
+        if seqno >= self.maxseen && !self.stack.is_empty() {
+            self.stack.clear();
+            return b;
+        }
+        if !(seqno < self.maxseen || is_dup) {
+            return b;
+        }
+        // First block: the run of received packets around `old`.
+        let mut right = -1;
+        for i in old..=self.maxseen {
+            if !self.is_seen(i) {
+                right = i;
+                break;
+            }
+        }
+        if right == -1 {
+            right = self.maxseen + 1;
+        }
+        let mut left = -1;
+        if old <= seqno {
+            left = 0;
+        } else {
+            let mut i = right - 1;
+            while i > seqno {
+                if !self.is_seen(i) {
+                    left = i + 1;
+                    break;
+                }
+                i -= 1;
+            }
+            b.push((left, right));
+        }
+        let (recent_l, recent_r) = (left, right);
+        let mut k = 0;
+        while b.len() < self.max_blocks {
+            let Some(&(l, r)) = self.stack.get(k) else {
+                break;
+            };
+            if l < 0 || r < 0 || r > self.maxseen + 1 {
+                break;
+            }
+            if recent_l <= l && recent_r >= r {
+                self.stack.remove(k);
+                continue;
+            }
+            b.push((l, r));
+            k += 1;
+        }
+        if old > seqno {
+            self.stack.insert(0, (recent_l, recent_r));
+            self.stack.truncate(self.max_blocks);
+        }
+        b
+    }
+}

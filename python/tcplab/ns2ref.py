@@ -1,7 +1,7 @@
 """Point-by-point check of tcplab's `ns2` profile against ns-2's `tcpVariants` reference.
 
 The reference folder (README, traces/*.tr.gz, summary.csv) lives outside the repository,
-by default at /work/shared/reference/ns2-tcpVariants (override with $NS2_TCPVARIANTS).
+by default in shared/ beside the repository (override with $NS2_TCPVARIANTS).
 Each of its tests is rebuilt as a tcplab scenario (profile = "ns2"), run, and its events on
 the bottleneck r1 -> k1 (enqueue "+", dequeue "-", drop "d" of data packets, and the send
 instants of the sink's ACKs) are compared with ns-2's, in integer microseconds.
@@ -20,7 +20,17 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REFERENCE = Path(os.environ.get("NS2_TCPVARIANTS", "/work/shared/reference/ns2-tcpVariants"))
+def _default_reference() -> Path:
+    """$NS2_TCPVARIANTS, else shared/ beside the repository (where a checkout and CI find it),
+    else beside the working directory, else /work/shared."""
+    if "NS2_TCPVARIANTS" in os.environ:
+        return Path(os.environ["NS2_TCPVARIANTS"])
+    rel = Path("shared/reference/ns2-tcpVariants")
+    candidates = [Path(__file__).resolve().parents[3] / rel, Path.cwd().parent / rel, Path("/work") / rel]
+    return next((c for c in candidates if (c / "summary.csv").exists()), candidates[-1])
+
+
+REFERENCE = _default_reference()
 
 DROPS = {
     "onedrop": [14],

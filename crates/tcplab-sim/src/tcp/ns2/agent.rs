@@ -370,6 +370,14 @@ impl Ns2Sender {
 
     // ---- sending ----
 
+    /// Sends `seqno` from a scoreboard-driven loop and moves t_seqno past it.
+    pub(super) fn output_advance(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Packet>) {
+        self.output(now, seqno, out);
+        if self.t_seqno <= seqno {
+            self.t_seqno = seqno + 1;
+        }
+    }
+
     fn output(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Packet>) {
         let force = self.highest_ack == self.maxseq;
         let (len, size) = if seqno == 0 {
@@ -462,10 +470,7 @@ impl Ns2Sender {
                 win = self.window();
             }
             if found {
-                self.output(now, x, out);
-                if self.t_seqno <= x {
-                    self.t_seqno = x + 1;
-                }
+                self.output_advance(now, x, out);
                 n += 1;
                 self.pipe += 1;
             }
@@ -495,8 +500,9 @@ impl Ns2Sender {
         }
     }
 
-    fn newack(&mut self, now: SimTime, ack: i64) {
-        self.dupacks = 0;
+    /// The bookkeeping of an ACK of new data: highest ACK, t_seqno, and the RTT sample of the
+    /// timed segment (which ends any backoff).
+    pub(super) fn take_ack(&mut self, now: SimTime, ack: i64) {
         self.last_ack = ack;
         self.highest_ack = ack;
         if self.t_seqno < ack + 1 {
@@ -507,6 +513,11 @@ impl Ns2Sender {
             self.rtt_active = false;
             self.rtt_update(now, self.rtt_ts);
         }
+    }
+
+    fn newack(&mut self, now: SimTime, ack: i64) {
+        self.dupacks = 0;
+        self.take_ack(now, ack);
         self.newtimer(now, ack);
     }
 

@@ -379,10 +379,7 @@ impl Ns2Sender {
                 self.fk.retran_data += 1;
                 win = self.window();
             }
-            self.output(now, x, out);
-            if self.t_seqno <= x {
-                self.t_seqno = x + 1;
-            }
+            self.output_advance(now, x, out);
             n += 1;
             if maxburst > 0 && n == maxburst {
                 break;
@@ -422,17 +419,9 @@ impl Ns2Sender {
 
     /// SackRHTcpAgent::newack, called on every ACK: the timer restarts on each one.
     fn rh_newack(&mut self, now: SimTime, ack: i64) {
+        // SackRH arms the timer before the sample updates the RTO (ns-2's order).
         self.newtimer(now, ack);
-        self.last_ack = ack;
-        self.highest_ack = ack;
-        if self.t_seqno < ack + 1 {
-            self.t_seqno = ack + 1;
-        }
-        if self.rtt_active && ack >= self.rtt_seq {
-            self.backoff = 1;
-            self.rtt_active = false;
-            self.rtt_update(now, self.rtt_ts);
-        }
+        self.take_ack(now, ack);
     }
 
     fn rh_boundparms(&mut self) {
@@ -573,10 +562,7 @@ impl Ns2Sender {
                 self.rh.retran_flag = true;
             }
             if found {
-                self.output(now, x, out);
-                if self.t_seqno <= x {
-                    self.t_seqno = x + 1;
-                }
+                self.output_advance(now, x, out);
                 n += 1;
             }
             if maxburst > 0 && n == maxburst {

@@ -653,17 +653,25 @@ impl Ns2Sender {
         }
     }
 
+    /// One more duplicate ACK: the reaction at the threshold, window inflation beyond it
+    /// (Reno and NewReno, `inflate`), or limited transmit (singledup_) below it.
+    fn count_dupack(&mut self, now: SimTime, inflate: bool, out: &mut Vec<Packet>) {
+        self.dupacks += 1;
+        if self.dupacks == NUMDUPACKS {
+            self.dupack_action(now, out);
+        } else if inflate && self.dupacks > NUMDUPACKS && self.last_action == Action::Dupack {
+            self.dupwnd += 1;
+        } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
+            self.send_one(now, out);
+        }
+    }
+
     fn recv_tahoe(&mut self, now: SimTime, ack: i64, out: &mut Vec<Packet>) {
         if ack > self.last_ack {
             self.recv_newack_helper(now, ack);
             self.initial_window_check();
         } else if ack == self.last_ack {
-            self.dupacks += 1;
-            if self.dupacks == NUMDUPACKS {
-                self.dupack_action(now, out);
-            } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
-                self.send_one(now, out);
-            }
+            self.count_dupack(now, false, out);
         }
         if ack >= self.last_ack {
             self.send_much(now, 0, out);
@@ -679,14 +687,7 @@ impl Ns2Sender {
             self.recv_newack_helper(now, ack);
             self.initial_window_check();
         } else if ack == self.last_ack {
-            self.dupacks += 1;
-            if self.dupacks == NUMDUPACKS {
-                self.dupack_action(now, out);
-            } else if self.dupacks > NUMDUPACKS && self.last_action == Action::Dupack {
-                self.dupwnd += 1;
-            } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
-                self.send_one(now, out);
-            }
+            self.count_dupack(now, true, out);
         }
         if ack >= self.last_ack && (self.dupacks == 0 || self.dupacks > NUMDUPACKS - 1) {
             self.send_much(now, 0, out);
@@ -720,14 +721,7 @@ impl Ns2Sender {
                 self.output(now, self.last_ack + 1, out);
             }
         } else if ack == self.last_ack {
-            self.dupacks += 1;
-            if self.dupacks == NUMDUPACKS {
-                self.dupack_action(now, out);
-            } else if self.dupacks > NUMDUPACKS && self.last_action == Action::Dupack {
-                self.dupwnd += 1;
-            } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
-                self.send_one(now, out);
-            }
+            self.count_dupack(now, true, out);
         }
         if ack >= self.last_ack {
             if self.dupacks == 0 {
@@ -751,12 +745,7 @@ impl Ns2Sender {
             } else if !self.timeout_flag {
                 self.sb.update(self.highest_ack, blocks);
                 if self.sb.changed {
-                    self.dupacks += 1;
-                    if self.dupacks == NUMDUPACKS {
-                        self.dupack_action(now, out);
-                    } else if self.dupacks < NUMDUPACKS && self.cfg.singledup {
-                        self.send_one(now, out);
-                    }
+                    self.count_dupack(now, false, out);
                 }
             }
             if valid && self.dupacks == 0 {

@@ -22,6 +22,7 @@ pub mod sim;
 pub mod stats;
 pub mod tcp;
 pub mod time;
+pub mod trace;
 pub mod traffic;
 
 pub use error::Error;

@@ -5,12 +5,12 @@ use crate::engine::{Event, EventQueue, Side};
 use crate::net::link::{Link, Offer};
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::net::topology::Topology;
+use crate::net::DropCause;
 use crate::scenario::{AckKind, Scenario, Variant};
-use crate::stats::{
-    FlowCounters, FlowResult, LinkCounters, LinkResult, LinkTotals, PacketEvent, RunResult, Traces,
-};
+use crate::stats::{FlowCounters, FlowResult, LinkCounters, LinkResult, LinkTotals, RunResult};
 use crate::tcp::{self, receiver::Receiver, sender::Sender};
 use crate::time::SimTime;
+use crate::trace::{PacketEventKind as Ev, TraceRecorder};
 use crate::traffic::{Background, Role};
 
 #[path = "traffic/drive.rs"]
@@ -65,11 +65,7 @@ pub struct Simulation {
     end: SimTime,
     warmup: SimTime,
     seed: u64,
-    queue_trace: Option<Vec<(f64, u32, u64)>>,
-    /// Per link: is its packet trace on?
-    packet_traced: Vec<bool>,
-    packet_trace: Vec<PacketEvent>,
-    trace_limit: usize,
+    trace: TraceRecorder,
     finite_flows_left: usize,
     all_finite: bool,
     /// Background traffic; its TCP connections are `flows[n_foreground..]`.
@@ -144,11 +140,7 @@ impl Simulation {
             });
         }
         let n_links = topo.links.len();
-        let packet_traced = topo
-            .links
-            .iter()
-            .map(|l| sc.trace.links.contains(&l.name))
-            .collect();
+        let trace = TraceRecorder::new(&sc.trace, topo.links.iter().map(|l| l.name.as_str()));
         let all_finite = sc.flows.iter().all(|f| f.bytes.is_some());
         let finite_flows_left = sc.flows.iter().filter(|f| f.bytes.is_some()).count();
         let mut sim = Simulation {
@@ -161,10 +153,7 @@ impl Simulation {
             end: sc.duration.0,
             warmup: sc.warmup.0,
             seed: sc.seed,
-            queue_trace: sc.trace.queue.then(Vec::new),
-            packet_traced,
-            packet_trace: Vec::new(),
-            trace_limit,
+            trace,
             finite_flows_left,
             all_finite,
             bg: setup.background,
@@ -211,9 +200,9 @@ impl Simulation {
                 self.q.schedule(arrive, Event::Deliver { link });
                 if let Some(t) = next {
                     self.q.schedule(now + t, Event::TxDone { link });
-                    if self.packet_traced[link as usize] {
-                        let p = *self.links[link as usize].on_wire().expect("just started");
-                        self.trace_packet(now, link, "-", &p);
+                    if self.trace.traces_packets(link) {
+                        let p = self.links[link as usize].on_wire().expect("just started");
+                        self.trace.packet(now, link, Ev::Dequeue, p, None);
                     }
                 }
                 self.trace_queue(now, link);
@@ -222,9 +211,7 @@ impl Simulation {
                 let l = &mut self.links[link as usize];
                 let node = l.to;
                 let pkt = l.deliver();
-                if self.packet_traced[link as usize] {
-                    self.trace_packet(now, link, "r", &pkt);
-                }
+                self.trace.packet(now, link, Ev::Receive, &pkt, None);
                 if pkt.dst == node {
                     self.to_endpoint(now, pkt);
                 } else {
@@ -344,19 +331,20 @@ impl Simulation {
             Offer::Queued | Offer::Dropped(_) => self.trace_queue(now, link),
             Offer::Lost => {}
         }
-        if self.packet_traced[link as usize] {
+        if self.trace.traces_packets(link) {
+            let t = &mut self.trace;
             match offer {
-                Offer::Lost => self.trace_packet(now, link, "l", &pkt),
-                Offer::Queued => self.trace_packet(now, link, "+", &pkt),
+                Offer::Lost => t.packet(now, link, Ev::Lost, &pkt, Some(DropCause::Loss)),
+                Offer::Queued => t.packet(now, link, Ev::Enqueue, &pkt, None),
                 Offer::Transmit(_) => {
-                    self.trace_packet(now, link, "+", &pkt);
-                    self.trace_packet(now, link, "-", &pkt);
+                    t.packet(now, link, Ev::Enqueue, &pkt, None);
+                    t.packet(now, link, Ev::Dequeue, &pkt, None);
                 }
                 Offer::Dropped(d) => {
                     if d != pkt {
-                        self.trace_packet(now, link, "+", &pkt);
+                        t.packet(now, link, Ev::Enqueue, &pkt, None);
                     }
-                    self.trace_packet(now, link, "d", &d);
+                    t.packet(now, link, Ev::Drop, &d, Some(DropCause::Queue));
                 }
             }
         }
@@ -385,32 +373,8 @@ impl Simulation {
     }
 
     fn trace_queue(&mut self, now: SimTime, link: u32) {
-        if let Some(t) = &mut self.queue_trace {
-            if t.len() < self.trace_limit {
-                t.push((now.secs_f64(), link, self.links[link as usize].queue.len() as u64));
-            }
-        }
-    }
-
-    fn trace_packet(&mut self, now: SimTime, link: u32, ev: &'static str, p: &Packet) {
-        if self.packet_trace.len() < self.trace_limit {
-            let kind = match p.kind {
-                PacketKind::Data => "data",
-                PacketKind::Ack => "ack",
-                PacketKind::Udp => "udp",
-            };
-            self.packet_trace.push(PacketEvent(
-                now.secs_f64(),
-                link,
-                ev,
-                p.flow,
-                kind,
-                p.seq,
-                p.ack,
-                p.size,
-                p.retransmit,
-            ));
-        }
+        let q = &self.links[link as usize].queue;
+        self.trace.queue(now, link, q.len() as u64, q.bytes());
     }
 
     fn integrate_all(&mut self, now: SimTime) {
@@ -438,7 +402,7 @@ impl Simulation {
     fn results(mut self, stop: SimTime) -> RunResult {
         self.integrate_all(stop);
         let window_ns = stop.ns().saturating_sub(self.warmup.ns()).max(1);
-        let mut traces = Traces::default();
+        let trace = &mut self.trace;
         let flows = self.flows[..self.n_foreground]
             .iter_mut()
             .map(|f| {
@@ -446,40 +410,17 @@ impl Simulation {
                 let from = f.start.max(self.warmup);
                 let active_ns = stop.ns().saturating_sub(from.ns()).max(1);
                 let segments_acked = c.bytes_acked as f64 / f.mss as f64;
+                let id = f.sender.core.flow;
                 if let Some(n) = &mut f.ns2 {
-                    let id = f.sender.core.flow;
-                    let mss = f.mss as f64;
                     if let Some(t) = n.0.trace.take() {
-                        traces.truncated |= t.len() >= n.0.trace_limit;
-                        traces.cwnd.extend(t.into_iter().map(|(at, c, s)| {
-                            (
-                                at.secs_f64(),
-                                id,
-                                (c * mss).round() as u64,
-                                s.max(0) as u64 * mss as u64,
-                            )
-                        }));
+                        trace.ns2_cwnd(id, f.mss, t, n.0.trace_limit);
                     }
                     if let Some(v) = n.0.vars.take() {
-                        traces.truncated |= v.len() >= n.0.trace_limit;
-                        let names = tcp::ns2::agent::VAR_NAMES;
-                        let mut last = [f64::NAN; 10];
-                        for (at, vals) in v {
-                            for (k, x) in vals.iter().enumerate() {
-                                if last[k].to_bits() != x.to_bits() {
-                                    traces.ns2_vars.push((at.secs_f64(), id, names[k], *x));
-                                }
-                            }
-                            last = vals;
-                        }
+                        trace.ns2_vars(id, &tcp::ns2::agent::VAR_NAMES, v, n.0.trace_limit);
                     }
                 }
                 if let Some(t) = f.sender.core.trace.take() {
-                    traces.truncated |= t.len() >= f.sender.core.trace_limit;
-                    let id = f.sender.core.flow;
-                    traces
-                        .cwnd
-                        .extend(t.into_iter().map(|(at, c, s)| (at.secs_f64(), id, c, s)));
+                    trace.sender_cwnd(id, t, f.sender.core.trace_limit);
                 }
                 FlowResult {
                     flow: f.sender.core.flow,
@@ -570,12 +511,6 @@ impl Simulation {
             },
             window_ns,
         );
-        traces.truncated |= self.packet_trace.len() >= self.trace_limit;
-        traces.packets = std::mem::take(&mut self.packet_trace);
-        if let Some(q) = self.queue_trace.take() {
-            traces.truncated |= q.len() >= self.trace_limit;
-            traces.queue = q;
-        }
         RunResult {
             seed: self.seed,
             duration_s: stop.secs_f64(),
@@ -585,7 +520,7 @@ impl Simulation {
             traffic,
             links,
             totals,
-            traces,
+            traces: self.trace.finish(),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! snapshot`, and the results reported for a run.
 
 use crate::time::SimTime;
+use crate::trace::Traces;
 use serde::Serialize;
 
 /// Cumulative per-flow counters. All are totals since the start of the run.
@@ -197,39 +198,6 @@ pub struct LinkTotals {
     pub in_link: u64,
 }
 
-/// A bounded trace of one quantity over time.
-#[derive(Clone, Debug, Serialize, Default)]
-pub struct Traces {
-    /// (time s, flow, cwnd bytes, ssthresh bytes) at every change.
-    pub cwnd: Vec<(f64, u32, u64, u64)>,
-    /// (time s, link index, packets waiting) at every change.
-    pub queue: Vec<(f64, u32, u64)>,
-    /// Packet events on the traced links: (time s, link index, event, flow, kind, seq, ack,
-    /// size, retransmit) with event "+" enqueue, "-" dequeue (transmission starts), "d" queue
-    /// drop, "l" loss-module drop, "r" received at the far end; kind "data" or "ack".
-    pub packets: Vec<PacketEvent>,
-    /// Flows with profile = "ns2" and trace.cwnd: ns-2's traced sender variables (time s,
-    /// flow, name, value) after every event that changed one (tcp/ns2/agent.rs VAR_NAMES).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub ns2_vars: Vec<(f64, u32, &'static str, f64)>,
-    /// True if a trace hit its point limit and stopped recording.
-    pub truncated: bool,
-}
-
-/// One row of the packet trace.
-#[derive(Clone, Debug, Serialize)]
-pub struct PacketEvent(
-    pub f64,
-    pub u32,
-    pub &'static str,
-    pub u32,
-    pub &'static str,
-    pub u64,
-    pub u64,
-    pub u32,
-    pub bool,
-);
-
 /// Everything a run reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
@@ -242,5 +210,6 @@ pub struct RunResult {
     pub traffic: Vec<TrafficResult>,
     pub links: Vec<LinkResult>,
     pub totals: Vec<LinkTotals>,
+    /// The opt-in traces (`[trace]`): typed records, docs/traces.md.
     pub traces: Traces,
 }

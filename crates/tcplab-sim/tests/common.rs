@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests: a one-hop scripted path and trace readers.
 #![allow(dead_code)]
 
+use tcplab_sim::net::packet::PacketKind;
 use tcplab_sim::stats::RunResult;
+use tcplab_sim::trace::PacketEventKind as Ev;
 
 /// One hop, 1 Gbit/s each way (serialization is negligible), 50 ms one-way delay, a queue that
 /// never fills, MSS 1000 + 40 header bytes, and the given flow options and loss script.
@@ -28,32 +30,54 @@ pub fn run(text: &str) -> RunResult {
     tcplab_sim::run_toml(text, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"))
 }
 
-/// Data segments offered to the forward link (sent by the sender): (time s, seq, retransmit).
-pub fn data_sent(r: &RunResult) -> Vec<(f64, u64, bool)> {
+/// A data segment as the sender put it on the forward link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sent {
+    pub t: f64,
+    pub seq: u64,
+    pub retransmit: bool,
+}
+
+/// Data segments offered to the forward link (sent by the sender), lost ones included.
+pub fn data_sent(r: &RunResult) -> Vec<Sent> {
     r.traces
         .packets
         .iter()
-        .filter(|e| e.1 == 0 && (e.2 == "+" || e.2 == "l") && e.4 == "data")
-        .map(|e| (e.0, e.5, e.8))
+        .filter(|e| e.link == 0 && matches!(e.event, Ev::Enqueue | Ev::Lost))
+        .filter(|e| e.kind == PacketKind::Data)
+        .map(|e| Sent {
+            t: e.time.secs_f64(),
+            seq: e.seq,
+            retransmit: e.retransmit,
+        })
         .collect()
 }
 
-/// Retransmitted segments: (time s, seq).
-pub fn retransmissions(r: &RunResult) -> Vec<(f64, u64)> {
-    data_sent(r)
-        .into_iter()
-        .filter(|s| s.2)
-        .map(|s| (s.0, s.1))
-        .collect()
+/// Retransmitted segments.
+pub fn retransmissions(r: &RunResult) -> Vec<Sent> {
+    data_sent(r).into_iter().filter(|s| s.retransmit).collect()
 }
 
-/// (time s, cwnd, ssthresh) of flow 0 at every change.
-pub fn cwnd(r: &RunResult) -> Vec<(f64, u64, u64)> {
+/// Flow 0's window after a change.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    pub t: f64,
+    pub cwnd: u64,
+    /// None until the first loss sets it.
+    pub ssthresh: Option<u64>,
+}
+
+/// Flow 0's cwnd and ssthresh at every change.
+pub fn cwnd(r: &RunResult) -> Vec<Window> {
     r.traces
         .cwnd
         .iter()
-        .filter(|c| c.1 == 0)
-        .map(|c| (c.0, c.2, c.3))
+        .filter(|c| c.flow == 0)
+        .map(|c| Window {
+            t: c.time.secs_f64(),
+            cwnd: c.cwnd_bytes,
+            ssthresh: c.ssthresh_bytes,
+        })
         .collect()
 }
 
@@ -61,8 +85,8 @@ pub fn cwnd(r: &RunResult) -> Vec<(f64, u64, u64)> {
 pub fn snd_max_before(r: &RunResult, t: f64, mss: u64) -> u64 {
     data_sent(r)
         .iter()
-        .filter(|s| s.0 < t)
-        .map(|s| s.1 + mss)
+        .filter(|s| s.t < t)
+        .map(|s| s.seq + mss)
         .max()
         .unwrap_or(0)
 }

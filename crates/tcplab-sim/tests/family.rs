@@ -20,7 +20,7 @@ fn ff(tcp: &str, drops: usize, extra: &str) -> RunResult {
 fn rtx_rounds(r: &RunResult) -> Vec<(u64, u64)> {
     retransmissions(r)
         .iter()
-        .map(|&(t, seq)| ((t / 0.1) as u64, seq / 1000))
+        .map(|s| ((s.t / 0.1) as u64, s.seq / 1000))
         .collect()
 }
 
@@ -33,9 +33,10 @@ fn counts(r: &RunResult) -> (u64, u64, u64, u64) {
     (f.fast_retransmits, f.timeouts, f.ca_events, f.non_ca_events)
 }
 
-/// ssthresh right after time t.
+/// ssthresh right after time t (once a loss has set it).
 fn ssthresh_after(r: &RunResult, t: f64) -> u64 {
-    cwnd(r).iter().filter(|c| c.0 <= t).last().unwrap().2
+    let w = cwnd(r).into_iter().rfind(|c| c.t <= t).unwrap();
+    w.ssthresh.expect("ssthresh set by then")
 }
 
 #[test]
@@ -57,8 +58,8 @@ fn tahoe_goes_back_n_in_slow_start_and_never_times_out() {
             "{n} drops: one fast retransmit, no timeout"
         );
         // cwnd = 1 segment, ssthresh = half the 21-segment flight, at the fast retransmit.
-        let at = cwnd(&r).into_iter().find(|c| c.1 == 1000).unwrap();
-        assert_eq!(at.2, 10500);
+        let at = cwnd(&r).into_iter().find(|c| c.cwnd == 1000).unwrap();
+        assert_eq!(at.ssthresh, Some(10500));
     }
 }
 
@@ -73,7 +74,11 @@ fn reno_one_drop_one_halving_and_several_drops_halve_again_or_time_out() {
     assert_eq!(counts(&r), (2, 0, 0, 1));
     // With cwnd halving (BSD, ns-2) the window is halved twice: 10 then 5 segments.
     let r = ff("reno", 2, "ssthresh_rule = \"cwnd\"");
-    let ss: Vec<u64> = cwnd(&r).iter().map(|c| c.2).filter(|&s| s < 20000).collect();
+    let ss: Vec<u64> = cwnd(&r)
+        .iter()
+        .filter_map(|c| c.ssthresh)
+        .filter(|&s| s < 20000)
+        .collect();
     let mut distinct = ss.clone();
     distinct.dedup();
     assert_eq!(distinct[..2], [10578, 5289], "{distinct:?}");
@@ -119,8 +124,8 @@ fn newreno_full_deflation_sets_cwnd_to_ssthresh_on_partial_acks() {
     let r = ff("newreno", 3, "partial_deflation = false");
     let in_recovery: Vec<u64> = cwnd(&r)
         .iter()
-        .filter(|c| c.0 > 0.29 && c.0 < 0.45)
-        .map(|c| c.1)
+        .filter(|c| c.t > 0.29 && c.t < 0.45)
+        .map(|c| c.cwnd)
         .collect();
     assert!(in_recovery.contains(&10500), "{in_recovery:?}");
     assert_eq!(counts(&r), (1, 0, 1, 0));
@@ -161,7 +166,10 @@ fn fack_sends_new_data_before_the_dupack_threshold() {
         format!("tcp = \"{tcp}\"\nack = \"immediate\"\ninitial_window = 4\ninitial_ssthresh = 4000")
     };
     let r = run(&one_hop(&flow("fack"), &[1], "2s"));
-    let first_new_after_loss = data_sent(&r).iter().find(|s| s.0 > 0.05 && !s.2).map(|s| s.1);
+    let first_new_after_loss = data_sent(&r)
+        .iter()
+        .find(|s| s.t > 0.05 && !s.retransmit)
+        .map(|s| s.seq);
     assert_eq!(
         first_new_after_loss,
         Some(4000),
@@ -177,8 +185,8 @@ fn sackrh_halves_gradually() {
     // During recovery cwnd falls by half a segment per ACK, from ~21 segments to 10.5.
     let during: Vec<u64> = cwnd(&r)
         .iter()
-        .filter(|c| c.0 > 0.2 && c.0 < 0.3)
-        .map(|c| c.1)
+        .filter(|c| c.t > 0.2 && c.t < 0.3)
+        .map(|c| c.cwnd)
         .collect();
     assert!(during.windows(2).any(|w| w[0] - w[1] == 500), "{during:?}");
     assert_eq!(ssthresh_after(&r, 1.0), 10500);
@@ -202,13 +210,13 @@ fn bsd43_sends_the_whole_window_and_goes_back_n_after_a_timeout() {
     // No slow start: the receiver's 8-segment window leaves at once; no fast retransmit.
     let flow = "tcp = \"bsd43\"\nack = \"immediate\"\nrwnd = 8000\ninitial_rto = \"1s\"\nclock_tick = \"0\"";
     let r = run(&one_hop(flow, &[3], "2.5s"));
-    let at0 = data_sent(&r).iter().filter(|s| s.0 == 0.0).count();
+    let at0 = data_sent(&r).iter().filter(|s| s.t == 0.0).count();
     assert_eq!(at0, 8);
     let f = &r.flows[0];
     assert_eq!((f.fast_retransmits, f.timeouts), (0, 1));
     // At the timeout the whole window goes again from the hole: 8 segments at one instant.
-    let t = retransmissions(&r)[0].0;
-    let burst = data_sent(&r).iter().filter(|s| s.0 == t).count();
+    let t = retransmissions(&r)[0].t;
+    let burst = data_sent(&r).iter().filter(|s| s.t == t).count();
     assert_eq!(burst, 8);
 }
 
@@ -220,7 +228,7 @@ fn jacobson_timer_fires_on_the_500ms_slow_tick() {
     let r = run(&one_hop(flow, &[1, 2], "9.5s"));
     let times: Vec<f64> = data_sent(&r)
         .iter()
-        .map(|s| (s.0 * 1000.0).round() / 1000.0)
+        .map(|s| (s.t * 1000.0).round() / 1000.0)
         .collect();
     assert_eq!(times[..3], [0.0, 3.0, 9.0]);
 }
@@ -235,7 +243,7 @@ fn byte_counting_doubles_per_round_with_delayed_acks_per_ack_growth_does_not() {
             &[],
             "0.75s",
         ));
-        cwnd(&r).last().unwrap().1
+        cwnd(&r).last().unwrap().cwnd
     };
     let (per_ack, abc) = (w("per_ack"), w("abc"));
     assert!(abc as f64 > 1.8 * per_ack as f64, "abc {abc} per_ack {per_ack}");

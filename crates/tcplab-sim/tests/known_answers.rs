@@ -9,8 +9,8 @@ const RTT: f64 = 0.1; // 2 x 50 ms; serialization at 1 Gbit/s adds ~17 us
 /// Segments sent per round trip, by floor(t / RTT).
 fn per_round(r: &tcplab_sim::RunResult, rounds: usize) -> Vec<usize> {
     let mut n = vec![0; rounds];
-    for (t, _, _) in data_sent(r) {
-        let k = (t / RTT) as usize;
+    for s in data_sent(r) {
+        let k = (s.t / RTT) as usize;
         if k < rounds {
             n[k] += 1;
         }
@@ -26,7 +26,7 @@ fn slow_start_doubles_cwnd_every_round_trip() {
     // cwnd grows one MSS per ACK: after round k it is 2^(k+1) segments.
     let c = cwnd(&r);
     let at_round_end: Vec<u64> = (1..=5)
-        .map(|k| c.iter().filter(|x| x.0 < k as f64 * RTT + 0.05).last().unwrap().1)
+        .map(|k| c.iter().rfind(|x| x.t < k as f64 * RTT + 0.05).unwrap().cwnd)
         .collect();
     assert_eq!(at_round_end, vec![2000, 4000, 8000, 16000, 32000]);
 }
@@ -38,8 +38,9 @@ fn delayed_acks_slow_start_grows_by_half() {
     let r = run(&one_hop("ack = \"delayed\"", &[], "1.0s"));
     let c = cwnd(&r);
     // The first segment is acknowledged by the 200 ms delayed-ACK timer: RTT + 200 ms.
-    assert!((c[1].0 - 0.3).abs() < 0.001, "first ACK at {}", c[1].0);
-    assert_eq!(c[1].1, 2000);
+    assert!((c[1].t - 0.3).abs() < 0.001, "first ACK at {}", c[1].t);
+    assert_eq!(c[1].cwnd, 2000);
+    assert_eq!(c[1].ssthresh, None, "no loss yet: ssthresh is still infinite");
 }
 
 #[test]
@@ -52,11 +53,11 @@ fn congestion_avoidance_adds_about_one_mss_per_round_trip() {
         "2.05s",
     ));
     let c = cwnd(&r);
-    let first: Vec<u64> = c.iter().take(5).map(|x| x.1).collect();
+    let first: Vec<u64> = c.iter().take(5).map(|x| x.cwnd).collect();
     assert_eq!(first, vec![4000, 4250, 4485, 4707, 4919]);
     // Over 20 round trips the window gains a little under one MSS per round (integer rounding
     // and the per-ACK form both shave it: about 0.95 MSS here).
-    let end = c.last().unwrap().1;
+    let end = c.last().unwrap().cwnd;
     let per_rtt = (end - 4000) as f64 / 20.0;
     assert!((900.0..1000.0).contains(&per_rtt), "growth per RTT {per_rtt}");
     assert_eq!(r.flows[0].segments_retransmitted, 0);
@@ -70,24 +71,27 @@ fn reno_three_dupacks_halve_the_window() {
     let r = run(&one_hop(&format!("tcp = \"reno\"\n{CA10}"), &[15], "3s"));
     let rtx = retransmissions(&r);
     assert_eq!(rtx.len(), 1, "{rtx:?}");
-    let (t_fr, seq) = rtx[0];
+    let (t_fr, seq) = (rtx[0].t, rtx[0].seq);
     assert_eq!(seq, 14000);
     // The retransmission leaves on the third duplicate ACK: the ACKs of segments 16, 17, 18
     // arrive one RTT after those were sent (second round, t ~ 0.1 s) plus one more RTT.
     assert!((0.2..0.21).contains(&t_fr), "fast retransmit at {t_fr}");
     let c = cwnd(&r);
-    let at_fr = c.iter().find(|x| x.0 >= t_fr).unwrap();
+    let at_fr = c.iter().find(|x| x.t >= t_fr).unwrap();
     // RFC 5681 Eq. 4: ssthresh = FlightSize / 2 (flight = snd_max - snd_una = snd_max - 14000)
     let flight = snd_max_before(&r, t_fr + 1e-9, 1000) - 14000;
-    assert_eq!(at_fr.2, flight / 2);
+    assert_eq!(at_fr.ssthresh, Some(flight / 2));
     assert_eq!(
-        at_fr.1,
-        at_fr.2 + 3000,
+        at_fr.cwnd,
+        flight / 2 + 3000,
         "cwnd = ssthresh + 3 MSS on entering recovery"
     );
     // The ACK of the retransmission ends recovery: cwnd deflates to ssthresh exactly.
-    let exit = c.iter().find(|x| x.0 > t_fr + 0.09 && x.1 <= at_fr.2).unwrap();
-    assert_eq!(exit.1, at_fr.2);
+    let exit = c
+        .iter()
+        .find(|x| x.t > t_fr + 0.09 && x.cwnd <= flight / 2)
+        .unwrap();
+    assert_eq!(exit.cwnd, flight / 2);
     let f = &r.flows[0];
     assert_eq!(
         (
@@ -111,14 +115,14 @@ fn tahoe_three_dupacks_reset_to_one_segment_and_slow_start() {
         1,
         "go-back-N resends only the hole: the rest arrived ({rtx:?})"
     );
-    let (t_fr, seq) = rtx[0];
+    let (t_fr, seq) = (rtx[0].t, rtx[0].seq);
     assert_eq!(seq, 14000);
     let c = cwnd(&r);
-    let at_fr = c.iter().find(|x| x.0 >= t_fr).unwrap();
+    let at_fr = c.iter().find(|x| x.t >= t_fr).unwrap();
     let flight = snd_max_before(&r, t_fr + 1e-9, 1000) - 14000;
-    assert_eq!((at_fr.1, at_fr.2), (1000, flight / 2));
+    assert_eq!((at_fr.cwnd, at_fr.ssthresh), (1000, Some(flight / 2)));
     // Slow start again: the next changes add one MSS per ACK (immediate ACKs).
-    let after: Vec<u64> = c.iter().filter(|x| x.0 > t_fr).take(3).map(|x| x.1).collect();
+    let after: Vec<u64> = c.iter().filter(|x| x.t > t_fr).take(3).map(|x| x.cwnd).collect();
     assert_eq!(after, vec![2000, 3000, 4000]);
     let f = &r.flows[0];
     assert_eq!(
@@ -135,7 +139,7 @@ fn retransmit_timer_backs_off_exponentially_up_to_the_cap() {
     let r = run(&one_hop("max_rto = \"8s\"", &[1, 2, 3, 4, 5, 6, 7], "39.5s"));
     let times: Vec<f64> = data_sent(&r)
         .iter()
-        .map(|s| (s.0 * 1000.0).round() / 1000.0)
+        .map(|s| (s.t * 1000.0).round() / 1000.0)
         .collect();
     assert_eq!(times[..8], [0.0, 1.0, 3.0, 7.0, 15.0, 23.0, 31.0, 39.0]);
     assert!(times[8] > 39.1, "the next segment waits for the ACK: {times:?}");

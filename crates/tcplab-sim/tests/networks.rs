@@ -2,6 +2,7 @@
 //! example scenarios run, background traffic behaves as specified, bad input is named, and
 //! the checks against Mathis et al. 1997 Table 2 and Barakat & Altman 1999 Sec. 5.
 
+use tcplab_sim::trace::PacketEventKind;
 use tcplab_sim::{run_toml, RunResult};
 
 fn sets(v: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -410,9 +411,9 @@ fn barakat_first_slow_start_drop_is_where_the_queues_say() {
             .traces
             .packets
             .iter()
-            .find(|e| e.2 == "d")
+            .find(|e| e.event == PacketEventKind::Drop)
             .expect("a slow-start drop");
-        let hop = (drop.1 / 2) as usize; // links are (fwd, rev) pairs
+        let hop = (drop.link / 2) as usize; // links are (fwd, rev) pairs
         assert!(
             first_in_time.contains(&hop),
             "n = {n}: first drop at hop {hop}, expected one of {first_in_time:?} (S = {s:?})"

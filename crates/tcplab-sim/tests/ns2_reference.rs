@@ -4,7 +4,11 @@
 //! and runs from Python (`python -m tcplab.ns2ref`, tests/test_ns2_reference.py); this is
 //! the short form that `cargo test` always runs.
 
+use tcplab_sim::net::packet::PacketKind::{self, Ack, Data};
+use tcplab_sim::net::DropCause;
 use tcplab_sim::stats::RunResult;
+use tcplab_sim::time::SimTime;
+use tcplab_sim::trace::PacketEventKind::{self as Ev, Dequeue, Drop, Enqueue, Lost, Receive};
 
 /// The tcpVariants scenario: s1 -8 Mb/s, 0 ms- r1 -800 kb/s, 100 ms, DropTail 8- k1, one
 /// FTP flow from 1 s to 6 s; ns-2's drop list entry n (the SYN is packet 0) is the
@@ -47,8 +51,9 @@ fn link(r: &RunResult, name: &str) -> u32 {
     r.links.iter().position(|l| l.link == name).unwrap() as u32
 }
 
-fn us(t: f64) -> u64 {
-    (t * 1e6).round() as u64
+/// A trace time in microseconds, rounded (ns-2 prints its times to the microsecond).
+fn us(t: SimTime) -> u64 {
+    (t.ns() + 500) / 1000
 }
 
 /// (seq, microseconds) of every arrival at r1 of a packet that had arrived there before.
@@ -57,56 +62,67 @@ fn retransmissions_at_r1(r: &RunResult) -> Vec<(u64, u64)> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for e in &r.traces.packets {
-        if e.1 == l && e.4 == "data" && (e.2 == "+" || e.2 == "l") && !seen.insert(e.5) {
-            out.push((e.5, us(e.0)));
+        let arrival = matches!(e.event, Enqueue | Lost);
+        if e.link == l && e.kind == Data && arrival && !seen.insert(e.seq) {
+            out.push((e.seq, us(e.time)));
         }
     }
     out
 }
 
-fn count(r: &RunResult, name: &str, ev: &str, kind: &str) -> usize {
+fn count(r: &RunResult, name: &str, ev: Ev, kind: PacketKind) -> usize {
     let l = link(r, name);
     r.traces
         .packets
         .iter()
-        .filter(|e| e.1 == l && e.2 == ev && e.4 == kind)
+        .filter(|e| e.link == l && e.event == ev && e.kind == kind)
         .count()
 }
 
 fn drops(r: &RunResult) -> Vec<(u64, u64)> {
     let l = link(r, "hop1.fwd");
-    let d = r.traces.packets.iter().filter(|e| e.1 == l && e.2 == "l");
-    d.map(|e| (e.5, us(e.0))).collect()
+    let d = r.traces.packets.iter().filter(|e| e.link == l && e.event == Lost);
+    d.map(|e| {
+        assert_eq!(e.cause, Some(DropCause::Loss));
+        (e.seq, us(e.time))
+    })
+    .collect()
 }
 
 #[test]
 fn the_first_exchange_matches_ns2_to_the_microsecond() {
     let r = tcp_variants("reno", &[14], "");
     let l = link(&r, "hop1.fwd");
-    let first: Vec<(u64, &str, u64)> = r
+    let first: Vec<(u64, char, u64)> = r
         .traces
         .packets
         .iter()
-        .filter(|e| e.1 == l && e.2 != "r")
+        .filter(|e| e.link == l && e.event != Receive)
         .take(6)
-        .map(|e| (us(e.0), e.2, e.5))
+        .map(|e| (us(e.time), e.event.ns2(), e.seq))
         .collect();
     // README: SYN + and - at 1.00004; seq 1 at 1.20192; seq 2 arrives 1.20296, leaves 1.21232.
     assert_eq!(
         first,
         vec![
-            (1_000_040, "+", 0),
-            (1_000_040, "-", 0),
-            (1_201_920, "+", 1),
-            (1_201_920, "-", 1),
-            (1_202_960, "+", 2),
-            (1_212_320, "-", 2),
+            (1_000_040, '+', 0),
+            (1_000_040, '-', 0),
+            (1_201_920, '+', 1),
+            (1_201_920, '-', 1),
+            (1_202_960, '+', 2),
+            (1_212_320, '-', 2),
         ]
     );
     // ACK 0 leaves k1 at 1.10044.
     let k = link(&r, "hop1.rev");
-    let ack0 = r.traces.packets.iter().find(|e| e.1 == k && e.2 == "+").unwrap();
-    assert_eq!((us(ack0.0), ack0.6, ack0.7), (1_100_440, 0, 40));
+    let ack0 = r
+        .traces
+        .packets
+        .iter()
+        .find(|e| e.link == k && e.event == Enqueue)
+        .unwrap();
+    assert_eq!(ack0.kind, Ack);
+    assert_eq!((us(ack0.time), ack0.ack, ack0.size), (1_100_440, 0, 40));
 }
 
 #[test]
@@ -133,8 +149,8 @@ fn reno_times_out_with_two_drops_newreno_does_not() {
     assert_eq!(r.flows[0].timeouts, 1);
     assert_eq!(
         (
-            count(&r, "hop1.fwd", "+", "data"),
-            count(&r, "hop1.fwd", "-", "data")
+            count(&r, "hop1.fwd", Enqueue, Data),
+            count(&r, "hop1.fwd", Dequeue, Data)
         ),
         (117, 117)
     );
@@ -143,8 +159,8 @@ fn reno_times_out_with_two_drops_newreno_does_not() {
     assert_eq!(r.flows[0].timeouts, 0);
     assert_eq!(
         (
-            count(&r, "hop1.fwd", "+", "data"),
-            count(&r, "hop1.fwd", "-", "data")
+            count(&r, "hop1.fwd", Enqueue, Data),
+            count(&r, "hop1.fwd", Dequeue, Data)
         ),
         (283, 281)
     );
@@ -188,7 +204,7 @@ fn sack_repairs_fourdrops_in_one_round_trip_and_partial_ack_avoids_the_multiple_
     );
     // the SYN + data sent (224 = 215 new + 9 retransmissions; seq 215, sent at 5.999096,
     // is still on s1 -> r1 at 6 s)
-    assert_eq!(count(&r, "hop0.fwd", "+", "data"), 1 + 224);
+    assert_eq!(count(&r, "hop0.fwd", Enqueue, Data), 1 + 224);
 }
 
 #[test]
@@ -198,13 +214,13 @@ fn fack_and_sackrh_repair_fourdrops_without_timeouts() {
         retransmissions_at_r1(&r),
         vec![(14, 2_070_328), (24, 2_143_216), (26, 2_153_704), (28, 2_344_872)]
     );
-    assert_eq!(count(&r, "hop1.fwd", "+", "data"), 294);
+    assert_eq!(count(&r, "hop1.fwd", Enqueue, Data), 294);
     let r = tcp_variants("sackrh", &[14, 24, 26, 28], "");
     assert_eq!(
         retransmissions_at_r1(&r),
         vec![(14, 2_080_728), (24, 2_272_072), (26, 2_334_472), (28, 2_335_512)]
     );
-    assert_eq!(count(&r, "hop1.fwd", "+", "data"), 231);
+    assert_eq!(count(&r, "hop1.fwd", Enqueue, Data), 231);
     assert_eq!(r.flows[0].timeouts, 0);
 }
 
@@ -255,8 +271,9 @@ fn the_droptail_overflow_hits_the_same_packet_as_in_ns2() {
         .traces
         .packets
         .iter()
-        .filter(|e| e.1 == l && e.2 == "d")
-        .map(|e| (e.5, us(e.0)))
+        .filter(|e| e.link == l && e.event == Drop)
+        .inspect(|e| assert_eq!(e.cause, Some(DropCause::Queue)))
+        .map(|e| (e.seq, us(e.time)))
         .collect();
     assert_eq!(queue_drops, vec![(429, 7_493_240)]);
 }

@@ -3,6 +3,8 @@
 
 use proptest::prelude::*;
 use tcplab_sim::run_toml;
+use tcplab_sim::time::SimTime;
+use tcplab_sim::trace::PacketEventKind;
 
 #[derive(Debug, Clone)]
 struct Hop {
@@ -100,9 +102,9 @@ proptest! {
             prop_assert!(f.ca_events + f.non_ca_events <= f.loss_events);
         }
         // cwnd never falls below one segment.
-        for &(_, flow, cwnd, _) in &r.traces.cwnd {
-            let mss: u64 = r.flows[flow as usize].mss_bytes as u64;
-            prop_assert!(cwnd >= mss, "cwnd {} < mss {}", cwnd, mss);
+        for c in &r.traces.cwnd {
+            let mss: u64 = r.flows[c.flow as usize].mss_bytes as u64;
+            prop_assert!(c.cwnd_bytes >= mss, "cwnd {} < mss {}", c.cwnd_bytes, mss);
         }
         // Determinism: the same scenario gives byte-identical results.
         let again = run_toml(&text, &[]).unwrap();
@@ -130,8 +132,8 @@ fn adding_a_flow_does_not_change_another_links_loss_pattern() {
         r.traces
             .packets
             .iter()
-            .filter(|e| e.2 == "l" && e.0 < 2.0)
-            .map(|e| e.5)
+            .filter(|e| e.event == PacketEventKind::Lost && e.time < SimTime::from_secs(2))
+            .map(|e| e.seq)
             .collect()
     };
     assert!(!losses(&one).is_empty());

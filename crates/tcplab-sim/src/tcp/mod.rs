@@ -22,6 +22,11 @@ use recovery::LossRecovery;
 use rto::{Jacobson88, Rfc793, RtoEstimator, RttEstimator, TickClock, VarianceGain};
 use sender::{Growth, Sender, SenderConfig};
 
+/// The initial ssthresh when the flow gives none: "infinite" (RFC 5681 Sec. 3.1: "arbitrarily
+/// high"), large enough never to bound cwnd, small enough that window arithmetic never
+/// overflows. Traces report an ssthresh at or above it as None.
+pub const SSTHRESH_INFINITE: u64 = u64::MAX / 4;
+
 /// BSD's slow timer: the default tick of the coarse-clock estimators.
 pub const BSD_SLOW_TICK: SimTime = SimTime::from_ms(500);
 /// BSD's fast timer, which sends delayed ACKs.
@@ -70,7 +75,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         mss: f.mss,
         header_bytes: f.header(),
         initial_window: f.initial_window,
-        initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
+        initial_ssthresh: f.initial_ssthresh.map_or(SSTHRESH_INFINITE, |s| s.0),
         rwnd: f.rwnd.0,
         total_bytes: f.bytes.map(|b| b.0),
         timestamps: f.timestamps,

@@ -1,0 +1,246 @@
+//! The bounded recorder the simulation writes its traces to. Each trace keeps at most
+//! `trace.max_points` records and then stops recording, marking the run `truncated`; a trace
+//! that is off costs one branch per event.
+
+use super::{CwndRecord, Ns2VarRecord, PacketEventKind, PacketRecord, QueueRecord, Traces};
+use crate::net::packet::Packet;
+use crate::net::DropCause;
+use crate::scenario::TraceSpec;
+use crate::tcp::SSTHRESH_INFINITE;
+use crate::time::SimTime;
+
+/// Records the traces a scenario asked for.
+#[derive(Clone, Debug)]
+pub struct TraceRecorder {
+    limit: usize,
+    /// Per link direction: are its packet events recorded?
+    packet_links: Vec<bool>,
+    queue_on: bool,
+    traces: Traces,
+}
+
+impl TraceRecorder {
+    /// A recorder for `spec` over the link directions named `links` (in index order).
+    pub fn new<'a>(spec: &TraceSpec, links: impl IntoIterator<Item = &'a str>) -> Self {
+        TraceRecorder {
+            limit: spec.max_points as usize,
+            packet_links: links
+                .into_iter()
+                .map(|name| spec.links.iter().any(|l| l == name))
+                .collect(),
+            queue_on: spec.queue,
+            traces: Traces::default(),
+        }
+    }
+
+    /// Points kept per trace.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Are `link`'s packet events recorded?
+    #[inline]
+    pub fn traces_packets(&self, link: u32) -> bool {
+        self.packet_links[link as usize]
+    }
+
+    /// A packet event on `link` (ignored unless the link is traced). `cause` is the reason of
+    /// a `Drop` or `Lost` event, None for the others.
+    #[inline]
+    pub fn packet(
+        &mut self,
+        now: SimTime,
+        link: u32,
+        event: PacketEventKind,
+        p: &Packet,
+        cause: Option<DropCause>,
+    ) {
+        if !self.packet_links[link as usize] {
+            return;
+        }
+        let limit = self.limit;
+        push(
+            &mut self.traces.packets,
+            &mut self.traces.truncated,
+            limit,
+            PacketRecord {
+                time: now,
+                link,
+                event,
+                flow: p.flow,
+                kind: p.kind,
+                seq: p.seq,
+                ack: p.ack,
+                size: p.size,
+                len: p.len,
+                retransmit: p.retransmit,
+                cause,
+            },
+        );
+    }
+
+    /// `link`'s queue now holds `packets` packets of `bytes` bytes (ignored unless
+    /// `trace.queue` is on).
+    #[inline]
+    pub fn queue(&mut self, now: SimTime, link: u32, packets: u64, bytes: u64) {
+        if !self.queue_on {
+            return;
+        }
+        let limit = self.limit;
+        push(
+            &mut self.traces.queue,
+            &mut self.traces.truncated,
+            limit,
+            QueueRecord {
+                time: now,
+                link,
+                packets,
+                bytes,
+            },
+        );
+    }
+
+    /// A flow's cwnd trace as its sender kept it: (time, cwnd bytes, ssthresh bytes) at every
+    /// change, at most `limit` points (the sender stops at its own limit). An ssthresh at or
+    /// above [`SSTHRESH_INFINITE`] is the untouched initial value: recorded as None.
+    pub fn sender_cwnd(&mut self, flow: u32, points: Vec<(SimTime, u64, u64)>, limit: usize) {
+        self.traces.truncated |= points.len() >= limit;
+        self.traces
+            .cwnd
+            .extend(points.into_iter().map(|(time, cwnd, ssthresh)| CwndRecord {
+                time,
+                flow,
+                cwnd_bytes: cwnd,
+                ssthresh_bytes: (ssthresh < SSTHRESH_INFINITE).then_some(ssthresh),
+            }));
+    }
+
+    /// An ns-2 agent's cwnd trace, in packets (cwnd_ fractional, ssthresh_ whole), converted
+    /// to bytes of `mss`.
+    pub fn ns2_cwnd(&mut self, flow: u32, mss: u32, points: Vec<(SimTime, f64, i64)>, limit: usize) {
+        self.traces.truncated |= points.len() >= limit;
+        let mss = mss as u64;
+        self.traces
+            .cwnd
+            .extend(points.into_iter().map(|(time, cwnd, ssthresh)| CwndRecord {
+                time,
+                flow,
+                cwnd_bytes: (cwnd * mss as f64).round() as u64,
+                ssthresh_bytes: Some(ssthresh.max(0) as u64 * mss),
+            }));
+    }
+
+    /// An ns-2 agent's traced variables, one snapshot of all of them (in `names` order) per
+    /// event that changed one: recorded as one record per variable that changed.
+    pub fn ns2_vars<const N: usize>(
+        &mut self,
+        flow: u32,
+        names: &[&'static str; N],
+        snapshots: Vec<(SimTime, [f64; N])>,
+        limit: usize,
+    ) {
+        self.traces.truncated |= snapshots.len() >= limit;
+        let mut last = [f64::NAN; N];
+        for (time, values) in snapshots {
+            for (k, &value) in values.iter().enumerate() {
+                if last[k].to_bits() != value.to_bits() {
+                    self.traces.ns2_vars.push(Ns2VarRecord {
+                        time,
+                        flow,
+                        var: names[k],
+                        value,
+                    });
+                }
+            }
+            last = values;
+        }
+    }
+
+    /// The traces recorded.
+    pub fn finish(self) -> Traces {
+        self.traces
+    }
+}
+
+/// Appends `r` if the trace has room; otherwise marks the run truncated.
+#[inline]
+fn push<T>(trace: &mut Vec<T>, truncated: &mut bool, limit: usize, r: T) {
+    if trace.len() < limit {
+        trace.push(r);
+    } else {
+        *truncated = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::PacketKind;
+
+    fn spec(links: &[&str], queue: bool, max_points: u64) -> TraceSpec {
+        TraceSpec {
+            cwnd: false,
+            queue,
+            links: links.iter().map(|s| s.to_string()).collect(),
+            max_points,
+        }
+    }
+
+    #[test]
+    fn only_the_named_links_are_recorded_and_the_limit_marks_truncation() {
+        let mut r = TraceRecorder::new(&spec(&["b"], false, 2), ["a", "b"]);
+        let p = Packet::new(3, PacketKind::Data, 0, 1, 1000, 1000, 1040);
+        r.packet(SimTime(1), 0, PacketEventKind::Enqueue, &p, None);
+        r.packet(SimTime(2), 1, PacketEventKind::Enqueue, &p, None);
+        r.packet(SimTime(3), 1, PacketEventKind::Drop, &p, Some(DropCause::Queue));
+        assert!(!r.traces.truncated, "two records fit a limit of two");
+        r.packet(SimTime(4), 1, PacketEventKind::Dequeue, &p, None);
+        r.queue(SimTime(4), 1, 1, 1040); // queue trace off
+        let t = r.finish();
+        assert!(t.truncated);
+        assert!(t.queue.is_empty());
+        let got: Vec<_> = t.packets.iter().map(|e| (e.time.ns(), e.link, e.event)).collect();
+        assert_eq!(
+            got,
+            vec![(2, 1, PacketEventKind::Enqueue), (3, 1, PacketEventKind::Drop)]
+        );
+        assert_eq!(t.packets[1].cause, Some(DropCause::Queue));
+        assert_eq!(
+            (t.packets[0].flow, t.packets[0].seq, t.packets[0].size),
+            (3, 1000, 1040)
+        );
+    }
+
+    #[test]
+    fn an_untouched_ssthresh_is_none() {
+        let mut r = TraceRecorder::new(&spec(&[], false, 10), ["a"]);
+        r.sender_cwnd(
+            0,
+            vec![(SimTime(0), 1460, SSTHRESH_INFINITE), (SimTime(5), 2920, 1460)],
+            10,
+        );
+        let t = r.finish();
+        assert_eq!(t.cwnd[0].ssthresh_bytes, None);
+        assert_eq!(t.cwnd[1].ssthresh_bytes, Some(1460));
+        assert!(!t.truncated);
+    }
+
+    #[test]
+    fn ns2_variables_are_recorded_when_they_change() {
+        let mut r = TraceRecorder::new(&spec(&[], false, 10), ["a"]);
+        let names = ["x_", "y_"];
+        r.ns2_vars(
+            1,
+            &names,
+            vec![(SimTime(1), [1.0, 2.0]), (SimTime(2), [1.0, 3.0])],
+            10,
+        );
+        let got: Vec<_> = r
+            .finish()
+            .ns2_vars
+            .iter()
+            .map(|v| (v.time.ns(), v.var, v.value))
+            .collect();
+        assert_eq!(got, vec![(1, "x_", 1.0), (1, "y_", 2.0), (2, "y_", 3.0)]);
+    }
+}

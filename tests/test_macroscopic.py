@@ -24,7 +24,7 @@ def runs(p: float, seeds=range(1, 5), duration="600s"):
     out = []
     for seed in seeds:
         f = tcplab.run(SCENARIO, sets={"seed": seed, "network.path.hops.0.loss.p": p,
-                                       "duration": duration}).raw["flows"][0]
+                                       "duration": duration}).flows.row(0, named=True)
         w = f["goodput_bps"] / 8 * f["mean_rtt_s"] / f["mss_bytes"]
         out.append((w * math.sqrt(p), f))
     return out

@@ -25,7 +25,7 @@ def test_network_scenarios_run_and_conserve_packets(name, duration):
 def test_background_traffic_is_reported_per_group():
     r = tcplab.run(SCENARIOS / "parvez-background.toml", sets={"duration": "20s", "warmup": "5s"})
     assert len(r.flows) == 2  # the foreground flows only
-    groups = {g["name"]: g for g in r.raw["traffic"]}
+    groups = {g["name"]: g for g in r.traffic.iter_rows(named=True)}
     assert set(groups) == {"http", "ftp"}
     assert groups["http"]["sources"] == 75 and groups["http"]["responses"] > 0
     assert groups["ftp"]["goodput_bps"] > 0
@@ -33,8 +33,8 @@ def test_background_traffic_is_reported_per_group():
 
 def test_red_makes_the_phase_effect_disappear():
     text = SCENARIOS / "phase-effects.toml"
-    dt = tcplab.run(text).raw["flows"]
-    red = tcplab.run(text, sets={"network.dumbbell.bottleneck.queue.discipline": "red"}).raw["flows"]
+    dt = tcplab.run(text).flows.to_dicts()
+    red = tcplab.run(text, sets={"network.dumbbell.bottleneck.queue.discipline": "red"}).flows.to_dicts()
     share = lambda fl: min(f["goodput_bps"] for f in fl) / max(f["goodput_bps"] for f in fl)
     assert share(dt) < 0.3 < 0.8 < share(red)
 

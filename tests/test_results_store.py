@@ -30,7 +30,11 @@ def test_flatten_inputs_uses_dotted_paths_and_si_units():
     assert flat["network.dumbbell.bottleneck.rate"] == 20_000_000
     assert flat["network.dumbbell.access_delays.7"] == 0.04  # list entries by index, as --set
     assert flat["flows.3.tcp"] == "reno" and isinstance(flat["flows.0.mss"], int)
-    assert results.flatten_inputs({"network": {"p": "0.01"}, "name": "1e3"}) == {"network.p": 0.01, "name": "1e3"}
+    assert isinstance(flat["duration"], float) and isinstance(flat["network.dumbbell.bottleneck.rate"], int)
+    # Every quantity is a number: no string left that starts like one ("30000000ns", "0.01").
+    assert not [k for k, v in flat.items() if isinstance(v, str) and v[:1].isdigit()]
+    # A name that looks like a number stays what it is.
+    assert results.flatten_inputs({"network": {"p": 0.01}, "name": "1e3"}) == {"network.p": 0.01, "name": "1e3"}
 
 
 def test_write_compact_and_read(tmp_path):

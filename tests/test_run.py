@@ -59,9 +59,10 @@ def test_traces_are_opt_in_and_bounded():
     assert r.trace("cwnd").height == 0
     r = tcplab.run(ONE_HOP, sets={"trace.cwnd": True, "trace.queue": True, "trace.max_points": 500})
     cw, q = r.trace("cwnd"), r.trace("queue")
-    assert cw.columns == ["time_s", "flow", "cwnd_bytes", "ssthresh_bytes"]
+    assert cw.columns == ["time_s", "time_ns", "flow", "cwnd_bytes", "ssthresh_bytes"]
     assert 0 < cw.height <= 500 and 0 < q.height <= 500
-    assert r.raw["traces"]["truncated"]
+    assert r.truncated
+    assert not tcplab.run(ONE_HOP, sets={"trace.cwnd": True}).truncated
     assert set(q["link_name"].unique()) <= {"hop0.fwd", "hop0.rev"}
     with pytest.raises(KeyError, match="cwnd"):
         r.trace("nope")

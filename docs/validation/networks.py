@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import polars as pl
+
 import tcplab
 from tcplab.models import gateways, multibottleneck as mb
 
@@ -32,9 +34,9 @@ def phase_effects():
             r = tcplab.run(ROOT / "scenarios/phase-effects.toml", sets={
                 "network.dumbbell.bottleneck.queue.limit": limit,
                 "network.dumbbell.bottleneck.queue.discipline": disc})
-            link = next(l for l in r.raw["links"] if l["link"] == "bottleneck.fwd")
+            link = r.links.filter(pl.col("link") == "bottleneck.fwd").row(0, named=True)
             min_rtts = (0.2214, 0.2312)
-            for f in r.raw["flows"]:
+            for f in r.flows.iter_rows(named=True):
                 rtt_est = min_rtts[f["flow"]] + link["mean_queue_delay_s"]
                 lm = mathis(f["mss_bytes"], rtt_est, link["drop_rate"])
                 tm = mathis(f["mss_bytes"], f["mean_rtt_s"], f["p"])
@@ -68,7 +70,7 @@ def barakat(duration="3000s"):
         mu_p, b_p = mb.equivalent_node(mu, rates, [17] * n)
         two = [(mu_p, max(1, round(b_p))), (mu, 20)]
         one = [(mu, 20)]
-        sim = [tcplab.run(chain(h, duration)).raw["flows"][0]["goodput_bps"] / 1e3 for h in (full, two, one)]
+        sim = [tcplab.run(chain(h, duration)).flows["goodput_bps"][0] / 1e3 for h in (full, two, one)]
         m_two = float(mb.throughput(mu, t, 20, mu_p, b_p, size)) / 1e3
         # One node fed directly by the source: mu' -> 2 mu gives S = 2B (Sec. 5), and an unbounded B'.
         m_one = float(mb.throughput(mu, t, 20, 2 * mu * (1 - 1e-12), 1e12, size)) / 1e3
@@ -77,7 +79,7 @@ def barakat(duration="3000s"):
 
 def parking_lot():
     r = tcplab.run(ROOT / "scenarios/multiple-gateways.toml")
-    f = r.raw["flows"]
+    f = r.flows.to_dicts()
     n = 3
     b0 = f[0]["goodput_bps"]
     cross = sum(x["goodput_bps"] for x in f[1:]) / n

@@ -20,6 +20,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import polars as pl
+
+from tcplab.simulation import NS2_EVENT
+
+
 def _default_reference() -> Path:
     """$NS2_TCPVARIANTS, else shared/ beside the repository (where a checkout and CI find it),
     else beside the working directory, else /work/shared."""
@@ -180,21 +185,33 @@ def reference_vars(test: str) -> dict[str, list[tuple[str, str]]]:
 
 def tcplab_vars(r, initial: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
     rows = []
-    for t, flow, name, x in r.raw["traces"].get("ns2_vars", []):
+    for t, name, x in r.trace("ns2_vars").select("time_s", "var", "value").iter_rows():
         d = VAR_DECIMALS.get(name)
         rows.append((f"{t:.5f}", name, f"{x:.{d}f}" if d else str(int(x))))
     return _var_changes(rows, initial)
+
+
+def _us(ns: int) -> int:
+    """A trace time in integer microseconds, rounded (ns-2 prints times to the microsecond)."""
+    return (ns + 500) // 1000
+
+
+def _packets(r, *columns: str) -> list[tuple]:
+    """The packet trace's rows, with `event` as ns-2's letter and `time` in microseconds."""
+    pk = r.trace("packets").with_columns(
+        pl.col("event").cast(pl.String).replace_strict(NS2_EVENT), time=(pl.col("time_ns") + 500) // 1000,
+        kind=pl.col("kind").cast(pl.String))
+    return pk.select(columns).rows()
 
 
 def tcplab_events(test: str, **kw):
     import tcplab
 
     r = tcplab.run(scenario(test, **kw))
-    names = [l["link"] for l in r.raw["links"]]
+    names = r.links["link"].to_list()
     fwd, rev = names.index("hop1.fwd"), names.index("hop1.rev")
     ev = Events()
-    for t, link, kind, flow, typ, seq, ack, size, rtx in r.raw["traces"]["packets"]:
-        us = round(t * 1e6)
+    for us, link, kind, typ, seq, ack in _packets(r, "time", "link", "event", "kind", "seq", "ack"):
         if link == fwd and typ == "data":
             if kind in "+-":
                 ev.packets.append((us, kind, seq))
@@ -220,15 +237,15 @@ SUMMARY_COLUMNS = ["drop_list", "data_sent", "highest_seq_sent", "retransmission
 
 def tcplab_summary(r, ev: Events) -> dict[str, str]:
     """summary.csv's columns, derived from tcplab's traces with the README's definitions."""
-    names = [l["link"] for l in r.raw["links"]]
+    names = r.links["link"].to_list()
     fwd0, rev0, fwd1 = names.index("hop0.fwd"), names.index("hop0.rev"), names.index("hop1.fwd")
-    pk = r.raw["traces"]["packets"]
-    ack_arrivals = {round(e[0] * 1e6) for e in pk if e[1] == rev0 and e[2] == "r" and e[4] == "ack"}
-    sends = [(round(e[0] * 1e6), e[5]) for e in pk if e[1] == fwd0 and e[2] == "+" and e[4] == "data"]
+    pk = _packets(r, "time", "link", "event", "kind", "seq")
+    ack_arrivals = {t for t, link, e, kind, _ in pk if link == rev0 and e == "r" and kind == "ack"}
+    sends = [(t, seq) for t, link, e, kind, seq in pk if link == fwd0 and e == "+" and kind == "data"]
     fate: dict[int, list[bool]] = {}
-    for e in pk:
-        if e[1] == fwd1 and e[4] == "data" and e[2] in "+l":
-            fate.setdefault(e[5], []).append(e[2] == "l")
+    for _, link, e, kind, seq in pk:
+        if link == fwd1 and kind == "data" and e in "+l":
+            fate.setdefault(seq, []).append(e == "l")
     maxseq, rtx, spurious, nth, rto = -1, 0, 0, {}, []
     for t, seq in sends:
         k = nth.get(seq, 0)
@@ -246,12 +263,12 @@ def tcplab_summary(r, ev: Events) -> dict[str, str]:
         if s in seen:
             rtx_r1.append(f"{s}@{_t(t)}")
         seen.add(s)
-    vars_ = [v for v in r.raw["traces"].get("ns2_vars", [])]
+    vars_ = r.trace("ns2_vars").select("time_s", "time_ns", "var", "value").rows()
     cut = next((v for v in vars_ if v[2] == "ssthresh_" and v[0] > 1.5), None)
     cwnd_at = {}
     for v in vars_:
         if v[2] == "cwnd_":
-            cwnd_at[round(v[0] * 1e6)] = v[3]
+            cwnd_at[_us(v[1])] = v[3]
     last = {v[2]: v[3] for v in vars_}
     return {
         "drop_list": " ".join(str(s) for _, s in ev.drops),
@@ -267,7 +284,7 @@ def tcplab_summary(r, ev: Events) -> dict[str, str]:
         "last_ack_sent": str(max((a for _, a in ev.acks), default=-1)),
         "first_cut_time": f"{cut[0]:.5f}" if cut else "",
         "ssthresh_after_first_cut": str(int(cut[3])) if cut else "",
-        "cwnd_after_first_cut": f"{cwnd_at.get(round(cut[0] * 1e6), float('nan')):.3f}" if cut else "",
+        "cwnd_after_first_cut": f"{cwnd_at.get(_us(cut[1]), float('nan')):.3f}" if cut else "",
         "cwnd_at_end": f"{last.get('cwnd_', float('nan')):.3f}",
         "ssthresh_at_end": str(int(last.get("ssthresh_", -1))),
     }

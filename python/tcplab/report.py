@@ -37,7 +37,7 @@ def flows_table(result: RunResult) -> Table:
 
 
 def links_table(result: RunResult) -> Table:
-    links = result.raw["links"]
+    links = result.links.to_dicts()
     busy = sorted(links, key=lambda l: (-(l["drops_queue"] + l["drops_loss"]), -l["utilization"]))
     shown = [l for l in busy if l["packets_in"] > 0][:MAX_LINK_ROWS]
     t = Table(title="Links (measurement window)", title_justify="left")
@@ -60,7 +60,7 @@ def traffic_table(result: RunResult) -> Table:
                 "responses", "mean response\ntime s"]:
         t.add_column(col, justify="left" if col in ("group", "kind") else "right", no_wrap=col == "group",
                      overflow="fold")
-    for g in result.raw.get("traffic", []):
+    for g in result.traffic.iter_rows(named=True):
         http = g["kind"] == "http"
         udp = g["kind"] in ("cbr", "on_off")
         t.add_row(g["name"], g["kind"], str(g["sources"]), _num(g["goodput_bps"] / 1e6, ".3f"),
@@ -71,10 +71,9 @@ def traffic_table(result: RunResult) -> Table:
 
 def print_result(result: RunResult, console: Console | None = None) -> None:
     console = console or Console()
-    raw = result.raw
-    console.print(f"[bold]{raw['duration_s']:g} s simulated[/bold] (measured from {raw['warmup_s']:g} s), "
-                  f"seed {raw['seed']}, {raw['events']:,} events")
+    console.print(f"[bold]{result.duration_s:g} s simulated[/bold] (measured from {result.warmup_s:g} s), "
+                  f"seed {result.seed}, {result.events:,} events")
     console.print(flows_table(result))
-    if result.raw.get("traffic"):
+    if result.traffic.height:
         console.print(traffic_table(result))
     console.print(links_table(result))

@@ -14,50 +14,32 @@ run file: readers skip run files whose key is already in a part (rows are identi
 determinism), and the next writer deletes them.
 
 Every row carries `run_key` (see `tcplab.sweep.run_key`), the run's inputs as flattened dotted
-columns (`flows.0.mss`, `network.path.hops.0.loss.p`; durations in seconds, rates in bit/s, sizes
-in bytes, probabilities as numbers), the per-flow outputs of `RunResult.with_predictions()`,
-the run's `events`, and every link's metrics as `link.<name>.<metric>`.
+columns (`flows.0.mss`, `network.path.hops.0.loss.p`; numbers as `tcplab.resolve` reports them:
+durations in seconds, rates in bit/s, sizes in bytes, probabilities as floats), the per-flow
+outputs of `RunResult.with_predictions()`, the run's `events`, and every link's metrics as
+`link.<name>.<metric>`, typed as in the run's tables (docs/traces.md).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import polars as pl
 
+if TYPE_CHECKING:
+    from tcplab.simulation import RunResult
+
 __all__ = ["Store", "StoreError", "flatten_inputs", "load", "query", "rows"]
-
-_DURATION = re.compile(r"^(\d+)ns$")
-_RATE = re.compile(r"^(\d+)bit/s$")
-_SIZE = re.compile(r"^(\d+)B$")
-_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
-
 
 class StoreError(ValueError):
     """A store that cannot be read or written (missing, locked, not a store)."""
 
 
-def _value(path: str, value: Any) -> Any:
-    """A resolved scenario value in SI units: "30000000ns" -> 0.03 (s), "10000000bit/s" ->
-    10000000 (bit/s), "1460B" -> 1460 (bytes), "0.01" -> 0.01. Names stay strings."""
-    if not isinstance(value, str) or path == "name":
-        return value
-    if m := _DURATION.match(value):
-        return int(m.group(1)) / 1e9
-    if m := _RATE.match(value):
-        return int(m.group(1))
-    if m := _SIZE.match(value):
-        return int(m.group(1))
-    if _NUMBER.match(value):
-        return float(value)
-    return value
-
-
 def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """The resolved scenario as {dotted path: value}, list entries by index (as `--set`)."""
+    """The resolved scenario as {dotted path: value}, list entries by index (as `--set`). The
+    values are already SI numbers (`tcplab.resolve`): seconds, bit/s, bytes, probabilities."""
     out: dict[str, Any] = {}
     items: Iterable = resolved.items() if isinstance(resolved, Mapping) else enumerate(resolved)
     for key, value in items:
@@ -65,26 +47,21 @@ def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, A
         if isinstance(value, (Mapping, list)):
             out.update(flatten_inputs(value, path + "."))
         else:
-            out[path] = _value(path, value)
+            out[path] = value
     return out
 
 
-def rows(run_key: str, resolved: Mapping[str, Any], raw: Mapping[str, Any]) -> pl.DataFrame:
-    """The store rows of one run (one per flow) from its resolved scenario and `RunResult.raw`."""
-    from tcplab.simulation import RunResult
-
-    flows = RunResult(dict(raw)).with_predictions()
-    flows = flows.with_columns(pl.col(pl.Null).cast(pl.Float64))
+def rows(run_key: str, resolved: Mapping[str, Any], result: RunResult) -> pl.DataFrame:
+    """The store rows of one run (one per flow) from its resolved scenario and its result."""
+    flows = result.with_predictions()
     inputs = flatten_inputs(resolved)
-    run_level: dict[str, Any] = {"events": int(raw["events"])}
-    for link in raw["links"]:
-        for metric, value in link.items():
-            if metric != "link":
-                run_level[f"link.{link['link']}.{metric}"] = float(value) if isinstance(value, float) else value
     n = flows.height
     head = pl.DataFrame({"run_key": [run_key] * n, **{k: [v] * n for k, v in inputs.items()}},
                         strict=False)
-    tail = pl.DataFrame({k: [v] * n for k, v in run_level.items()})
+    links = result.links
+    tail = pl.DataFrame({"events": pl.Series([result.events] * n, dtype=pl.UInt64)}).with_columns(
+        pl.lit(value, dtype=links.schema[metric]).alias(f"link.{link['link']}.{metric}")
+        for link in links.iter_rows(named=True) for metric, value in link.items() if metric != "link")
     return pl.concat([head, flows, tail], how="horizontal")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -45,10 +44,20 @@ def _overrides(sets: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> lis
     return out
 
 
+def _without_nones(value: Any) -> Any:
+    """A dict's None values left out (TOML has no null): None means "the default", as in the
+    optional fields of a resolved scenario, which can thus be run again."""
+    if isinstance(value, Mapping):
+        return {k: _without_nones(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_without_nones(v) for v in value]
+    return value
+
+
 def _document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
     """(text, format) of a scenario given as a path, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
-        return json.dumps(scenario), "json"
+        return json.dumps(_without_nones(scenario)), "json"
     path = Path(scenario)
     if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
         try:
@@ -61,56 +70,86 @@ def _document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
 
 
 def resolve(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, **overrides: Any) -> dict:
-    """The validated scenario with every default filled in, as a dict."""
+    """The validated scenario with every default filled in, as a dict. Quantities are numbers
+    in SI base units under the scenario's own keys: durations in seconds (float), rates in
+    bit/s and sizes in bytes (int), probabilities as floats (docs/traces.md, "Units")."""
     text, fmt = _document(scenario)
     return json.loads(_core.resolve_json(text, fmt, _overrides(sets, overrides)))
 
 
-@dataclass
+#: The result tables of a run and the traces it may record (columns: docs/traces.md).
+TABLES = ("flows", "traffic", "links", "totals")
+TRACES = ("packets", "cwnd", "queue", "ns2_vars")
+
+#: ns-2's letter for each packet event (the `event` column of the packets trace).
+NS2_EVENT = {"enqueue": "+", "dequeue": "-", "drop": "d", "receive": "r", "lost": "l"}
+
+
+def _records(df: pl.DataFrame) -> list[dict]:
+    """Rows as dicts for JSON: a NaN (a mean of nothing) becomes null, as JSON has no NaN."""
+    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+            for row in df.iter_rows(named=True)]
+
+
 class RunResult:
     """What one simulation reports: per-flow and per-link tables over the measurement window,
-    conservation totals, and opt-in traces."""
+    background groups, conservation totals, and opt-in traces, as polars DataFrames built from
+    the simulator's Arrow record batches (the columns of docs/traces.md)."""
 
-    raw: dict = field(repr=False)
+    def __init__(self, frames: Mapping[str, pl.DataFrame]):
+        run = frames["run"].row(0, named=True)
+        self.seed: int = run["seed"]
+        self.duration_s: float = run["duration_s"]
+        self.warmup_s: float = run["warmup_s"]
+        self.events: int = run["events"]
+        #: True if a trace reached `trace.max_points` and stopped recording.
+        self.truncated: bool = run["traces_truncated"]
+        self._frames = {name: frames[name] for name in (*TABLES, *TRACES)}
+
+    @classmethod
+    def from_tables(cls, tables: Mapping[str, Any]) -> RunResult:
+        """From `_core.run_tables`: Arrow tables (PyCapsule interface) to polars, no copy."""
+        return cls({name: pl.DataFrame(table) for name, table in tables.items()})
+
+    def __repr__(self) -> str:
+        return (f"RunResult(seed={self.seed}, duration_s={self.duration_s:g}, events={self.events}, "
+                f"flows={self.flows.height}, links={self.links.height})")
 
     @property
     def flows(self) -> pl.DataFrame:
-        df = pl.DataFrame(self.raw["flows"], infer_schema_length=None)
-        return df.with_columns(pl.col(pl.Float64).fill_null(float("nan")))
+        """One row per flow over the measurement window (mean_rtt_s is NaN without samples;
+        completion_time_s is null unless the flow is a finite transfer that completed)."""
+        return self._frames["flows"]
 
     @property
     def links(self) -> pl.DataFrame:
-        return pl.DataFrame(self.raw["links"], infer_schema_length=None)
+        """One row per link direction over the measurement window; row i is link index i."""
+        return self._frames["links"]
 
     @property
     def traffic(self) -> pl.DataFrame:
         """Background traffic, one row per `[[traffic]]` group (aggregated over its sources)."""
-        rows = self.raw.get("traffic", [])
-        return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+        return self._frames["traffic"]
 
     @property
     def totals(self) -> pl.DataFrame:
-        return pl.DataFrame(self.raw["totals"], infer_schema_length=None)
-
-    @property
-    def events(self) -> int:
-        return int(self.raw["events"])
+        """Conservation totals per link direction over the whole run."""
+        return self._frames["totals"]
 
     def trace(self, name: str) -> pl.DataFrame:
-        """A recorded trace: "cwnd" (time_s, flow, cwnd_bytes, ssthresh_bytes) or "queue"
-        (time_s, link, packets). Enable them with `trace.cwnd = true` / `trace.queue = true`."""
-        columns = {
-            "cwnd": ["time_s", "flow", "cwnd_bytes", "ssthresh_bytes"],
-            "queue": ["time_s", "link", "packets"],
-        }
-        if name not in columns:
-            raise KeyError(f"trace {name!r} does not exist (expected one of {sorted(columns)})")
-        rows = self.raw["traces"][name]
-        df = pl.DataFrame(rows, schema=columns[name], orient="row")
-        if name == "queue":
-            names = pl.Series("link_name", [self.raw["links"][i]["link"] for i in df["link"].to_list()], dtype=pl.String)
-            df = df.with_columns(names)
-        return df
+        """A recorded trace (empty, with its columns, if it was not enabled): "packets"
+        (`trace.links`), "cwnd" (`trace.cwnd`), "queue" (`trace.queue`) or "ns2_vars"
+        (`trace.cwnd` with profile = "ns2"). Columns and units: docs/traces.md."""
+        if name not in TRACES:
+            raise KeyError(f"trace {name!r} does not exist (expected one of {', '.join(TRACES)})")
+        return self._frames[name]
+
+    def without_traces(self) -> RunResult:
+        """The same result with the traces emptied (what the sweep store keeps)."""
+        frames = {name: (df.clear() if name in TRACES else df) for name, df in self._frames.items()}
+        out = RunResult.__new__(RunResult)
+        out.__dict__.update(self.__dict__, _frames=frames)
+        return out
 
     def with_predictions(self) -> pl.DataFrame:
         """The flows table plus the Mathis prediction from each flow's own p and RTT
@@ -118,7 +157,7 @@ class RunResult:
         from tcplab.models import mathis
 
         rows = []
-        for f in self.raw["flows"]:
+        for f in self.flows.iter_rows(named=True):
             c = MATHIS_C.get(f["ack"], float("nan"))
             rtt = f["mean_rtt_s"]
             pred = float("nan")
@@ -126,13 +165,17 @@ class RunResult:
                 pred = float(mathis.throughput(mss=f["mss_bytes"], rtt=rtt, p=f["p"], c=c))
             rows.append({"flow": f["flow"], "mathis_c": c, "mathis_bps": pred,
                          "ratio": f["goodput_bps"] / pred if pred == pred and pred > 0 else float("nan")})
-        return self.flows.join(pl.DataFrame(rows), on="flow")
+        extra = pl.DataFrame(rows, schema={"flow": pl.UInt32, "mathis_c": pl.Float64, "mathis_bps": pl.Float64,
+                                           "ratio": pl.Float64})
+        return self.flows.join(extra, on="flow", how="left", maintain_order="left")
 
     def to_json(self) -> str:
-        return json.dumps({"flows": self.raw["flows"], "links": self.raw["links"], "totals": self.raw["totals"],
-                           "traffic": self.raw.get("traffic", []),
-                           "seed": self.raw["seed"], "duration_s": self.raw["duration_s"],
-                           "warmup_s": self.raw["warmup_s"], "events": self.raw["events"]}, sort_keys=True)
+        """The tables and the run's figures as one JSON document (what `tcplab run --json`
+        prints): NaN is written as null."""
+        return json.dumps({"flows": _records(self.flows), "links": _records(self.links),
+                           "totals": _records(self.totals), "traffic": _records(self.traffic),
+                           "seed": self.seed, "duration_s": self.duration_s,
+                           "warmup_s": self.warmup_s, "events": self.events}, sort_keys=True, allow_nan=False)
 
 
 def run(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, **overrides: Any) -> RunResult:
@@ -144,4 +187,4 @@ def run(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None
     naming the field for any invalid input.
     """
     text, fmt = _document(scenario)
-    return RunResult(json.loads(_core.run_json(text, fmt, _overrides(sets, overrides))))
+    return RunResult.from_tables(_core.run_tables(text, fmt, _overrides(sets, overrides)))

@@ -40,7 +40,10 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from tcplab.simulation import RunResult
 
 __all__ = ["Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key"]
 
@@ -337,16 +340,15 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
 # ---- running ---------------------------------------------------------------------------------
 
 
-def execute(task: tuple[str, str | dict, dict]) -> tuple[str, dict | None, str | None]:
-    """Runs one simulation (in a worker process, local or Dask): (key, raw result or None,
-    error or None). Never raises, so one bad run does not stop the sweep."""
+def execute(task: tuple[str, str | dict, dict]) -> tuple[str, RunResult | None, str | None]:
+    """Runs one simulation (in a worker process, local or Dask): (key, result or None, error or
+    None). Never raises, so one bad run does not stop the sweep."""
     key, base, sets = task
     try:
         from tcplab.simulation import run
 
-        raw = run(base, sets).raw
-        raw.pop("traces", None)  # opt-in traces are not stored in the results table
-        return key, raw, None
+        # Opt-in traces are not stored in the results table (nor sent back from the worker).
+        return key, run(base, sets).without_traces(), None
     except Exception as e:  # noqa: BLE001 - reported per run, with its key
         return key, None, f"{type(e).__name__}: {e}"
 
@@ -461,10 +463,10 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
         try:
             if bar:
                 bar.start()
-            for key, raw, error in source:
+            for key, result, error in source:
                 if error is None:
                     run = by_key[key]
-                    store.write_run(key, results.rows(key, run.resolved, raw))
+                    store.write_run(key, results.rows(key, run.resolved, result))
                     outcome.done += 1
                     since_compaction += 1
                     if since_compaction >= compact_every:

@@ -1,11 +1,18 @@
 //! PyO3 bindings of tcplab-sim: convert, call, convert back. No logic lives here.
-//! Results cross as JSON text (one serde definition, `tcplab_sim::stats`), which the Python
-//! side turns into polars DataFrames. Errors become `tcplab._core.ScenarioError` (a
-//! ValueError); a Rust panic becomes a RuntimeError, never a crash of the interpreter.
+//! A run's tables and traces cross as Arrow record batches (`tcplab_sim::arrow`, the columns
+//! of docs/traces.md) through the Arrow PyCapsule interface: Python builds polars frames from
+//! them without a copy and without JSON. The resolved scenario (a nested document of inputs)
+//! crosses as JSON text. Errors become `tcplab._core.ScenarioError` (a ValueError); a Rust
+//! panic becomes a RuntimeError, never a crash of the interpreter.
 
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{Array, RecordBatch, RecordBatchIterator, StructArray};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict};
+use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tcplab_sim::scenario;
 
@@ -53,23 +60,99 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, tcplab_sim::Error>) -> PyResult<T> {
     }
 }
 
-/// Runs a scenario and returns its results as JSON text.
+fn internal(e: impl std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(format!("internal error in the simulator (please report it): {e}"))
+}
+
+/// One table of a run's results: an Arrow record batch that Python reads through the Arrow
+/// PyCapsule interface (`pl.DataFrame(table)`, `pyarrow.table(table)`), without a copy.
+#[pyclass(frozen, module = "tcplab._core")]
+struct ArrowTable {
+    batch: RecordBatch,
+}
+
+#[pymethods]
+impl ArrowTable {
+    fn __len__(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    /// The column names, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        let schema = self.batch.schema();
+        schema.fields().iter().map(|f| f.name().clone()).collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ArrowTable({} rows: {})",
+            self.batch.num_rows(),
+            self.column_names().join(", ")
+        )
+    }
+
+    /// The schema as an `arrow_schema` capsule.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.batch.schema().as_ref()).map_err(internal)?;
+        PyCapsule::new(py, schema, Some(CString::from(c"arrow_schema")))
+    }
+
+    /// The batch as a struct array: (`arrow_schema`, `arrow_array`) capsules. A requested
+    /// schema is not honoured (the protocol lets a producer ignore it).
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        let _ = requested_schema;
+        let data = StructArray::from(self.batch.clone()).into_data();
+        let schema = FFI_ArrowSchema::try_from(data.data_type()).map_err(internal)?;
+        let array = FFI_ArrowArray::new(&data);
+        Ok((
+            PyCapsule::new(py, schema, Some(CString::from(c"arrow_schema")))?,
+            PyCapsule::new(py, array, Some(CString::from(c"arrow_array")))?,
+        ))
+    }
+
+    /// The batch as a one-batch stream: an `arrow_array_stream` capsule.
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        let reader = RecordBatchIterator::new([Ok(self.batch.clone())], self.batch.schema());
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new(py, stream, Some(CString::from(c"arrow_array_stream")))
+    }
+}
+
+/// Runs a scenario and returns its tables and traces by name (`tcplab_sim::arrow::tables`:
+/// run, flows, traffic, links, totals, packets, cwnd, queue, ns2_vars).
 #[pyfunction]
 #[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
-fn run_json(
-    py: Python<'_>,
+fn run_tables<'py>(
+    py: Python<'py>,
     text: String,
     format: &str,
     overrides: Vec<(String, String)>,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyDict>> {
     let format = format.to_string();
-    py.allow_threads(move || {
+    let tables = py.allow_threads(move || {
         guarded(|| {
             let sc = parse_doc(&text, &format, &overrides)?;
             let result = tcplab_sim::run(&sc);
-            Ok(serde_json::to_string(&result).expect("results serialize"))
+            Ok(tcplab_sim::arrow::tables(&result))
         })
-    })
+    })?;
+    let out = PyDict::new(py);
+    for (name, batch) in tables.map_err(internal)? {
+        out.set_item(name, Py::new(py, ArrowTable { batch })?)?;
+    }
+    Ok(out)
 }
 
 /// Parses, applies overrides and validates; returns the resolved scenario (all defaults
@@ -138,7 +221,8 @@ fn jacobson_series(samples: Vec<u64>, gain: u32) -> PyResult<Vec<(i64, i64, u64)
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_tables, m)?)?;
+    m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;

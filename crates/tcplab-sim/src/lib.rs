@@ -13,6 +13,8 @@
 //! assert!(result.flows[0].goodput_bps > 1e6);
 //! ```
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod engine;
 pub mod error;
 pub mod net;

@@ -244,8 +244,36 @@ fn number_or_parse<'de, D: Deserializer<'de>>(
     }
 }
 
+/// A quantity serializes (the resolved scenario: `tcplab.resolve`, the sweep store's input
+/// columns, run keys) as a number in SI base units under the scenario's own key: durations in
+/// seconds (f64), rates in bit/s and sizes in bytes (integers), probabilities as f64. Read
+/// back, a number means the same unit, so a resolved scenario is itself a valid scenario.
+trait SiNumber {
+    fn serialize_si<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error>;
+}
+
+impl SiNumber for SimTime {
+    fn serialize_si<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Divided (not multiplied by 1e-9): "30ms" gives exactly the double nearest 0.03,
+        // and from_secs_f64 rounds it back to the same nanosecond.
+        s.serialize_f64(self.0 as f64 / 1e9)
+    }
+}
+
+impl SiNumber for u64 {
+    fn serialize_si<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(*self)
+    }
+}
+
+impl SiNumber for f64 {
+    fn serialize_si<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(*self)
+    }
+}
+
 macro_rules! unit_type {
-    ($name:ident, $inner:ty, $parse:ident, $from:expr, $to:expr, $doc:literal, $example:literal) => {
+    ($name:ident, $inner:ty, $parse:ident, $from:expr, $doc:literal, $example:literal) => {
         #[doc = $doc]
         #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
         pub struct $name(pub $inner);
@@ -260,8 +288,7 @@ macro_rules! unit_type {
 
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                #[allow(clippy::redundant_closure_call)]
-                s.serialize_str(&($to)(self.0))
+                self.0.serialize_si(s)
             }
         }
 
@@ -295,7 +322,6 @@ unit_type!(
     SimTime,
     parse_duration,
     |s: f64| SimTime::from_secs_f64(s),
-    |t: SimTime| format!("{}ns", t.ns()),
     "A duration: a number of seconds or a string with ns, us, ms or s.",
     "50ms"
 );
@@ -304,7 +330,6 @@ unit_type!(
     u64,
     parse_rate,
     |b: f64| b.round() as u64,
-    |r: u64| format!("{r}bit/s"),
     "A rate in bit/s: a number or a string with bit/s, kbit/s, Mbit/s or Gbit/s.",
     "10Mbit/s"
 );
@@ -313,7 +338,6 @@ unit_type!(
     u64,
     parse_size,
     |b: f64| b.round() as u64,
-    |b: u64| format!("{b}B"),
     "A size in bytes: a number or a string with B, kB, MB, KiB, MiB or GiB.",
     "64KiB"
 );
@@ -322,7 +346,6 @@ unit_type!(
     f64,
     parse_probability,
     |p: f64| p,
-    |p: f64| format!("{p}"),
     "A probability: a number in [0, 1] or a percentage string.",
     "1%"
 );
@@ -337,6 +360,24 @@ mod tests {
         assert_eq!(serialization_time(1500, 10_000_000), SimTime::from_us(1200));
         // 1 byte at 3 bit/s = 8/3 s, rounded up to the ns.
         assert_eq!(serialization_time(1, 3), SimTime(2_666_666_667));
+    }
+
+    #[test]
+    fn quantities_serialize_as_si_numbers_that_read_back_exactly() {
+        let d: Duration = serde_json::from_str("\"30ms\"").unwrap();
+        assert_eq!(serde_json::to_string(&d).unwrap(), "0.03");
+        let r: Rate = serde_json::from_str("\"10Mbit/s\"").unwrap();
+        assert_eq!(serde_json::to_string(&r).unwrap(), "10000000");
+        let b: Size = serde_json::from_str("\"64KiB\"").unwrap();
+        assert_eq!(serde_json::to_string(&b).unwrap(), "65536");
+        let p: Probability = serde_json::from_str("\"1%\"").unwrap();
+        assert_eq!(serde_json::to_string(&p).unwrap(), "0.01");
+        // Every nanosecond count up to a day survives seconds and back.
+        for ns in [1, 999, 5_558_807, 1_000_000_001, 86_399_999_999_999u64] {
+            let d = Duration(SimTime(ns));
+            let back: Duration = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
+            assert_eq!(back.0, SimTime(ns));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::{CwndRecord, Ns2VarRecord, PacketEventKind, PacketRecord, QueueRecord
 use crate::net::packet::Packet;
 use crate::net::DropCause;
 use crate::scenario::TraceSpec;
-use crate::tcp::SSTHRESH_INFINITE;
+use crate::tcp::instruments::CwndPoint;
 use crate::time::SimTime;
 
 /// Records the traces a scenario asked for.
@@ -69,11 +69,11 @@ impl TraceRecorder {
                 event,
                 flow: p.flow,
                 kind: p.kind,
-                seq: p.seq,
-                ack: p.ack,
+                seq: p.seg.seq,
+                ack: p.seg.ack,
                 size: p.size,
-                len: p.len,
-                retransmit: p.retransmit,
+                len: p.seg.len,
+                retransmit: p.seg.retransmit,
                 cause,
             },
         );
@@ -100,34 +100,16 @@ impl TraceRecorder {
         );
     }
 
-    /// A flow's cwnd trace as its sender kept it: (time, cwnd bytes, ssthresh bytes) at every
-    /// change, at most `limit` points (the sender stops at its own limit). An ssthresh at or
-    /// above [`SSTHRESH_INFINITE`] is the untouched initial value: recorded as None.
-    pub fn sender_cwnd(&mut self, flow: u32, points: Vec<(SimTime, u64, u64)>, limit: usize) {
-        self.traces.truncated |= points.len() >= limit;
-        self.traces
-            .cwnd
-            .extend(points.into_iter().map(|(time, cwnd, ssthresh)| CwndRecord {
-                time,
-                flow,
-                cwnd_bytes: cwnd,
-                ssthresh_bytes: (ssthresh < SSTHRESH_INFINITE).then_some(ssthresh),
-            }));
-    }
-
-    /// An ns-2 agent's cwnd trace, in packets (cwnd_ fractional, ssthresh_ whole), converted
-    /// to bytes of `mss`.
-    pub fn ns2_cwnd(&mut self, flow: u32, mss: u32, points: Vec<(SimTime, f64, i64)>, limit: usize) {
-        self.traces.truncated |= points.len() >= limit;
-        let mss = mss as u64;
-        self.traces
-            .cwnd
-            .extend(points.into_iter().map(|(time, cwnd, ssthresh)| CwndRecord {
-                time,
-                flow,
-                cwnd_bytes: (cwnd * mss as f64).round() as u64,
-                ssthresh_bytes: Some(ssthresh.max(0) as u64 * mss),
-            }));
+    /// A flow's window trace as its sender's instruments kept it (`full`: it reached its own
+    /// limit of points and stopped).
+    pub fn cwnd(&mut self, flow: u32, points: Vec<CwndPoint>, full: bool) {
+        self.traces.truncated |= full;
+        self.traces.cwnd.extend(points.into_iter().map(|p| CwndRecord {
+            time: p.time,
+            flow,
+            cwnd_bytes: p.cwnd_bytes,
+            ssthresh_bytes: p.ssthresh_bytes,
+        }));
     }
 
     /// An ns-2 agent's traced variables, one snapshot of all of them (in `names` order) per
@@ -175,7 +157,6 @@ fn push<T>(trace: &mut Vec<T>, truncated: &mut bool, limit: usize, r: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::PacketKind;
 
     fn spec(links: &[&str], queue: bool, max_points: u64) -> TraceSpec {
         TraceSpec {
@@ -189,7 +170,8 @@ mod tests {
     #[test]
     fn only_the_named_links_are_recorded_and_the_limit_marks_truncation() {
         let mut r = TraceRecorder::new(&spec(&["b"], false, 2), ["a", "b"]);
-        let p = Packet::new(3, PacketKind::Data, 0, 1, 1000, 1000, 1040);
+        let seg = crate::tcp::segment::Segment::data(1000, 1000, 1040);
+        let p = Packet::tcp(3, 0, 1, seg);
         r.packet(SimTime(1), 0, PacketEventKind::Enqueue, &p, None);
         r.packet(SimTime(2), 1, PacketEventKind::Enqueue, &p, None);
         r.packet(SimTime(3), 1, PacketEventKind::Drop, &p, Some(DropCause::Queue));
@@ -212,17 +194,24 @@ mod tests {
     }
 
     #[test]
-    fn an_untouched_ssthresh_is_none() {
+    fn a_flows_window_trace_keeps_its_points_and_says_if_it_was_full() {
         let mut r = TraceRecorder::new(&spec(&[], false, 10), ["a"]);
-        r.sender_cwnd(
-            0,
-            vec![(SimTime(0), 1460, SSTHRESH_INFINITE), (SimTime(5), 2920, 1460)],
-            10,
-        );
+        let p = |t, c, s| CwndPoint {
+            time: SimTime(t),
+            cwnd_bytes: c,
+            ssthresh_bytes: s,
+        };
+        r.cwnd(3, vec![p(0, 1460, None), p(5, 2920, Some(1460))], false);
+        assert!(!r.traces.truncated);
+        r.cwnd(4, vec![p(1, 1000, None)], true);
         let t = r.finish();
-        assert_eq!(t.cwnd[0].ssthresh_bytes, None);
-        assert_eq!(t.cwnd[1].ssthresh_bytes, Some(1460));
-        assert!(!t.truncated);
+        assert!(t.truncated);
+        let got: Vec<_> = t
+            .cwnd
+            .iter()
+            .map(|c| (c.flow, c.time.ns(), c.ssthresh_bytes))
+            .collect();
+        assert_eq!(got, vec![(3, 0, None), (3, 5, Some(1460)), (4, 1, None)]);
     }
 
     #[test]

@@ -1,0 +1,36 @@
+//! What the world tells the trace recorder (`crate::trace`): queue lengths and the packet
+//! events of an offer to a link. (The window trace is each sender's, in its instruments.)
+
+use super::Simulation;
+use crate::net::link::Offer;
+use crate::net::packet::Packet;
+use crate::net::DropCause;
+use crate::time::SimTime;
+use crate::trace::PacketEventKind as Ev;
+
+impl Simulation {
+    pub(super) fn trace_queue(&mut self, now: SimTime, link: u32) {
+        let q = &self.links[link as usize].queue;
+        self.trace.queue(now, link, q.len() as u64, q.bytes());
+    }
+
+    /// The events of a packet offered to a traced link: enqueue (and dequeue if the
+    /// transmitter was idle), a queue drop, or a loss-module drop.
+    pub(super) fn trace_offer(&mut self, now: SimTime, link: u32, pkt: &Packet, offer: Offer) {
+        let t = &mut self.trace;
+        match offer {
+            Offer::Lost => t.packet(now, link, Ev::Lost, pkt, Some(DropCause::Loss)),
+            Offer::Queued => t.packet(now, link, Ev::Enqueue, pkt, None),
+            Offer::Transmit(_) => {
+                t.packet(now, link, Ev::Enqueue, pkt, None);
+                t.packet(now, link, Ev::Dequeue, pkt, None);
+            }
+            Offer::Dropped(d) => {
+                if d != *pkt {
+                    t.packet(now, link, Ev::Enqueue, pkt, None);
+                }
+                t.packet(now, link, Ev::Drop, &d, Some(DropCause::Queue));
+            }
+        }
+    }
+}

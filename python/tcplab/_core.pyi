@@ -1,7 +1,5 @@
 """Type stub of the compiled extension (crates/tcplab-py)."""
 
-from typing import Any
-
 class ScenarioError(ValueError): ...
 
 class ArrowTable:

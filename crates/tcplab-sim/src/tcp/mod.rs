@@ -1,26 +1,23 @@
 //! TCP endpoints: one shared sender (`sender.rs`), the variants' loss recovery (one file each),
 //! the receiver and its ACK policy, and the retransmit-timer estimator.
 
-pub mod bsd43;
-pub mod fack;
-pub mod newreno;
 pub mod ns2;
 pub mod receiver;
 pub mod recovery;
-pub mod reno;
 pub mod rto;
 pub mod sack;
-pub mod sack_recovery;
 pub mod sender;
-pub mod tahoe;
+pub mod state;
 
 use crate::net::packet::NodeId;
 use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant, WindowGrowth};
 use crate::time::SimTime;
 use receiver::{AckPolicy, Receiver};
 use recovery::LossRecovery;
+use recovery::{newreno, reno, sack as sack_recovery};
 use rto::{Jacobson88, Rfc793, RtoEstimator, RttEstimator, TickClock, VarianceGain};
-use sender::{Growth, Sender, SenderConfig};
+use sender::Sender;
+use state::{Growth, SenderConfig};
 
 /// BSD's slow timer: the default tick of the coarse-clock estimators.
 pub const BSD_SLOW_TICK: SimTime = SimTime::from_ms(500);

@@ -20,8 +20,8 @@
 //! * Bounding parameters: the window after rate halving is at most half the window before the
 //!   loss and at least one segment ("no effect under normal operation", App. A).
 
-use super::sender::{AckResult, LossSignal, SenderCore};
 use crate::net::packet::Packet;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]

@@ -4,8 +4,8 @@
 //! recovery (even a partial ACK: that is what NewReno changes). With `guard` (ns-2's bugFix_),
 //! no second fast retransmit until an ACK covers what was outstanding at the first.
 
-use super::sender::{AckResult, LossSignal, SenderCore};
 use crate::net::packet::Packet;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]

@@ -7,8 +7,8 @@
 //! cwnd = ssthresh (step 3, option 2). `recover` also guards against a second fast retransmit
 //! for the same window (Sec. 3.2 step 1).
 
-use super::sender::{AckResult, LossSignal, SenderCore};
 use crate::net::packet::Packet;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]

@@ -3,8 +3,8 @@
 //! retransmit, and after a timeout go-back-N from the first unacknowledged byte, again with the
 //! whole window. Its timer is RFC 793's (rto.rs `Rfc793`), with or without backoff.
 
-use super::sender::{AckResult, SenderCore};
 use crate::net::packet::Packet;
+use crate::tcp::state::{AckResult, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]

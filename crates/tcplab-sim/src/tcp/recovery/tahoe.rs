@@ -3,8 +3,8 @@
 //! duplicate ACKs that the go-back-N window itself provokes cannot trigger another fast
 //! retransmit (the `recover` guard).
 
-use super::sender::{AckResult, LossSignal, SenderCore};
 use crate::net::packet::Packet;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]

@@ -9,8 +9,8 @@
 //! lowered by half a segment per ACK during recovery (one segment sent per two ACKs) down to
 //! the new ssthresh, which it becomes when recovery ends.
 
-use super::sender::{AckResult, LossSignal, SenderCore};
 use crate::net::packet::Packet;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]

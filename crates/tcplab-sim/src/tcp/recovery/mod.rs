@@ -2,15 +2,22 @@
 //! ACKs, how it is repaired, and what the send loop may send meanwhile. An enum gives static
 //! dispatch; each variant is one small file.
 
-use super::bsd43::Bsd43;
-use super::fack::Fack;
-use super::newreno::NewReno;
-use super::reno::Reno;
-use super::sack_recovery::SackRecovery;
-use super::sender::{AckResult, SenderCore};
-use super::tahoe::Tahoe;
+pub mod bsd43;
+pub mod fack;
+pub mod newreno;
+pub mod reno;
+pub mod sack;
+pub mod tahoe;
+
+use super::state::{AckResult, SenderCore};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
+use bsd43::Bsd43;
+use fack::Fack;
+use newreno::NewReno;
+use reno::Reno;
+use sack::SackRecovery;
+use tahoe::Tahoe;
 
 #[derive(Clone, Debug)]
 pub enum LossRecovery {

@@ -1,0 +1,363 @@
+//! The sender state the seams share: the sequence space, the window, the SACK scoreboard, the
+//! retransmit timer and the transmission primitives (`send_segment`, the send loop), with the
+//! loss instruments. The loss recoveries (`recovery/`) read and change it; the shared sender
+//! (`sender.rs`) drives it. It depends on neither, so the module graph is a DAG:
+//! sender -> recovery -> cc -> state, and sender -> {cc, state}.
+
+use super::rto::RtoEstimator;
+use super::sack::Scoreboard;
+use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::stats::FlowCounters;
+use crate::time::SimTime;
+
+/// How the window grows on a new ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// One increment per ACK, as the papers' senders do (Jacobson & Karels App. B).
+    PerAck,
+    /// Appropriate Byte Counting (RFC 3465): by bytes acknowledged, at most `limit` SMSS per
+    /// ACK in slow start; one SMSS per cwnd of acknowledged bytes in congestion avoidance.
+    Abc { limit: u32 },
+}
+
+/// Everything a sender is configured with (resolved from the scenario).
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub header_bytes: u32,
+    /// Initial congestion window, in segments.
+    pub initial_window: u32,
+    /// Initial slow-start threshold in bytes (RFC 5681: arbitrarily high).
+    pub initial_ssthresh: u64,
+    /// The receiver's advertised window, in bytes.
+    pub rwnd: u64,
+    /// Bytes the application sends; None for an unlimited bulk transfer.
+    pub total_bytes: Option<u64>,
+    /// RFC 7323 timestamps: RTT measured on every ACK (RTTM) instead of one timed segment.
+    pub timestamps: bool,
+    pub growth: Growth,
+    /// The duplicate-ACK threshold (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// RFC 3042: one new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// RFC 5681 Sec. 4.1 (Jacobson App. C): after an idle period longer than the RTO, restart
+    /// from the initial window.
+    pub idle_restart: bool,
+    /// Keep a SACK scoreboard (SACK-based variants).
+    pub sack: bool,
+    /// Halve cwnd rather than FlightSize on a loss (see `SenderCore::halve_ssthresh`).
+    pub ssthresh_from_cwnd: bool,
+}
+
+/// Why the window was cut: the start of (or a further reduction inside) a loss episode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossSignal {
+    FastRetransmit,
+    Timeout,
+}
+
+/// What a variant did with a new ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckResult {
+    /// The variant set cwnd itself: no slow-start / CA growth on this ACK.
+    pub window_set: bool,
+    /// Restart the retransmit timer (RFC 6298 Sec. 5.3); NewReno's Impatient variant declines
+    /// after the first partial ACK.
+    pub restart_timer: bool,
+}
+
+impl AckResult {
+    /// Normal growth, timer restarted.
+    pub const GROW: AckResult = AckResult {
+        window_set: false,
+        restart_timer: true,
+    };
+    /// The variant set the window; timer restarted.
+    pub const SET: AckResult = AckResult {
+        window_set: true,
+        restart_timer: true,
+    };
+}
+
+/// A loss episode in Mathis et al. 1997 Sec. 3.3 and footnote 10: from the first window
+/// reduction until everything outstanding at that moment is acknowledged. It counts as one CA
+/// event if it was a single fast retransmit that kept the self-clock, otherwise as one non-CA
+/// event; every retransmission in it after the first is an "other loss".
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Episode {
+    pub(super) recover: u64,
+    pub(super) clean: bool,
+    pub(super) retransmissions: u64,
+}
+
+/// Shared sender state, in the papers' and RFCs' vocabulary. Variants read and write it.
+#[derive(Clone, Debug)]
+pub struct SenderCore {
+    pub flow: u32,
+    pub node: NodeId,
+    pub peer: NodeId,
+    pub cfg: SenderConfig,
+    /// Oldest unacknowledged byte.
+    pub snd_una: u64,
+    /// Next byte to send (rewound by go-back-N).
+    pub snd_nxt: u64,
+    /// Highest byte sent so far, plus one.
+    pub snd_max: u64,
+    /// Congestion window in bytes.
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// Consecutive duplicate ACKs.
+    pub dupacks: u32,
+    /// Highest byte sent (plus one) when the last timeout or guarded fast retransmit happened:
+    /// duplicate ACKs that do not cover it cannot trigger a new fast retransmit (RFC 6582
+    /// Sec. 3.2 step 1; ns-2's `bug_fix_`), so dupACKs for data sent before a timeout do not
+    /// halve the window again.
+    pub recover: u64,
+    pub rtt: RtoEstimator,
+    /// The SACK scoreboard, for SACK-based variants.
+    pub sb: Option<Scoreboard>,
+    // The retransmit timer, Karn's timed segment, the last transmission and the open loss
+    // episode: the sender's (sender.rs), set here only by the transmission primitives.
+    pub(super) rto_deadline: Option<SimTime>,
+    /// Karn: the one segment being timed (its end) and when it was sent, if any.
+    pub(super) timed: Option<(u64, SimTime)>,
+    /// ABC: bytes acknowledged toward the next congestion-avoidance increment.
+    pub(super) abc_bytes: u64,
+    pub(super) last_send: Option<SimTime>,
+    pub(super) episode: Option<Episode>,
+    pub counters: FlowCounters,
+    pub(super) last_integrated: SimTime,
+    pub started: bool,
+    pub trace: Option<Vec<(SimTime, u64, u64)>>,
+    pub trace_limit: usize,
+}
+
+impl SenderCore {
+    pub fn new(flow: u32, node: NodeId, peer: NodeId, cfg: SenderConfig, rtt: RtoEstimator) -> Self {
+        SenderCore {
+            flow,
+            node,
+            peer,
+            cwnd: cfg.initial_window as u64 * cfg.mss as u64,
+            ssthresh: cfg.initial_ssthresh,
+            sb: cfg.sack.then(Scoreboard::default),
+            cfg,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            recover: 0,
+            rtt,
+            rto_deadline: None,
+            timed: None,
+            abc_bytes: 0,
+            last_send: None,
+            episode: None,
+            counters: FlowCounters::default(),
+            last_integrated: SimTime::ZERO,
+            started: false,
+            trace: None,
+            trace_limit: 0,
+        }
+    }
+
+    pub fn mss(&self) -> u64 {
+        self.cfg.mss as u64
+    }
+
+    /// Data sent and not yet acknowledged (RFC 5681 FlightSize).
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// RFC 5681 Eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS); or, with
+    /// `ssthresh_from_cwnd`, half the congestion window (BSD, Linux and ns-2; what the papers'
+    /// simulators did). They differ after an inflated fast recovery, when FlightSize includes
+    /// data sent on the inflated window.
+    pub fn halve_ssthresh(&mut self) {
+        let base = if self.cfg.ssthresh_from_cwnd {
+            self.cwnd.min(self.cfg.rwnd)
+        } else {
+            self.flight_size()
+        };
+        self.ssthresh = (base / 2).max(2 * self.mss());
+    }
+
+    pub fn app_limit(&self) -> u64 {
+        self.cfg.total_bytes.unwrap_or(u64::MAX)
+    }
+
+    /// Has the application's data all been acknowledged?
+    pub fn finished(&self) -> bool {
+        self.snd_una >= self.app_limit()
+    }
+
+    /// May the third duplicate ACK trigger a fast retransmit? Only if the cumulative ACK covers
+    /// more than the highest byte sent at the last reaction, i.e. ACK > `recover` (RFC 6582
+    /// Sec. 3.2 step 1; `recover` here is one past that byte), or before any reaction. Without
+    /// the strict inequality, go-back-N's duplicates of data the receiver already holds produce
+    /// dupACKs equal to `recover` and a spurious second fast retransmit.
+    pub fn fast_retransmit_allowed(&self) -> bool {
+        self.recover == 0 || self.snd_una > self.recover
+    }
+
+    /// Window growth for one new ACK of `acked` bytes: slow start below ssthresh, congestion
+    /// avoidance above (per ACK: cwnd += SMSS*SMSS/cwnd, Jacobson & Karels 1988 App. B,
+    /// RFC 5681 Eq. 3; or by bytes, RFC 3465).
+    pub fn grow_window(&mut self, acked: u64) {
+        let mss = self.mss();
+        match self.cfg.growth {
+            Growth::PerAck => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += mss;
+                } else {
+                    self.cwnd += (mss * mss / self.cwnd).max(1);
+                }
+            }
+            Growth::Abc { limit } => {
+                if self.cwnd < self.ssthresh {
+                    self.cwnd += acked.min(limit as u64 * mss);
+                } else {
+                    self.abc_bytes += acked;
+                    if self.abc_bytes >= self.cwnd {
+                        self.abc_bytes -= self.cwnd;
+                        self.cwnd += mss;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records a window reduction: opens a loss episode or marks the open one as not clean.
+    pub fn signal_loss(&mut self, signal: LossSignal) {
+        match (&mut self.episode, signal) {
+            (None, s) => {
+                self.counters.loss_events += 1;
+                self.episode = Some(Episode {
+                    recover: self.snd_max,
+                    clean: s == LossSignal::FastRetransmit,
+                    retransmissions: 0,
+                });
+            }
+            (Some(e), _) => e.clean = false,
+        }
+        match signal {
+            LossSignal::FastRetransmit => self.counters.fast_retransmits += 1,
+            LossSignal::Timeout => self.counters.timeouts += 1,
+        }
+    }
+
+    /// Sends the segment starting at `seq` (at most one MSS, never beyond the data, and a
+    /// retransmission never beyond what was sent before).
+    pub fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut Vec<Packet>) {
+        let retransmit = seq < self.snd_max;
+        let mut len = self.mss().min(self.app_limit() - seq);
+        if retransmit {
+            len = len.min(self.snd_max - seq);
+        }
+        let end = seq + len;
+        if retransmit {
+            self.counters.segments_retransmitted += 1;
+            // Karn: a retransmission makes the timed segment's sample ambiguous.
+            self.timed = None;
+            if let Some(e) = &mut self.episode {
+                e.retransmissions += 1;
+            }
+            let snd_max = self.snd_max;
+            if let Some(sb) = &mut self.sb {
+                sb.mark_rtx(seq, snd_max);
+            }
+        } else {
+            if self.timed.is_none() && !self.cfg.timestamps {
+                self.timed = Some((end, now));
+            }
+            if let Some(sb) = &mut self.sb {
+                sb.on_send_new(seq, end);
+            }
+        }
+        self.counters.segments_sent += 1;
+        self.snd_max = self.snd_max.max(end);
+        self.last_send = Some(now);
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
+        }
+        out.push(Packet {
+            ts_val: now,
+            retransmit,
+            ..Packet::new(
+                self.flow,
+                PacketKind::Data,
+                self.node,
+                self.peer,
+                seq,
+                len as u32,
+                len as u32 + self.cfg.header_bytes,
+            )
+        });
+    }
+
+    /// Sends one new segment at the right edge if `window` (bytes above snd_una) and the
+    /// receiver's window allow it; returns whether it did.
+    pub fn send_new_segment(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) -> bool {
+        let seq = self.snd_max;
+        let len = self.mss().min(self.app_limit().saturating_sub(seq));
+        let limit = self.snd_una + window.min(self.cfg.rwnd);
+        if len == 0 || seq + len > limit || self.snd_nxt != self.snd_max {
+            return false;
+        }
+        self.send_segment(now, seq, out);
+        self.snd_nxt = self.snd_max;
+        true
+    }
+
+    /// The send loop: new or go-back-N data while `window` allows (segments the receiver has
+    /// SACKed are skipped). A segment smaller than the MSS is sent only at the end of the data
+    /// (sender silly-window avoidance).
+    pub fn send_allowed(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) {
+        let limit = self.snd_una + window.min(self.cfg.rwnd);
+        let app = self.app_limit();
+        while self.snd_nxt < app && self.snd_nxt < limit {
+            if self.snd_nxt < self.snd_max {
+                if let Some(seg) = self.sb.as_ref().and_then(|sb| sb.is_sacked_at(self.snd_nxt)) {
+                    if seg.sacked {
+                        self.snd_nxt = seg.end;
+                        continue;
+                    }
+                }
+            }
+            let usable = limit - self.snd_nxt;
+            if usable < self.mss() && app - self.snd_nxt > usable {
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.send_segment(now, seq, out);
+            self.snd_nxt = out.last().map_or(seq, |p| p.end());
+        }
+    }
+
+    /// RFC 3042 limited transmit: on the first and second duplicate ACK, one new segment if the
+    /// flight stays within cwnd + 2 SMSS.
+    pub(super) fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.cfg.limited_transmit && self.dupacks <= 2 {
+            let w = self.cwnd + 2 * self.mss();
+            self.send_new_segment(now, w, out);
+        }
+    }
+
+    pub(super) fn integrate(&mut self, now: SimTime) {
+        let dt = now.ns().saturating_sub(self.last_integrated.ns());
+        self.counters.cwnd_area += self.cwnd as u128 * dt as u128;
+        self.last_integrated = now;
+    }
+
+    pub(super) fn record_trace(&mut self, now: SimTime) {
+        if let Some(t) = &mut self.trace {
+            let changed = t
+                .last()
+                .is_none_or(|&(_, c, s)| c != self.cwnd || s != self.ssthresh);
+            if changed && t.len() < self.trace_limit {
+                t.push((now, self.cwnd, self.ssthresh));
+            }
+        }
+    }
+}

@@ -1,6 +1,11 @@
-//! TCP endpoints: one shared sender (`sender.rs`), the variants' loss recovery (one file each),
+//! TCP endpoints: one shared sender (`sender.rs`) over its state (`state.rs`), the variants'
+//! loss recovery (`recovery/`, one file each), the congestion control (`cc/`, one file each),
 //! the receiver and its ACK policy, and the retransmit-timer estimator.
+//!
+//! Module graph (a DAG): sender -> recovery -> state -> cc; sender -> {state, cc};
+//! recovery -> cc. The congestion control depends on nothing else in `tcp`.
 
+pub mod cc;
 pub mod ns2;
 pub mod receiver;
 pub mod recovery;
@@ -12,12 +17,14 @@ pub mod state;
 use crate::net::packet::NodeId;
 use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant, WindowGrowth};
 use crate::time::SimTime;
+use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
+use cc::{CongestionControl, Millionths, NoControl};
 use receiver::{AckPolicy, Receiver};
 use recovery::LossRecovery;
 use recovery::{newreno, reno, sack as sack_recovery};
 use rto::{Jacobson88, Rfc793, RtoEstimator, RttEstimator, TickClock, VarianceGain};
 use sender::Sender;
-use state::{Growth, SenderConfig};
+use state::SenderConfig;
 
 /// BSD's slow timer: the default tick of the coarse-clock estimators.
 pub const BSD_SLOW_TICK: SimTime = SimTime::from_ms(500);
@@ -66,22 +73,13 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
     let cfg = SenderConfig {
         mss: f.mss,
         header_bytes: f.header(),
-        initial_window: f.initial_window,
-        initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
         rwnd: f.rwnd.0,
         total_bytes: f.bytes.map(|b| b.0),
         timestamps: f.timestamps,
-        growth: match f.window_growth {
-            WindowGrowth::PerAck => Growth::PerAck,
-            WindowGrowth::Abc => Growth::Abc {
-                limit: f.abc_limit.unwrap_or(2),
-            },
-        },
         dupthresh: f.dupthresh,
         limited_transmit: f.limited_transmit,
         idle_restart: f.idle_restart,
         sack: f.tcp.uses_sack(),
-        ssthresh_from_cwnd: f.ssthresh_rule == crate::scenario::SsthreshRule::Cwnd,
     };
     let recovery = match f.tcp {
         Variant::Bsd43 => LossRecovery::Bsd43(Default::default()),
@@ -98,7 +96,32 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         Variant::Sackrh => LossRecovery::Sack(sack_recovery::SackRecovery::new(true)),
         Variant::Fack => LossRecovery::Fack(Default::default()),
     };
-    Sender::new(flow, node, peer, cfg, recovery, estimator_for(f))
+    Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f))
+}
+
+/// The congestion control a flow's spec describes.
+pub fn cc_for(f: &FlowSpec) -> CongestionControl {
+    let mss = f.mss as u64;
+    if f.tcp == Variant::Bsd43 {
+        return CongestionControl::None(NoControl { rwnd: f.rwnd.0 });
+    }
+    CongestionControl::Aimd(Aimd::new(AimdConfig {
+        mss,
+        initial_window: f.initial_window as u64 * mss,
+        initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
+        d: Millionths::HALF,
+        u: Millionths::ONE,
+        growth: match f.window_growth {
+            WindowGrowth::PerAck => Growth::PerAck,
+            WindowGrowth::Abc => Growth::Abc {
+                limit: f.abc_limit.unwrap_or(2),
+            },
+        },
+        base: match f.ssthresh_rule {
+            crate::scenario::SsthreshRule::FlightSize => SsthreshBase::FlightSize,
+            crate::scenario::SsthreshRule::Cwnd => SsthreshBase::Cwnd,
+        },
+    }))
 }
 
 /// The receiver a flow's spec describes.

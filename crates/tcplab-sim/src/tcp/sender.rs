@@ -1,22 +1,30 @@
-//! The TCP sender machinery every variant shares: sequence space, the send loop, window growth
-//! (slow start and congestion avoidance, per ACK or per byte), RTT sampling, the retransmit
-//! timer, limited transmit, idle restart, the SACK scoreboard, and the loss instruments. What
-//! differs between variants — how a loss is detected and repaired and which window the send
-//! loop uses — lives in `LossRecovery` (one small file per variant), called at four seams: a
-//! duplicate ACK, a new ACK, a timeout, and the send loop. Sans-IO: the sender takes
-//! `(now, ACK)` or `(now)` for its timer, and returns segments to send and its next deadline.
+//! The TCP sender every variant shares: it drives the state (`state.rs`: sequence space, send
+//! loop, SACK scoreboard, instruments) through ACKs, the retransmit timer (RTT sampling, Karn,
+//! RFC 6298 restarts and backoff), limited transmit and idle restart, and calls two seams:
+//!
+//! * the **loss recovery** (`recovery/`, one file per variant): how a loss is detected and
+//!   repaired and what the send loop may send meanwhile, at four points — a duplicate ACK, a
+//!   new ACK, a timeout, and the send loop;
+//! * the **congestion control** (`cc/`, one file per algorithm): window growth on every ACK of
+//!   new data, the ssthresh after a loss (which the recovery asks for), the window after a
+//!   timeout and after an idle period, and a pacing rate.
+//!
+//! Sans-IO: the sender takes `(now, ACK)` or `(now)` for its timer, and returns segments to
+//! send and its next deadline.
 
+use super::cc::{Ack, CongestionControl, Controller};
 use super::recovery::LossRecovery;
 use super::rto::RtoEstimator;
 use super::state::{LossSignal, SenderConfig, SenderCore};
 use crate::net::packet::{NodeId, Packet};
 use crate::time::SimTime;
 
-/// A TCP sender: the shared core plus one variant's loss recovery.
+/// A TCP sender: the shared core, one variant's loss recovery, one congestion control.
 #[derive(Clone, Debug)]
 pub struct Sender {
     pub core: SenderCore,
     pub recovery: LossRecovery,
+    pub cc: CongestionControl,
 }
 
 impl Sender {
@@ -26,12 +34,17 @@ impl Sender {
         peer: NodeId,
         cfg: SenderConfig,
         recovery: LossRecovery,
+        cc: CongestionControl,
         rtt: RtoEstimator,
     ) -> Self {
-        let core = SenderCore::new(flow, node, peer, cfg, rtt);
-        let mut s = Sender { core, recovery };
-        s.recovery.init(&mut s.core);
-        s
+        let core = SenderCore::new(flow, node, peer, cfg, cc.initial_window(), rtt);
+        Sender { core, recovery, cc }
+    }
+
+    /// The rate the congestion control wants the send loop to pace at (bit/s), if any. Not
+    /// honoured yet: no controller paces.
+    pub fn pacing_rate_bps(&self) -> Option<u64> {
+        self.cc.pacing_rate_bps()
     }
 
     /// Keeps a bounded trace of (time, cwnd, ssthresh) at every change.
@@ -59,7 +72,7 @@ impl Sender {
 
     /// The application hands the sender `bytes` more to send (request/response traffic). A
     /// sender configured with `total_bytes = Some(0)` waits for writes; an unlimited one ignores
-    /// them. After an idle period longer than the RTO the window restarts from the initial
+    /// them. After an idle period longer than the RTO the congestion control restarts the
     /// window (RFC 5681 Sec. 4.1, Jacobson & Karels App. C).
     pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
         let c = &mut self.core;
@@ -68,7 +81,7 @@ impl Sender {
             if c.cfg.idle_restart && c.snd_una == c.snd_max {
                 if let Some(last) = c.last_send {
                     if now - last > c.rtt.rto() {
-                        c.cwnd = c.cwnd.min(c.cfg.initial_window as u64 * c.mss());
+                        self.cc.on_idle(&mut c.win);
                     }
                 }
             }
@@ -107,6 +120,7 @@ impl Sender {
             } else {
                 c.timed.filter(|&(end, _)| ack.ack >= end).map(|(_, sent)| sent)
             };
+            let rtt = sent.map(|sent| now - sent);
             if let Some(sent) = sent {
                 c.rtt.sample(sent, now);
                 c.counters.add_rtt(now - sent);
@@ -115,10 +129,15 @@ impl Sender {
             c.snd_una = ack.ack;
             c.snd_nxt = c.snd_nxt.max(c.snd_una);
             c.counters.bytes_acked += newly_acked;
-            let r = self.recovery.on_new_ack(c, now, newly_acked, out);
-            if !r.window_set {
-                c.grow_window(newly_acked);
-            }
+            let r = self.recovery.on_new_ack(c, &mut self.cc, now, newly_acked, out);
+            let sample = Ack {
+                now,
+                acked: newly_acked,
+                rtt,
+                flight: c.flight_size(),
+                recovering: r.window_set,
+            };
+            self.cc.on_ack(&mut c.win, &sample);
             c.dupacks = 0;
             // RFC 6298 Sec. 5.2 / 5.3: stop the timer when all is acknowledged, else restart it.
             if c.snd_una >= c.snd_max {
@@ -145,15 +164,16 @@ impl Sender {
                 if !self.recovery.in_recovery() {
                     c.limited_transmit(now, out);
                 }
-                self.recovery.on_dupack(c, now, out);
+                self.recovery.on_dupack(c, &mut self.cc, now, out);
             }
         }
         self.send(now, out);
         self.core.record_trace(now);
     }
 
-    /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): every variant collapses
-    /// the window to one segment and goes back to snd_una (go-back-N), backing the timer off.
+    /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): the congestion control
+    /// sets the window (one segment for AIMD), every variant goes back to snd_una (go-back-N),
+    /// and the timer backs off.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let c = &mut self.core;
         match c.rto_deadline {
@@ -161,16 +181,14 @@ impl Sender {
             _ => return,
         }
         c.integrate(now);
-        // RFC 5681 Sec. 3.1: ssthresh is held constant across repeated timeouts of a segment.
-        if c.rtt.backoff() == 0 {
-            c.halve_ssthresh();
-        }
-        c.cwnd = c.mss();
+        // A repeated timeout of one segment (the timer is backed off) may keep ssthresh
+        // (RFC 5681 Sec. 3.1).
+        let loss = c.loss(now);
+        c.win = self.cc.on_timeout(c.win, &loss, c.rtt.backoff() > 0);
         c.recover = c.snd_max;
         c.snd_nxt = c.snd_una;
         c.dupacks = 0;
         c.timed = None;
-        c.abc_bytes = 0;
         if let Some(sb) = &mut c.sb {
             sb.clear_rtx();
         }
@@ -187,33 +205,39 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::net::packet::PacketKind;
+    use crate::tcp::cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
+    use crate::tcp::cc::Millionths;
     use crate::tcp::recovery::reno::Reno;
     use crate::tcp::rto::RttEstimator;
-    use crate::tcp::state::Growth;
 
     fn sender() -> Sender {
         let cfg = SenderConfig {
             mss: 1000,
             header_bytes: 40,
-            initial_window: 1,
-            initial_ssthresh: u64::MAX / 4,
             rwnd: 1 << 30,
             total_bytes: None,
             timestamps: false,
-            growth: Growth::PerAck,
             dupthresh: 3,
             limited_transmit: false,
             idle_restart: true,
             sack: false,
-            ssthresh_from_cwnd: false,
         };
+        let cc = CongestionControl::Aimd(Aimd::new(AimdConfig {
+            mss: 1000,
+            initial_window: 1000,
+            initial_ssthresh: u64::MAX / 4,
+            d: Millionths::HALF,
+            u: Millionths::ONE,
+            growth: Growth::PerAck,
+            base: SsthreshBase::FlightSize,
+        }));
         let rtt = RtoEstimator::Rfc6298(RttEstimator::new(
             SimTime::from_secs(1),
             SimTime::from_ms(200),
             SimTime::from_secs(60),
             SimTime::ZERO,
         ));
-        Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()), rtt)
+        Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()), cc, rtt)
     }
 
     fn ack(n: u64) -> Packet {
@@ -276,15 +300,15 @@ mod tests {
         s.app_write(SimTime::ZERO, 3000, &mut out);
         s.on_ack(SimTime::from_ms(100), &ack(1000), &mut out);
         s.on_ack(SimTime::from_ms(200), &ack(3000), &mut out);
-        assert!(s.core.cwnd >= 3000);
+        assert!(s.core.win.cwnd >= 3000);
         // Two 100 ms samples: RTO = 100 + 4 * 37.5 = 250 ms. The last send was at 100 ms, so a
         // write at 320 ms (220 ms idle) keeps the window ...
         assert_eq!(s.core.rtt.rto(), SimTime::from_ms(250));
         s.app_write(SimTime::from_ms(320), 1000, &mut out);
-        assert!(s.core.cwnd >= 3000);
+        assert!(s.core.win.cwnd >= 3000);
         s.on_ack(SimTime::from_ms(420), &ack(4000), &mut out);
         // ... and one after more than an RTO of silence restarts from IW = 1 segment.
         s.app_write(SimTime::from_ms(1500), 1000, &mut out);
-        assert_eq!(s.core.cwnd, 1000);
+        assert_eq!(s.core.win.cwnd, 1000);
     }
 }

@@ -1,52 +1,37 @@
 //! The sender state the seams share: the sequence space, the window, the SACK scoreboard, the
 //! retransmit timer and the transmission primitives (`send_segment`, the send loop), with the
 //! loss instruments. The loss recoveries (`recovery/`) read and change it; the shared sender
-//! (`sender.rs`) drives it. It depends on neither, so the module graph is a DAG:
-//! sender -> recovery -> cc -> state, and sender -> {cc, state}.
+//! (`sender.rs`) drives it. It depends on neither, only on the congestion control's vocabulary
+//! (`cc::Window`, `cc::Loss`), so the module graph is a DAG: sender -> recovery -> state -> cc,
+//! and sender -> {state, cc}; recovery -> cc (a recovery asks the controller for ssthresh).
 
+use super::cc::{Loss, Window};
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
 use crate::net::packet::{NodeId, Packet, PacketKind};
 use crate::stats::FlowCounters;
 use crate::time::SimTime;
 
-/// How the window grows on a new ACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Growth {
-    /// One increment per ACK, as the papers' senders do (Jacobson & Karels App. B).
-    PerAck,
-    /// Appropriate Byte Counting (RFC 3465): by bytes acknowledged, at most `limit` SMSS per
-    /// ACK in slow start; one SMSS per cwnd of acknowledged bytes in congestion avoidance.
-    Abc { limit: u32 },
-}
-
 /// Everything a sender is configured with (resolved from the scenario).
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub mss: u32,
     pub header_bytes: u32,
-    /// Initial congestion window, in segments.
-    pub initial_window: u32,
-    /// Initial slow-start threshold in bytes (RFC 5681: arbitrarily high).
-    pub initial_ssthresh: u64,
     /// The receiver's advertised window, in bytes.
     pub rwnd: u64,
     /// Bytes the application sends; None for an unlimited bulk transfer.
     pub total_bytes: Option<u64>,
     /// RFC 7323 timestamps: RTT measured on every ACK (RTTM) instead of one timed segment.
     pub timestamps: bool,
-    pub growth: Growth,
     /// The duplicate-ACK threshold (RFC 5681: 3).
     pub dupthresh: u32,
     /// RFC 3042: one new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
-    /// RFC 5681 Sec. 4.1 (Jacobson App. C): after an idle period longer than the RTO, restart
-    /// from the initial window.
+    /// RFC 5681 Sec. 4.1 (Jacobson App. C): after an idle period longer than the RTO, the
+    /// congestion control restarts the window (`Controller::on_idle`).
     pub idle_restart: bool,
     /// Keep a SACK scoreboard (SACK-based variants).
     pub sack: bool,
-    /// Halve cwnd rather than FlightSize on a loss (see `SenderCore::halve_ssthresh`).
-    pub ssthresh_from_cwnd: bool,
 }
 
 /// Why the window was cut: the start of (or a further reduction inside) a loss episode.
@@ -103,9 +88,9 @@ pub struct SenderCore {
     pub snd_nxt: u64,
     /// Highest byte sent so far, plus one.
     pub snd_max: u64,
-    /// Congestion window in bytes.
-    pub cwnd: u64,
-    pub ssthresh: u64,
+    /// cwnd and ssthresh: the congestion control grows them and answers the ssthresh after a
+    /// loss; a recovery sets cwnd while it repairs.
+    pub win: Window,
     /// Consecutive duplicate ACKs.
     pub dupacks: u32,
     /// Highest byte sent (plus one) when the last timeout or guarded fast retransmit happened:
@@ -121,8 +106,6 @@ pub struct SenderCore {
     pub(super) rto_deadline: Option<SimTime>,
     /// Karn: the one segment being timed (its end) and when it was sent, if any.
     pub(super) timed: Option<(u64, SimTime)>,
-    /// ABC: bytes acknowledged toward the next congestion-avoidance increment.
-    pub(super) abc_bytes: u64,
     pub(super) last_send: Option<SimTime>,
     pub(super) episode: Option<Episode>,
     pub counters: FlowCounters,
@@ -133,13 +116,19 @@ pub struct SenderCore {
 }
 
 impl SenderCore {
-    pub fn new(flow: u32, node: NodeId, peer: NodeId, cfg: SenderConfig, rtt: RtoEstimator) -> Self {
+    pub fn new(
+        flow: u32,
+        node: NodeId,
+        peer: NodeId,
+        cfg: SenderConfig,
+        win: Window,
+        rtt: RtoEstimator,
+    ) -> Self {
         SenderCore {
             flow,
             node,
             peer,
-            cwnd: cfg.initial_window as u64 * cfg.mss as u64,
-            ssthresh: cfg.initial_ssthresh,
+            win,
             sb: cfg.sack.then(Scoreboard::default),
             cfg,
             snd_una: 0,
@@ -150,7 +139,6 @@ impl SenderCore {
             rtt,
             rto_deadline: None,
             timed: None,
-            abc_bytes: 0,
             last_send: None,
             episode: None,
             counters: FlowCounters::default(),
@@ -170,17 +158,14 @@ impl SenderCore {
         self.snd_max - self.snd_una
     }
 
-    /// RFC 5681 Eq. 4: ssthresh = max(FlightSize / 2, 2 * SMSS); or, with
-    /// `ssthresh_from_cwnd`, half the congestion window (BSD, Linux and ns-2; what the papers'
-    /// simulators did). They differ after an inflated fast recovery, when FlightSize includes
-    /// data sent on the inflated window.
-    pub fn halve_ssthresh(&mut self) {
-        let base = if self.cfg.ssthresh_from_cwnd {
-            self.cwnd.min(self.cfg.rwnd)
-        } else {
-            self.flight_size()
-        };
-        self.ssthresh = (base / 2).max(2 * self.mss());
+    /// The facts of a loss detected now, for the congestion control: the window in use,
+    /// min(cwnd, rwnd), and RFC 5681's FlightSize.
+    pub fn loss(&self, now: SimTime) -> Loss {
+        Loss {
+            now,
+            window: self.win.cwnd.min(self.cfg.rwnd),
+            flight_size: self.flight_size(),
+        }
     }
 
     pub fn app_limit(&self) -> u64 {
@@ -199,33 +184,6 @@ impl SenderCore {
     /// dupACKs equal to `recover` and a spurious second fast retransmit.
     pub fn fast_retransmit_allowed(&self) -> bool {
         self.recover == 0 || self.snd_una > self.recover
-    }
-
-    /// Window growth for one new ACK of `acked` bytes: slow start below ssthresh, congestion
-    /// avoidance above (per ACK: cwnd += SMSS*SMSS/cwnd, Jacobson & Karels 1988 App. B,
-    /// RFC 5681 Eq. 3; or by bytes, RFC 3465).
-    pub fn grow_window(&mut self, acked: u64) {
-        let mss = self.mss();
-        match self.cfg.growth {
-            Growth::PerAck => {
-                if self.cwnd < self.ssthresh {
-                    self.cwnd += mss;
-                } else {
-                    self.cwnd += (mss * mss / self.cwnd).max(1);
-                }
-            }
-            Growth::Abc { limit } => {
-                if self.cwnd < self.ssthresh {
-                    self.cwnd += acked.min(limit as u64 * mss);
-                } else {
-                    self.abc_bytes += acked;
-                    if self.abc_bytes >= self.cwnd {
-                        self.abc_bytes -= self.cwnd;
-                        self.cwnd += mss;
-                    }
-                }
-            }
-        }
     }
 
     /// Records a window reduction: opens a loss episode or marks the open one as not clean.
@@ -339,14 +297,14 @@ impl SenderCore {
     /// flight stays within cwnd + 2 SMSS.
     pub(super) fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if self.cfg.limited_transmit && self.dupacks <= 2 {
-            let w = self.cwnd + 2 * self.mss();
+            let w = self.win.cwnd + 2 * self.mss();
             self.send_new_segment(now, w, out);
         }
     }
 
     pub(super) fn integrate(&mut self, now: SimTime) {
         let dt = now.ns().saturating_sub(self.last_integrated.ns());
-        self.counters.cwnd_area += self.cwnd as u128 * dt as u128;
+        self.counters.cwnd_area += self.win.cwnd as u128 * dt as u128;
         self.last_integrated = now;
     }
 
@@ -354,9 +312,9 @@ impl SenderCore {
         if let Some(t) = &mut self.trace {
             let changed = t
                 .last()
-                .is_none_or(|&(_, c, s)| c != self.cwnd || s != self.ssthresh);
+                .is_none_or(|&(_, c, s)| c != self.win.cwnd || s != self.win.ssthresh);
             if changed && t.len() < self.trace_limit {
-                t.push((now, self.cwnd, self.ssthresh));
+                t.push((now, self.win.cwnd, self.win.ssthresh));
             }
         }
     }

@@ -1,9 +1,12 @@
-//! 4.3BSD TCP before Jacobson (his Figs 3, 5 and 8, the "before" of every comparison): no
-//! congestion window and no slow start — the receiver's whole window is sent at once — no fast
-//! retransmit, and after a timeout go-back-N from the first unacknowledged byte, again with the
-//! whole window. Its timer is RFC 793's (rto.rs `Rfc793`), with or without backoff.
+//! 4.3BSD TCP before Jacobson (his Figs 3, 5 and 8, the "before" of every comparison): no fast
+//! retransmit — a loss is repaired only by the retransmit timer, after which the sender goes
+//! back to the first unacknowledged byte (go-back-N, which the shared sender does for every
+//! variant). Its missing congestion window is the congestion control's business: `tcp =
+//! "bsd43"` runs with `cc = "none"` (the receiver's whole window at once) unless told
+//! otherwise. Its timer is RFC 793's (rto.rs `Rfc793`), with or without backoff.
 
 use crate::net::packet::Packet;
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::state::{AckResult, SenderCore};
 use crate::time::SimTime;
 
@@ -11,21 +14,27 @@ use crate::time::SimTime;
 pub struct Bsd43;
 
 impl Bsd43 {
-    /// There is no congestion window: cwnd is reported as the receiver's window.
-    pub fn init(&mut self, core: &mut SenderCore) {
-        core.cwnd = core.cfg.rwnd;
-        core.ssthresh = core.cfg.rwnd;
+    pub fn on_dupack(
+        &mut self,
+        _: &mut SenderCore,
+        _: &mut CongestionControl,
+        _: SimTime,
+        _: &mut Vec<Packet>,
+    ) {
     }
 
-    pub fn on_dupack(&mut self, _: &mut SenderCore, _: SimTime, _: &mut Vec<Packet>) {}
-
-    pub fn on_new_ack(&mut self, _: &mut SenderCore, _: SimTime, _: u64, _: &mut Vec<Packet>) -> AckResult {
-        AckResult::SET
+    pub fn on_new_ack(
+        &mut self,
+        _: &mut SenderCore,
+        _: &mut CongestionControl,
+        _: SimTime,
+        _: u64,
+        _: &mut Vec<Packet>,
+    ) -> AckResult {
+        AckResult::GROW
     }
 
-    pub fn on_timeout(&mut self, core: &mut SenderCore) {
-        self.init(core);
-    }
+    pub fn on_timeout(&mut self, _: &mut SenderCore) {}
 
     pub fn in_recovery(&self) -> bool {
         false

@@ -1,6 +1,11 @@
-//! The seam between the shared sender and each variant: how a loss is detected from duplicate
-//! ACKs, how it is repaired, and what the send loop may send meanwhile. An enum gives static
-//! dispatch; each variant is one small file.
+//! Loss recovery: how a loss is detected from duplicate ACKs (and SACK blocks), how it is
+//! repaired, and what the send loop may send meanwhile. The seam between the shared sender and
+//! each variant; an enum gives static dispatch, each variant is one small file.
+//!
+//! A recovery sets cwnd while it repairs (Reno's inflation and deflation, Tahoe's one segment,
+//! rate halving, FACK's Eq. 15), but it never computes an ssthresh: when it declares a loss it
+//! asks the congestion control ([`Controller::ssthresh_after_loss`], through [`reduce`]), which
+//! is what lets `d` (or CUBIC's beta) change every variant's reduction without touching it.
 
 pub mod bsd43;
 pub mod fack;
@@ -9,6 +14,7 @@ pub mod reno;
 pub mod sack;
 pub mod tahoe;
 
+use super::cc::{CongestionControl, Controller};
 use super::state::{AckResult, SenderCore};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
@@ -18,6 +24,13 @@ use newreno::NewReno;
 use reno::Reno;
 use sack::SackRecovery;
 use tahoe::Tahoe;
+
+/// A loss is declared now: ssthresh becomes what the congestion control answers (RFC 5681
+/// Eq. 4 for AIMD with d = 1/2), from the window in use and the FlightSize of this moment.
+pub(crate) fn reduce(core: &mut SenderCore, cc: &mut CongestionControl, now: SimTime) {
+    let loss = core.loss(now);
+    core.win.ssthresh = cc.ssthresh_after_loss(&loss);
+}
 
 #[derive(Clone, Debug)]
 pub enum LossRecovery {
@@ -44,30 +57,31 @@ macro_rules! each {
 }
 
 impl LossRecovery {
-    /// Once, when the sender is built.
-    pub fn init(&mut self, core: &mut SenderCore) {
-        if let LossRecovery::Bsd43(v) = self {
-            v.init(core)
-        }
-    }
-
     /// A duplicate ACK arrived (`core.dupacks` already counts it).
-    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
-        each!(self, v => v.on_dupack(core, now, out))
+    pub fn on_dupack(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        out: &mut Vec<Packet>,
+    ) {
+        each!(self, v => v.on_dupack(core, cc, now, out))
     }
 
-    /// A new ACK arrived (snd_una already advanced, the scoreboard updated).
+    /// A new ACK arrived (snd_una already advanced, the scoreboard updated). The congestion
+    /// control sees it next, and grows the window unless the result says it was set.
     pub fn on_new_ack(
         &mut self,
         core: &mut SenderCore,
+        cc: &mut CongestionControl,
         now: SimTime,
         acked: u64,
         out: &mut Vec<Packet>,
     ) -> AckResult {
-        each!(self, v => v.on_new_ack(core, now, acked, out))
+        each!(self, v => v.on_new_ack(core, cc, now, acked, out))
     }
 
-    /// The retransmit timer fired; the core has already collapsed the window.
+    /// The retransmit timer fired; the congestion control has already set the window.
     pub fn on_timeout(&mut self, core: &mut SenderCore) {
         each!(self, v => v.on_timeout(core))
     }
@@ -75,14 +89,13 @@ impl LossRecovery {
     /// Sends what the variant's window allows.
     pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
         match self {
-            LossRecovery::Bsd43(_) => {
-                let w = core.cfg.rwnd;
-                core.send_allowed(now, w, out)
-            }
             LossRecovery::Sack(v) => v.send(core, now, out),
             LossRecovery::Fack(v) => v.send(core, now, out),
-            LossRecovery::Tahoe(_) | LossRecovery::Reno(_) | LossRecovery::NewReno(_) => {
-                let w = core.cwnd;
+            LossRecovery::Bsd43(_)
+            | LossRecovery::Tahoe(_)
+            | LossRecovery::Reno(_)
+            | LossRecovery::NewReno(_) => {
+                let w = core.win.cwnd;
                 core.send_allowed(now, w, out)
             }
         }

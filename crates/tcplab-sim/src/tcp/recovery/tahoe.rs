@@ -1,9 +1,12 @@
-//! Tahoe (Jacobson 1988 with fast retransmit): on the third duplicate ACK, ssthresh = half the
-//! flight, cwnd = 1 segment, and go back to snd_una in slow start. No fast recovery. The
+//! Tahoe (Jacobson 1988 with fast retransmit): on the third duplicate ACK, ssthresh = what the
+//! congestion control answers (half the flight for AIMD's defaults), cwnd = 1 segment, and go
+//! back to snd_una in slow start. No fast recovery. The
 //! duplicate ACKs that the go-back-N window itself provokes cannot trigger another fast
 //! retransmit (the `recover` guard).
 
+use super::reduce;
 use crate::net::packet::Packet;
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
@@ -11,17 +14,30 @@ use crate::time::SimTime;
 pub struct Tahoe;
 
 impl Tahoe {
-    pub fn on_dupack(&mut self, core: &mut SenderCore, _now: SimTime, _out: &mut Vec<Packet>) {
+    pub fn on_dupack(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        _: &mut Vec<Packet>,
+    ) {
         if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
-            core.halve_ssthresh();
+            reduce(core, cc, now);
             core.recover = core.snd_max; // go-back-N resends this window: guard it like a timeout
-            core.cwnd = core.mss();
+            core.win.cwnd = core.mss();
             core.snd_nxt = core.snd_una; // the send loop retransmits from here in slow start
             core.signal_loss(LossSignal::FastRetransmit);
         }
     }
 
-    pub fn on_new_ack(&mut self, _: &mut SenderCore, _: SimTime, _: u64, _: &mut Vec<Packet>) -> AckResult {
+    pub fn on_new_ack(
+        &mut self,
+        _: &mut SenderCore,
+        _: &mut CongestionControl,
+        _: SimTime,
+        _: u64,
+        _: &mut Vec<Packet>,
+    ) -> AckResult {
         AckResult::GROW
     }
 

@@ -15,8 +15,9 @@
 use super::cc::{Ack, CongestionControl, Controller};
 use super::recovery::LossRecovery;
 use super::rto::RtoEstimator;
+use super::segment::Segment;
 use super::state::{LossSignal, SenderConfig, SenderCore};
-use crate::net::packet::{NodeId, Packet};
+use crate::net::packet::NodeId;
 use crate::time::SimTime;
 
 /// A TCP sender: the shared core, one variant's loss recovery, one congestion control.
@@ -49,8 +50,7 @@ impl Sender {
 
     /// Keeps a bounded trace of (time, cwnd, ssthresh) at every change.
     pub fn enable_trace(&mut self, max_points: usize) {
-        self.core.trace = Some(Vec::new());
-        self.core.trace_limit = max_points;
+        self.core.inst.enable_trace(max_points);
     }
 
     /// When the retransmit timer wants to fire, if it is running.
@@ -60,12 +60,12 @@ impl Sender {
 
     /// Brings the time integrals (mean cwnd) up to `now`.
     pub fn integrate(&mut self, now: SimTime) {
-        self.core.integrate(now);
+        self.core.inst.integrate(now);
     }
 
-    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.core.started = true;
-        self.core.last_integrated = now;
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let w = self.core.win;
+        self.core.inst.start(now, w.cwnd, w.ssthresh);
         self.send(now, out);
         self.core.record_trace(now);
     }
@@ -74,10 +74,9 @@ impl Sender {
     /// sender configured with `total_bytes = Some(0)` waits for writes; an unlimited one ignores
     /// them. After an idle period longer than the RTO the congestion control restarts the
     /// window (RFC 5681 Sec. 4.1, Jacobson & Karels App. C).
-    pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
+    pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) {
         let c = &mut self.core;
         if let Some(total) = c.cfg.total_bytes {
-            c.integrate(now);
             if c.cfg.idle_restart && c.snd_una == c.snd_max {
                 if let Some(last) = c.last_send {
                     if now - last > c.rtt.rto() {
@@ -96,14 +95,13 @@ impl Sender {
         self.core.finished()
     }
 
-    fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn send(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.recovery.send(&mut self.core, now, out);
     }
 
     /// An ACK arrived.
-    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let c = &mut self.core;
-        c.integrate(now);
         let mut sack_news = false;
         if let Some(sb) = &mut c.sb {
             if ack.ack > c.snd_una {
@@ -123,12 +121,11 @@ impl Sender {
             let rtt = sent.map(|sent| now - sent);
             if let Some(sent) = sent {
                 c.rtt.sample(sent, now);
-                c.counters.add_rtt(now - sent);
+                c.inst.rtt_sample(now - sent);
                 c.timed = None;
             }
             c.snd_una = ack.ack;
             c.snd_nxt = c.snd_nxt.max(c.snd_una);
-            c.counters.bytes_acked += newly_acked;
             let r = self.recovery.on_new_ack(c, &mut self.cc, now, newly_acked, out);
             let sample = Ack {
                 now,
@@ -145,17 +142,7 @@ impl Sender {
             } else if r.restart_timer || c.rto_deadline.is_none() {
                 c.rto_deadline = Some(c.rtt.deadline(now));
             }
-            if let Some(e) = c.episode {
-                if c.snd_una >= e.recover {
-                    if e.clean {
-                        c.counters.ca_events += 1;
-                    } else {
-                        c.counters.non_ca_events += 1;
-                    }
-                    c.counters.other_losses += e.retransmissions.saturating_sub(1);
-                    c.episode = None;
-                }
-            }
+            c.inst.acked(c.snd_una, newly_acked);
         } else if ack.ack == c.snd_una && c.snd_max > c.snd_una {
             // RFC 5681 Sec. 2: a duplicate ACK (no data, same window, data outstanding); with a
             // scoreboard, only one whose SACK blocks say something new counts (RFC 6675 Sec. 2).
@@ -174,13 +161,12 @@ impl Sender {
     /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): the congestion control
     /// sets the window (one segment for AIMD), every variant goes back to snd_una (go-back-N),
     /// and the timer backs off.
-    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let c = &mut self.core;
         match c.rto_deadline {
             Some(d) if d <= now => {}
             _ => return,
         }
-        c.integrate(now);
         // A repeated timeout of one segment (the timer is backed off) may keep ssthresh
         // (RFC 5681 Sec. 3.1).
         let loss = c.loss(now);
@@ -204,7 +190,6 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::PacketKind;
     use crate::tcp::cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
     use crate::tcp::cc::Millionths;
     use crate::tcp::recovery::reno::Reno;
@@ -240,11 +225,8 @@ mod tests {
         Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()), cc, rtt)
     }
 
-    fn ack(n: u64) -> Packet {
-        Packet {
-            ack: n,
-            ..Packet::new(0, PacketKind::Ack, 1, 0, 0, 0, 40)
-        }
+    fn ack(n: u64) -> Segment {
+        Segment::ack(n, 40)
     }
 
     #[test]

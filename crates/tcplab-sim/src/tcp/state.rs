@@ -6,10 +6,12 @@
 //! and sender -> {state, cc}; recovery -> cc (a recovery asks the controller for ssthresh).
 
 use super::cc::{Loss, Window};
+use super::instruments::Instruments;
+pub use super::instruments::LossSignal;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
-use crate::net::packet::{NodeId, Packet, PacketKind};
-use crate::stats::FlowCounters;
+use super::segment::Segment;
+use crate::net::packet::NodeId;
 use crate::time::SimTime;
 
 /// Everything a sender is configured with (resolved from the scenario).
@@ -34,13 +36,6 @@ pub struct SenderConfig {
     pub sack: bool,
 }
 
-/// Why the window was cut: the start of (or a further reduction inside) a loss episode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LossSignal {
-    FastRetransmit,
-    Timeout,
-}
-
 /// What a variant did with a new ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckResult {
@@ -62,17 +57,6 @@ impl AckResult {
         window_set: true,
         restart_timer: true,
     };
-}
-
-/// A loss episode in Mathis et al. 1997 Sec. 3.3 and footnote 10: from the first window
-/// reduction until everything outstanding at that moment is acknowledged. It counts as one CA
-/// event if it was a single fast retransmit that kept the self-clock, otherwise as one non-CA
-/// event; every retransmission in it after the first is an "other loss".
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Episode {
-    pub(super) recover: u64,
-    pub(super) clean: bool,
-    pub(super) retransmissions: u64,
 }
 
 /// Shared sender state, in the papers' and RFCs' vocabulary. Variants read and write it.
@@ -101,18 +85,14 @@ pub struct SenderCore {
     pub rtt: RtoEstimator,
     /// The SACK scoreboard, for SACK-based variants.
     pub sb: Option<Scoreboard>,
-    // The retransmit timer, Karn's timed segment, the last transmission and the open loss
-    // episode: the sender's (sender.rs), set here only by the transmission primitives.
+    // The retransmit timer, Karn's timed segment and the last transmission: the sender's
+    // (sender.rs), set here only by the transmission primitives.
     pub(super) rto_deadline: Option<SimTime>,
     /// Karn: the one segment being timed (its end) and when it was sent, if any.
     pub(super) timed: Option<(u64, SimTime)>,
     pub(super) last_send: Option<SimTime>,
-    pub(super) episode: Option<Episode>,
-    pub counters: FlowCounters,
-    pub(super) last_integrated: SimTime,
-    pub started: bool,
-    pub trace: Option<Vec<(SimTime, u64, u64)>>,
-    pub trace_limit: usize,
+    /// Mathis' instruments: what this sender reports of its sends, samples and reductions.
+    pub inst: Instruments,
 }
 
 impl SenderCore {
@@ -140,12 +120,7 @@ impl SenderCore {
             rto_deadline: None,
             timed: None,
             last_send: None,
-            episode: None,
-            counters: FlowCounters::default(),
-            last_integrated: SimTime::ZERO,
-            started: false,
-            trace: None,
-            trace_limit: 0,
+            inst: Instruments::default(),
         }
     }
 
@@ -186,28 +161,15 @@ impl SenderCore {
         self.recover == 0 || self.snd_una > self.recover
     }
 
-    /// Records a window reduction: opens a loss episode or marks the open one as not clean.
+    /// Reports a window reduction to the instruments (a loss episode opens, or the open one
+    /// is marked as not clean).
     pub fn signal_loss(&mut self, signal: LossSignal) {
-        match (&mut self.episode, signal) {
-            (None, s) => {
-                self.counters.loss_events += 1;
-                self.episode = Some(Episode {
-                    recover: self.snd_max,
-                    clean: s == LossSignal::FastRetransmit,
-                    retransmissions: 0,
-                });
-            }
-            (Some(e), _) => e.clean = false,
-        }
-        match signal {
-            LossSignal::FastRetransmit => self.counters.fast_retransmits += 1,
-            LossSignal::Timeout => self.counters.timeouts += 1,
-        }
+        self.inst.window_reduced(signal, self.snd_max);
     }
 
     /// Sends the segment starting at `seq` (at most one MSS, never beyond the data, and a
     /// retransmission never beyond what was sent before).
-    pub fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut Vec<Packet>) {
+    pub fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) {
         let retransmit = seq < self.snd_max;
         let mut len = self.mss().min(self.app_limit() - seq);
         if retransmit {
@@ -215,12 +177,8 @@ impl SenderCore {
         }
         let end = seq + len;
         if retransmit {
-            self.counters.segments_retransmitted += 1;
             // Karn: a retransmission makes the timed segment's sample ambiguous.
             self.timed = None;
-            if let Some(e) = &mut self.episode {
-                e.retransmissions += 1;
-            }
             let snd_max = self.snd_max;
             if let Some(sb) = &mut self.sb {
                 sb.mark_rtx(seq, snd_max);
@@ -233,30 +191,22 @@ impl SenderCore {
                 sb.on_send_new(seq, end);
             }
         }
-        self.counters.segments_sent += 1;
+        self.inst.sent(retransmit);
         self.snd_max = self.snd_max.max(end);
         self.last_send = Some(now);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
         }
-        out.push(Packet {
+        out.push(Segment {
             ts_val: now,
             retransmit,
-            ..Packet::new(
-                self.flow,
-                PacketKind::Data,
-                self.node,
-                self.peer,
-                seq,
-                len as u32,
-                len as u32 + self.cfg.header_bytes,
-            )
+            ..Segment::data(seq, len as u32, len as u32 + self.cfg.header_bytes)
         });
     }
 
     /// Sends one new segment at the right edge if `window` (bytes above snd_una) and the
     /// receiver's window allow it; returns whether it did.
-    pub fn send_new_segment(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) -> bool {
+    pub fn send_new_segment(&mut self, now: SimTime, window: u64, out: &mut Vec<Segment>) -> bool {
         let seq = self.snd_max;
         let len = self.mss().min(self.app_limit().saturating_sub(seq));
         let limit = self.snd_una + window.min(self.cfg.rwnd);
@@ -271,7 +221,7 @@ impl SenderCore {
     /// The send loop: new or go-back-N data while `window` allows (segments the receiver has
     /// SACKed are skipped). A segment smaller than the MSS is sent only at the end of the data
     /// (sender silly-window avoidance).
-    pub fn send_allowed(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) {
+    pub fn send_allowed(&mut self, now: SimTime, window: u64, out: &mut Vec<Segment>) {
         let limit = self.snd_una + window.min(self.cfg.rwnd);
         let app = self.app_limit();
         while self.snd_nxt < app && self.snd_nxt < limit {
@@ -295,27 +245,15 @@ impl SenderCore {
 
     /// RFC 3042 limited transmit: on the first and second duplicate ACK, one new segment if the
     /// flight stays within cwnd + 2 SMSS.
-    pub(super) fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.cfg.limited_transmit && self.dupacks <= 2 {
             let w = self.win.cwnd + 2 * self.mss();
             self.send_new_segment(now, w, out);
         }
     }
 
-    pub(super) fn integrate(&mut self, now: SimTime) {
-        let dt = now.ns().saturating_sub(self.last_integrated.ns());
-        self.counters.cwnd_area += self.win.cwnd as u128 * dt as u128;
-        self.last_integrated = now;
-    }
-
+    /// Reports the window after an event to the instruments.
     pub(super) fn record_trace(&mut self, now: SimTime) {
-        if let Some(t) = &mut self.trace {
-            let changed = t
-                .last()
-                .is_none_or(|&(_, c, s)| c != self.win.cwnd || s != self.win.ssthresh);
-            if changed && t.len() < self.trace_limit {
-                t.push((now, self.win.cwnd, self.win.ssthresh));
-            }
-        }
+        self.inst.observe(now, self.win.cwnd, self.win.ssthresh);
     }
 }

@@ -5,8 +5,8 @@
 //! "bsd43"` runs with `cc = "none"` (the receiver's whole window at once) unless told
 //! otherwise. Its timer is RFC 793's (rto.rs `Rfc793`), with or without backoff.
 
-use crate::net::packet::Packet;
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, SenderCore};
 use crate::time::SimTime;
 
@@ -19,7 +19,7 @@ impl Bsd43 {
         _: &mut SenderCore,
         _: &mut CongestionControl,
         _: SimTime,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) {
     }
 
@@ -29,7 +29,7 @@ impl Bsd43 {
         _: &mut CongestionControl,
         _: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         AckResult::GROW
     }

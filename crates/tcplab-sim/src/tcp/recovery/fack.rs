@@ -25,8 +25,8 @@
 //!   lowers the bound; d > 1/2 cannot raise the window above what rate halving sent, about
 //!   half (a recovery that reduces to an arbitrary ssthresh is PRR, RFC 6937).
 
-use crate::net::packet::Packet;
 use crate::tcp::cc::{CongestionControl, Controller, Loss};
+use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
@@ -134,7 +134,7 @@ impl Fack {
         core: &mut SenderCore,
         cc: &mut CongestionControl,
         now: SimTime,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) {
         self.on_any_ack(core, cc, now);
     }
@@ -145,7 +145,7 @@ impl Fack {
         cc: &mut CongestionControl,
         now: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         if self.in_recovery && core.snd_una >= self.recover {
             if self.halving_until.is_some() {
@@ -172,7 +172,7 @@ impl Fack {
         self.in_recovery
     }
 
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if core.snd_nxt < core.snd_max || core.sb.is_none() {
             // Go-back-N after a timeout (skipping SACKed segments), in slow start.
             let w = core.win.cwnd;

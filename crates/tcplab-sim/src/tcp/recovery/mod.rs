@@ -15,8 +15,8 @@ pub mod sack;
 pub mod tahoe;
 
 use super::cc::{CongestionControl, Controller};
+use super::segment::Segment;
 use super::state::{AckResult, SenderCore};
-use crate::net::packet::Packet;
 use crate::time::SimTime;
 use bsd43::Bsd43;
 use fack::Fack;
@@ -63,7 +63,7 @@ impl LossRecovery {
         core: &mut SenderCore,
         cc: &mut CongestionControl,
         now: SimTime,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) {
         each!(self, v => v.on_dupack(core, cc, now, out))
     }
@@ -76,7 +76,7 @@ impl LossRecovery {
         cc: &mut CongestionControl,
         now: SimTime,
         acked: u64,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) -> AckResult {
         each!(self, v => v.on_new_ack(core, cc, now, acked, out))
     }
@@ -87,7 +87,7 @@ impl LossRecovery {
     }
 
     /// Sends what the variant's window allows.
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         match self {
             LossRecovery::Sack(v) => v.send(core, now, out),
             LossRecovery::Fack(v) => v.send(core, now, out),

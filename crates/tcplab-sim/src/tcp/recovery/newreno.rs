@@ -8,8 +8,8 @@
 //! for the same window (Sec. 3.2 step 1).
 
 use super::reduce;
-use crate::net::packet::Packet;
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
@@ -36,17 +36,17 @@ impl NewReno {
         core: &mut SenderCore,
         cc: &mut CongestionControl,
         now: SimTime,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) {
         if self.in_recovery {
             core.win.cwnd += core.mss(); // Sec. 3.2 step 3: inflate
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.recover = core.snd_max; // step 2
             reduce(core, cc, now);
+            core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
             core.send_segment(now, una, out);
             core.win.cwnd = core.win.ssthresh + core.cfg.dupthresh as u64 * core.mss();
-            core.signal_loss(LossSignal::FastRetransmit);
             self.in_recovery = true;
             self.partial_acks = 0;
         }
@@ -58,7 +58,7 @@ impl NewReno {
         _: &mut CongestionControl,
         now: SimTime,
         acked: u64,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) -> AckResult {
         if !self.in_recovery {
             return AckResult::GROW;

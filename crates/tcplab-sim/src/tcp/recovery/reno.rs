@@ -6,8 +6,8 @@
 //! no second fast retransmit until an ACK covers what was outstanding at the first.
 
 use super::reduce;
-use crate::net::packet::Packet;
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
@@ -23,7 +23,7 @@ impl Reno {
         core: &mut SenderCore,
         cc: &mut CongestionControl,
         now: SimTime,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) {
         if self.in_recovery {
             core.win.cwnd += core.mss(); // RFC 5681 step 4: inflate for the segment that left
@@ -32,10 +32,10 @@ impl Reno {
             if self.guard {
                 core.recover = core.snd_max;
             }
+            core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
             core.send_segment(now, una, out); // step 3: retransmit the lost segment
             core.win.cwnd = core.win.ssthresh + core.cfg.dupthresh as u64 * core.mss();
-            core.signal_loss(LossSignal::FastRetransmit);
             self.in_recovery = true;
         }
     }
@@ -46,7 +46,7 @@ impl Reno {
         _: &mut CongestionControl,
         _: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         if self.in_recovery {
             core.win.cwnd = core.win.ssthresh; // step 6: deflate

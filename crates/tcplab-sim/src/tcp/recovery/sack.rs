@@ -11,8 +11,8 @@
 //! the new ssthresh, which it becomes when recovery ends.
 
 use super::reduce;
-use crate::net::packet::Packet;
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
@@ -37,7 +37,7 @@ impl SackRecovery {
         core: &mut SenderCore,
         cc: &mut CongestionControl,
         now: SimTime,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) {
         self.in_recovery = true;
         self.recovery_point = core.snd_max;
@@ -70,7 +70,7 @@ impl SackRecovery {
         core: &mut SenderCore,
         cc: &mut CongestionControl,
         now: SimTime,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) {
         if self.in_recovery {
             self.rate_halve(core);
@@ -85,7 +85,7 @@ impl SackRecovery {
         _: &mut CongestionControl,
         _: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         if !self.in_recovery {
             return AckResult::GROW;
@@ -107,7 +107,7 @@ impl SackRecovery {
         self.in_recovery
     }
 
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if !self.in_recovery {
             let w = core.win.cwnd;
             return core.send_allowed(now, w, out);

@@ -5,8 +5,8 @@
 //! retransmit (the `recover` guard).
 
 use super::reduce;
-use crate::net::packet::Packet;
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
@@ -19,7 +19,7 @@ impl Tahoe {
         core: &mut SenderCore,
         cc: &mut CongestionControl,
         now: SimTime,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) {
         if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             reduce(core, cc, now);
@@ -36,7 +36,7 @@ impl Tahoe {
         _: &mut CongestionControl,
         _: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         AckResult::GROW
     }

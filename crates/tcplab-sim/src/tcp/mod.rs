@@ -19,7 +19,9 @@ pub mod sender;
 pub mod state;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant, WindowGrowth};
+use crate::scenario::{
+    AckKind, Algorithm, Estimator, FlowSpec, PartialAckTimer, SsthreshRule, Variant, WindowGrowth,
+};
 use crate::time::SimTime;
 use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
 use cc::{CongestionControl, Millionths, NoControl};
@@ -84,18 +86,19 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         dupthresh: f.dupthresh,
         limited_transmit: f.limited_transmit,
         idle_restart: f.idle_restart,
-        sack: f.tcp.uses_sack(),
+        sack: f.tcp.variant.uses_sack(),
     };
-    let recovery = match f.tcp {
+    let t = &f.tcp;
+    let recovery = match t.variant {
         Variant::Bsd43 => LossRecovery::Bsd43(Default::default()),
         Variant::Tahoe => LossRecovery::Tahoe(Default::default()),
         Variant::Reno => LossRecovery::Reno(reno::Reno {
             in_recovery: false,
-            guard: f.recover_guard.unwrap_or(false),
+            guard: t.guard.unwrap_or(false),
         }),
         Variant::Newreno => LossRecovery::NewReno(newreno::NewReno::new(
-            f.partial_deflation.unwrap_or(true),
-            f.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
+            t.partial_deflation.unwrap_or(true),
+            t.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
         )),
         Variant::Sack => LossRecovery::Sack(sack_recovery::SackRecovery::new(false)),
         Variant::Sackrh => LossRecovery::Sack(sack_recovery::SackRecovery::new(true)),
@@ -104,29 +107,32 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
     Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f))
 }
 
-/// The congestion control a flow's spec describes.
+/// The congestion control a flow's spec describes (`cc`, or the variant's default).
 pub fn cc_for(f: &FlowSpec) -> CongestionControl {
     let mss = f.mss as u64;
-    if f.tcp == Variant::Bsd43 {
-        return CongestionControl::None(NoControl { rwnd: f.rwnd.0 });
-    }
-    CongestionControl::Aimd(Aimd::new(AimdConfig {
-        mss,
-        initial_window: f.initial_window as u64 * mss,
-        initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
-        d: Millionths::HALF,
-        u: Millionths::ONE,
-        growth: match f.window_growth {
-            WindowGrowth::PerAck => Growth::PerAck,
-            WindowGrowth::Abc => Growth::Abc {
-                limit: f.abc_limit.unwrap_or(2),
+    let opts = f.cc.clone().unwrap_or_default();
+    // Validated: d and u are in range to 6 decimal places (scenario/flow/cc.rs).
+    let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
+    match f.algorithm() {
+        Algorithm::None => CongestionControl::None(NoControl { rwnd: f.rwnd.0 }),
+        Algorithm::Aimd => CongestionControl::Aimd(Aimd::new(AimdConfig {
+            mss,
+            initial_window: f.initial_window as u64 * mss,
+            initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
+            d: millionths(opts.d, Millionths::HALF),
+            u: millionths(opts.u, Millionths::ONE),
+            growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
+                WindowGrowth::PerAck => Growth::PerAck,
+                WindowGrowth::Abc => Growth::Abc {
+                    limit: opts.abc_limit.unwrap_or(2),
+                },
             },
-        },
-        base: match f.ssthresh_rule {
-            crate::scenario::SsthreshRule::FlightSize => SsthreshBase::FlightSize,
-            crate::scenario::SsthreshRule::Cwnd => SsthreshBase::Cwnd,
-        },
-    }))
+            base: match opts.ssthresh_rule.unwrap_or(SsthreshRule::FlightSize) {
+                SsthreshRule::FlightSize => SsthreshBase::FlightSize,
+                SsthreshRule::Cwnd => SsthreshBase::Cwnd,
+            },
+        })),
+    }
 }
 
 /// The receiver a flow's spec describes.
@@ -184,7 +190,7 @@ fn ns2_endpoints_for(f: &FlowSpec) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
     use crate::scenario::Profile;
     f.profile?;
     debug_assert_eq!(f.profile, Some(Profile::Ns2));
-    let variant = match f.tcp {
+    let variant = match f.tcp.variant {
         Variant::Tahoe => ns2::Ns2Variant::Tahoe,
         Variant::Reno => ns2::Ns2Variant::Reno,
         Variant::Newreno => ns2::Ns2Variant::Newreno,

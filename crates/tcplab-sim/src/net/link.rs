@@ -1,10 +1,16 @@
 //! One direction of a point-to-point link: a loss module, a queue, a transmitter of fixed rate
 //! and a propagation delay. Packets on the wire propagate in FIFO order (constant delay), so
 //! they wait in `propagating` and the engine's Deliver event only names the link.
+//!
+//! Every packet that passes the loss module goes through the queue: it is stamped with the time
+//! (`Packet::enqueued`) and offered to the discipline, and when the transmitter is idle it is
+//! taken straight back out (its sojourn time is zero). The discipline may drop at either end;
+//! the link counts each drop by cause and keeps the packets dropped by the last `offer` or
+//! `tx_done` in `dropped()`, so the simulation can trace drops made at dequeue.
 
 use super::loss::LossModel;
 use super::packet::{NodeId, Packet};
-use super::queue::Queue;
+use super::queue::{DropCause, Drops, Queue};
 use crate::stats::LinkCounters;
 use crate::time::{serialization_time, SimTime};
 use std::collections::VecDeque;
@@ -14,7 +20,8 @@ use std::collections::VecDeque;
 pub enum Offer {
     /// Dropped by the loss module.
     Lost,
-    /// The queue dropped this packet (the arrival on overflow, or the discipline's choice).
+    /// The queue dropped this packet: the arrival itself (as offered), or a waiting packet the
+    /// discipline dropped to make room for the arrival (then the arrival was queued).
     Dropped(Packet),
     /// Waiting in the queue.
     Queued,
@@ -35,6 +42,8 @@ pub struct Link {
     propagating: VecDeque<Packet>,
     pub counters: LinkCounters,
     last_change: SimTime,
+    /// What the queue dropped during the last `offer` or `tx_done`.
+    dropped: Drops,
 }
 
 impl Link {
@@ -59,6 +68,7 @@ impl Link {
             propagating: VecDeque::new(),
             counters: LinkCounters::default(),
             last_change: SimTime::ZERO,
+            dropped: Drops::new(),
         }
     }
 
@@ -82,28 +92,61 @@ impl Link {
                 return Offer::Lost;
             }
         }
-        if self.on_wire.is_none() {
-            debug_assert!(self.queue.is_empty());
-            if self.queue.drops_at_idle_link(now, &pkt) {
-                self.counters.drops_queue += 1;
-                return Offer::Dropped(pkt);
-            }
-            let t = serialization_time(pkt.size, self.rate_bps);
-            self.on_wire = Some(pkt);
-            return Offer::Transmit(t);
-        }
         self.integrate(now);
-        match self.queue.enqueue(now, pkt) {
-            Some(dropped) => {
-                self.counters.drops_queue += 1;
-                Offer::Dropped(dropped)
+        self.dropped.clear();
+        let stamped = Packet { enqueued: now, ..pkt };
+        if let Err(cause) = self.queue.enqueue(now, stamped, &mut self.dropped) {
+            self.dropped.push((pkt, cause));
+        }
+        debug_assert!(
+            self.dropped.len() <= 1,
+            "one drop per enqueue (Offer reports one)"
+        );
+        self.count_from(0);
+        // An idle transmitter means the queue was empty: the arrival, if admitted, leaves at
+        // once. (A refused arrival leaves the queue empty: an idle link asks it for nothing.)
+        if self.on_wire.is_none() && !self.queue.is_empty() {
+            if let Some(t) = self.start_next(now) {
+                debug_assert!(self.dropped.is_empty(), "a drop at an idle link");
+                return Offer::Transmit(t);
             }
+        }
+        match self.dropped.first() {
+            Some(&(d, _)) => Offer::Dropped(d),
             None => Offer::Queued,
         }
     }
 
+    /// Counts the drops in `dropped` from position `from` on, by cause.
+    fn count_from(&mut self, from: usize) {
+        for &(_, cause) in &self.dropped[from..] {
+            self.counters.drops_queue += 1;
+            match cause {
+                DropCause::Overflow => self.counters.drops_overflow += 1,
+                DropCause::Early => self.counters.drops_early += 1,
+                DropCause::Sojourn => self.counters.drops_sojourn += 1,
+            }
+        }
+    }
+
+    /// Puts the queue's next packet on the wire, if there is one; returns its serialization
+    /// time. Drops the discipline makes on the way are added to `dropped` and counted.
+    fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
+        let counted = self.dropped.len();
+        let next = self.queue.dequeue(now, &mut self.dropped);
+        if self.dropped.len() > counted {
+            self.count_from(counted);
+        }
+        next.map(|p| {
+            let t = serialization_time(p.size, self.rate_bps);
+            self.on_wire = Some(p);
+            t
+        })
+    }
+
     /// The packet on the wire is fully serialized. Returns when it reaches the far end and,
-    /// if another packet starts, how long its serialization takes.
+    /// if another packet starts, how long its serialization takes. Packets the queue dropped
+    /// while choosing the next one are in `dropped()`.
     pub fn tx_done(&mut self, now: SimTime) -> (SimTime, Option<SimTime>) {
         let pkt = self.on_wire.take().expect("TxDone with nothing on the wire");
         self.counters.packets_sent += 1;
@@ -111,12 +154,15 @@ impl Link {
         self.counters.busy_ns += serialization_time(pkt.size, self.rate_bps).ns();
         self.propagating.push_back(pkt);
         self.integrate(now);
-        let next = self.queue.dequeue(now).map(|p| {
-            let t = serialization_time(p.size, self.rate_bps);
-            self.on_wire = Some(p);
-            t
-        });
+        self.dropped.clear();
+        let next = self.start_next(now);
         (now + self.delay, next)
+    }
+
+    /// The packets the queue dropped during the last `offer` or `tx_done`, in order, with
+    /// their causes (for `tx_done`: drops at dequeue, which the packet trace records as "d").
+    pub fn dropped(&self) -> &[(Packet, DropCause)] {
+        &self.dropped
     }
 
     /// The oldest propagating packet reaches the far end.

@@ -67,6 +67,10 @@ pub struct Packet {
     pub retransmit: bool,
     /// SACK blocks carried by an ACK.
     pub sack: SackBlocks,
+    /// When the packet entered the queue of the link it is on (or last was on): stamped by the
+    /// link on every enqueue, read by disciplines that measure sojourn time (CoDel, RFC 8289
+    /// Sec. 5.4).
+    pub enqueued: SimTime,
 }
 
 impl Packet {
@@ -94,6 +98,7 @@ impl Packet {
             ts_ecr: SimTime::ZERO,
             retransmit: false,
             sack: SackBlocks::default(),
+            enqueued: SimTime::ZERO,
         }
     }
 

@@ -31,6 +31,7 @@ disciplines! {
     red::Red = "red" { red }, "Random Early Detection (Floyd & Jacobson 1993), options in `red`.";
     random_drop::RandomDrop = "random_drop", "When full, drop a waiting packet chosen uniformly.";
     drop_front::DropFront = "drop_front", "When full, drop the packet at the head of the queue.";
+    codel::Codel = "codel" { codel }, "CoDel (RFC 8289), options in `codel`.";
 }
 
 /// A queue's capacity, in packets or in bytes.

@@ -32,6 +32,7 @@ disciplines! {
     random_drop::RandomDrop = "random_drop", "When full, drop a waiting packet chosen uniformly.";
     drop_front::DropFront = "drop_front", "When full, drop the packet at the head of the queue.";
     codel::Codel = "codel" { codel }, "CoDel (RFC 8289), options in `codel`.";
+    fq_codel::FqCodel = "fq_codel" { fq_codel }, "FQ-CoDel (RFC 8290), options in `fq_codel`.";
 }
 
 /// A queue's capacity, in packets or in bytes.

@@ -121,7 +121,7 @@ impl FqCodel {
         }
     }
 
-    /// The bucket a packet hashes to (RFC 8290 Sec. 4.1.1's classification): its flow is its
+    /// The bucket a packet hashes to (RFC 8290 Sec. 4.1's classification): its flow is its
     /// kind (TCP data, TCP ACK, UDP) and flow id, salted with the link's perturbation.
     pub fn bucket(&self, pkt: &Packet) -> usize {
         let kind = match pkt.kind {

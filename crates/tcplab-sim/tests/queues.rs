@@ -256,7 +256,7 @@ fn bad_queue_options_are_named() {
         let text = format!(
             "duration = \"1s\"\n[network.path]\nhops = [{{ rate = \"1Mbit/s\", delay = \"1ms\", queue = {queue} }}]\n[[flows]]\n"
         );
-        run_toml(&text, &[]).err().expect("rejected").to_string()
+        run_toml(&text, &[]).expect_err("rejected").to_string()
     };
     let at = "network.path.hops[0].queue";
     for (queue, expected) in [

@@ -3,8 +3,9 @@
 //! they wait in `propagating` and the engine's Deliver event only names the link.
 //!
 //! Every packet that passes the loss module goes through the queue: it is stamped with the time
-//! (`Packet::enqueued`) and offered to the discipline, and when the transmitter is idle it is
-//! taken straight back out (its sojourn time is zero). The discipline may drop at either end;
+//! (`Packet::enqueued`) and offered to the discipline; when the transmitter is idle (so the queue
+//! is empty) it is taken straight back out (its sojourn time is zero), or, for a discipline that
+//! is transparent when empty (`QueueDiscipline::transparent_limit`), sent without entering it. The discipline may drop at either end;
 //! the link counts each drop by cause and keeps the packets dropped by the last `offer` or
 //! `tx_done` in `dropped()`, so the simulation can trace drops made at dequeue.
 
@@ -39,6 +40,8 @@ pub struct Link {
     pub queue: Queue,
     pub loss: Option<LossModel>,
     on_wire: Option<Packet>,
+    /// Serialization time of the packet on the wire (computed once, when it starts).
+    wire_time: SimTime,
     propagating: VecDeque<Packet>,
     pub counters: LinkCounters,
     last_change: SimTime,
@@ -65,6 +68,7 @@ impl Link {
             queue,
             loss,
             on_wire: None,
+            wire_time: SimTime::ZERO,
             propagating: VecDeque::new(),
             counters: LinkCounters::default(),
             last_change: SimTime::ZERO,
@@ -92,20 +96,34 @@ impl Link {
                 return Offer::Lost;
             }
         }
-        self.integrate(now);
         self.dropped.clear();
-        let stamped = Packet { enqueued: now, ..pkt };
-        if let Err(cause) = self.queue.enqueue(now, stamped, &mut self.dropped) {
-            self.dropped.push((pkt, cause));
+        // An idle transmitter means an empty queue: the arrival passes straight through, and
+        // the queue's length stays zero, so the integrals need no update.
+        let idle = self.on_wire.is_none();
+        if idle {
+            if let Some(limit) = self.queue.transparent() {
+                if limit.admits_alone(pkt.size) {
+                    let t = serialization_time(pkt.size, self.rate_bps);
+                    self.on_wire = Some(Packet { enqueued: now, ..pkt });
+                    self.wire_time = t;
+                    return Offer::Transmit(t);
+                }
+                self.dropped.push((pkt, DropCause::Overflow));
+            }
+        } else {
+            self.integrate(now);
+        }
+        if self.dropped.is_empty() {
+            if let Err(cause) = self.queue.enqueue(now, &pkt, &mut self.dropped) {
+                self.dropped.push((pkt, cause));
+            }
         }
         debug_assert!(
             self.dropped.len() <= 1,
             "one drop per enqueue (Offer reports one)"
         );
         self.count_from(0);
-        // An idle transmitter means the queue was empty: the arrival, if admitted, leaves at
-        // once. (A refused arrival leaves the queue empty: an idle link asks it for nothing.)
-        if self.on_wire.is_none() && !self.queue.is_empty() {
+        if idle && !self.queue.is_empty() {
             if let Some(t) = self.start_next(now) {
                 debug_assert!(self.dropped.is_empty(), "a drop at an idle link");
                 return Offer::Transmit(t);
@@ -118,6 +136,7 @@ impl Link {
     }
 
     /// Counts the drops in `dropped` from position `from` on, by cause.
+    #[inline]
     fn count_from(&mut self, from: usize) {
         for &(_, cause) in &self.dropped[from..] {
             self.counters.drops_queue += 1;
@@ -131,6 +150,7 @@ impl Link {
 
     /// Puts the queue's next packet on the wire, if there is one; returns its serialization
     /// time. Drops the discipline makes on the way are added to `dropped` and counted.
+    #[inline(always)]
     fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
         let counted = self.dropped.len();
         let next = self.queue.dequeue(now, &mut self.dropped);
@@ -140,6 +160,7 @@ impl Link {
         next.map(|p| {
             let t = serialization_time(p.size, self.rate_bps);
             self.on_wire = Some(p);
+            self.wire_time = t;
             t
         })
     }
@@ -151,7 +172,7 @@ impl Link {
         let pkt = self.on_wire.take().expect("TxDone with nothing on the wire");
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += pkt.size as u64;
-        self.counters.busy_ns += serialization_time(pkt.size, self.rate_bps).ns();
+        self.counters.busy_ns += self.wire_time.ns();
         self.propagating.push_back(pkt);
         self.integrate(now);
         self.dropped.clear();

@@ -123,6 +123,7 @@ pub struct CodelVars {
 impl CodelVars {
     /// RFC 8289 Sec. 5.5, `dequeue`: the next packet of `q` at `now`, after the drops the
     /// control law asks for (each pushed to `drops` as a sojourn drop).
+    #[inline(never)]
     pub fn dequeue(
         &mut self,
         now: SimTime,
@@ -310,15 +311,7 @@ mod tests {
             let now = SimTime(t);
             for _ in 0..arrivals(t) {
                 let mut drops = Drops::new();
-                q.enqueue(
-                    now,
-                    Packet {
-                        enqueued: now,
-                        ..pkt(seq, 1000)
-                    },
-                    &mut drops,
-                )
-                .expect("below the limit");
+                q.enqueue(now, &pkt(seq, 1000), &mut drops).expect("below the limit");
                 assert!(drops.is_empty());
                 seq += 1;
             }
@@ -440,10 +433,10 @@ mod tests {
             let mut q = codel(1514, limit);
             let mut drops = Drops::new();
             for s in 0..3 {
-                assert_eq!(q.enqueue(SimTime::ZERO, pkt(s, 1000), &mut drops), Ok(()));
+                assert_eq!(q.enqueue(SimTime::ZERO, &pkt(s, 1000), &mut drops), Ok(()));
             }
             assert_eq!(
-                q.enqueue(SimTime::ZERO, pkt(3, 1000), &mut drops),
+                q.enqueue(SimTime::ZERO, &pkt(3, 1000), &mut drops),
                 Err(DropCause::Overflow)
             );
             assert!(drops.is_empty());

@@ -42,6 +42,17 @@ pub enum Limit {
     Bytes(u64),
 }
 
+impl Limit {
+    /// Does a packet of `size` bytes fit an empty queue?
+    #[inline]
+    pub fn admits_alone(self, size: u32) -> bool {
+        match self {
+            Limit::Packets(n) => n >= 1,
+            Limit::Bytes(b) => size as u64 <= b,
+        }
+    }
+}
+
 /// Why a queue dropped a packet. Names follow the literature: a buffer `overflow` (the limit
 /// is reached: drop-tail's arrival, the victim of Random Drop or Drop-from-Front, FQ-CoDel's
 /// drop from the fattest flow, RFC 8290 Sec. 4.1); an `early` drop, an active queue's choice
@@ -117,6 +128,15 @@ pub trait QueueDiscipline: Sized {
     /// link goes idle). Packets dropped on the way go into `drops`.
     fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet>;
 
+    /// `Some(limit)` if the discipline is transparent when empty: an arrival at an empty queue
+    /// that fits `limit` comes straight back out of `enqueue` then `dequeue` unchanged, leaving
+    /// no state behind, and one that does not fit is refused as an overflow. The link then sends
+    /// arrivals at an idle transmitter without calling the discipline (the hot path of most
+    /// links). `None` (the default): every arrival is enqueued and dequeued.
+    fn transparent_limit(&self) -> Option<Limit> {
+        None
+    }
+
     /// Packets waiting.
     fn len(&self) -> usize;
 
@@ -128,15 +148,24 @@ pub trait QueueDiscipline: Sized {
     fn bytes(&self) -> u64;
 }
 
-/// A link's queue: its discipline, called through static dispatch.
+/// A link's queue: its discipline, called through static dispatch, and the packets and bytes
+/// it holds (kept here from what goes in and out, so reading them costs no dispatch).
 #[derive(Clone, Debug)]
 pub struct Queue {
     discipline: Discipline,
+    len: usize,
+    bytes: u64,
+    transparent: Option<Limit>,
 }
 
 impl Queue {
     pub fn new(discipline: Discipline) -> Self {
-        Queue { discipline }
+        Queue {
+            transparent: discipline.transparent_limit(),
+            discipline,
+            len: 0,
+            bytes: 0,
+        }
     }
 
     pub fn drop_tail(limit: Limit) -> Self {
@@ -145,32 +174,83 @@ impl Queue {
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.discipline.len()
+        self.len
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.discipline.is_empty()
+        self.len == 0
     }
 
     #[inline]
     pub fn bytes(&self) -> u64 {
-        self.discipline.bytes()
+        self.bytes
     }
 
     pub fn discipline(&self) -> &Discipline {
         &self.discipline
     }
 
-    /// Offers `pkt` at `now` (see `QueueDiscipline::enqueue`).
+    /// Takes the packets dropped from the buffer (`drops[from..]`) off the counts.
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
-        self.discipline.enqueue(now, pkt, drops)
+    fn forget(&mut self, drops: &Drops, from: usize) {
+        if drops.len() > from {
+            for (p, _) in &drops[from..] {
+                self.len -= 1;
+                self.bytes -= p.size as u64;
+            }
+        }
+    }
+
+    #[inline]
+    fn check(&self) {
+        debug_assert_eq!(
+            (self.len, self.bytes),
+            (self.discipline.len(), self.discipline.bytes())
+        );
+    }
+
+    /// Offers a copy of `pkt` stamped with its enqueue time, `now` (see
+    /// `QueueDiscipline::enqueue`; a refused arrival is the caller's to report).
+    #[inline]
+    pub fn enqueue(&mut self, now: SimTime, pkt: &Packet, drops: &mut Drops) -> Result<(), DropCause> {
+        let from = drops.len();
+        let size = pkt.size as u64;
+        let r = self.discipline.enqueue(
+            now,
+            Packet {
+                enqueued: now,
+                ..*pkt
+            },
+            drops,
+        );
+        if r.is_ok() {
+            self.len += 1;
+            self.bytes += size;
+        }
+        self.forget(drops, from);
+        self.check();
+        r
     }
 
     /// The next packet for the transmitter at `now` (see `QueueDiscipline::dequeue`).
     #[inline]
     pub fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
-        self.discipline.dequeue(now, drops)
+        let from = drops.len();
+        let p = self.discipline.dequeue(now, drops);
+        self.forget(drops, from);
+        if let Some(p) = &p {
+            self.len -= 1;
+            self.bytes -= p.size as u64;
+        }
+        self.check();
+        p
+    }
+
+    /// The limit under which the empty queue is transparent, if it is (see
+    /// `QueueDiscipline::transparent_limit`).
+    #[inline]
+    pub fn transparent(&self) -> Option<Limit> {
+        self.transparent
     }
 }

@@ -67,6 +67,11 @@ impl QueueDiscipline for RandomDrop {
         self.fifo.pop()
     }
 
+    /// An empty buffer lets an arrival that fits straight through; nothing else changes.
+    fn transparent_limit(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
+
     fn len(&self) -> usize {
         self.fifo.len()
     }

@@ -256,6 +256,7 @@ impl QueueDiscipline for Red {
 
     /// FJ93 Fig. 2 on every arrival: update the average, then a forced drop if the buffer is
     /// full, or an early drop by the average.
+    #[inline(never)]
     fn enqueue(&mut self, now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
         self.update_avg(now, self.measure());
         if !self.fifo.fits(self.limit, &pkt) {

@@ -4,7 +4,8 @@
 //!
 //!
 //! - `Discipline`, the enum the link holds (static dispatch), with `build`, `enqueue`,
-//!   `dequeue`, `len` and `bytes` forwarding to the discipline's `QueueDiscipline` methods;
+//!   `dequeue`, `transparent_limit`, `len` and `bytes` forwarding to the discipline's `QueueDiscipline`
+//!   methods;
 //! - `DisciplineKind`, the scenario's `discipline = "..."` names (serde + schemars);
 //! - `QueueSpec`, the scenario's queue table: `discipline`, `limit`, `limit_bytes`, and one
 //!   optional sub-table per discipline that has options (`red = { ... }`), checked so that a
@@ -108,14 +109,18 @@ macro_rules! disciplines {
                 }
             }
 
-            #[inline]
+            #[inline(always)]
             pub fn enqueue(&mut self, now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
                 match self { $( Discipline::$variant(d) => d.enqueue(now, pkt, drops), )* }
             }
 
-            #[inline]
+            #[inline(always)]
             pub fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
                 match self { $( Discipline::$variant(d) => d.dequeue(now, drops), )* }
+            }
+
+            pub fn transparent_limit(&self) -> Option<Limit> {
+                match self { $( Discipline::$variant(d) => d.transparent_limit(), )* }
             }
 
             #[inline]

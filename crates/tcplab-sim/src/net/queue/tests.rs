@@ -20,9 +20,8 @@ pub(crate) trait Drive {
 impl Drive for Queue {
     fn offer(&mut self, now: SimTime, pkt: Packet) -> Option<Packet> {
         let mut drops = Drops::new();
-        let stamped = Packet { enqueued: now, ..pkt };
-        match self.enqueue(now, stamped, &mut drops) {
-            Err(_) => Some(stamped),
+        match self.enqueue(now, &pkt, &mut drops) {
+            Err(_) => Some(pkt),
             Ok(()) => {
                 assert!(drops.len() <= 1);
                 drops.first().map(|d| d.0)

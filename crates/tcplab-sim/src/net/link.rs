@@ -42,6 +42,9 @@ pub struct Link {
     on_wire: Option<Packet>,
     /// Serialization time of the packet on the wire (computed once, when it starts).
     wire_time: SimTime,
+    /// The last packet size serialized and its time: most packets on a link direction have
+    /// the same size, so the 128-bit division is rarely needed.
+    memo: (u32, SimTime),
     propagating: VecDeque<Packet>,
     pub counters: LinkCounters,
     last_change: SimTime,
@@ -69,6 +72,7 @@ impl Link {
             loss,
             on_wire: None,
             wire_time: SimTime::ZERO,
+            memo: (0, SimTime::ZERO),
             propagating: VecDeque::new(),
             counters: LinkCounters::default(),
             last_change: SimTime::ZERO,
@@ -103,7 +107,7 @@ impl Link {
         if idle {
             if let Some(limit) = self.queue.transparent() {
                 if limit.admits_alone(pkt.size) {
-                    let t = serialization_time(pkt.size, self.rate_bps);
+                    let t = self.serialization(pkt.size);
                     self.on_wire = Some(Packet { enqueued: now, ..pkt });
                     self.wire_time = t;
                     return Offer::Transmit(t);
@@ -135,6 +139,15 @@ impl Link {
         }
     }
 
+    /// `serialization_time(size, rate)`, remembered for the last size.
+    #[inline]
+    fn serialization(&mut self, size: u32) -> SimTime {
+        if size != self.memo.0 {
+            self.memo = (size, serialization_time(size, self.rate_bps));
+        }
+        self.memo.1
+    }
+
     /// Counts the drops in `dropped` from position `from` on, by cause.
     #[inline]
     fn count_from(&mut self, from: usize) {
@@ -158,7 +171,7 @@ impl Link {
             self.count_from(counted);
         }
         next.map(|p| {
-            let t = serialization_time(p.size, self.rate_bps);
+            let t = self.serialization(p.size);
             self.on_wire = Some(p);
             self.wire_time = t;
             t

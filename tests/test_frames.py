@@ -86,7 +86,7 @@ def test_packet_events_carry_their_kinds_and_causes(result):
     assert set(pk["kind"]) == {"data", "ack", "udp"}
     causes = pk.group_by("event").agg(pl.col("cause").unique()).rows()
     assert sorted((e, sorted(c, key=str)) for e, c in causes) == [
-        ("dequeue", [None]), ("drop", ["queue"]), ("enqueue", [None]), ("lost", ["loss"]), ("receive", [None])]
+        ("dequeue", [None]), ("drop", ["overflow"]), ("enqueue", [None]), ("lost", ["loss"]), ("receive", [None])]
     # link_name is the links table's name of the link index.
     names = result.links["link"].to_list()
     assert all(names[i] == n for i, n in pk.select("link", "link_name").unique().rows())

@@ -272,7 +272,7 @@ fn the_droptail_overflow_hits_the_same_packet_as_in_ns2() {
         .packets
         .iter()
         .filter(|e| e.link == l && e.event == Drop)
-        .inspect(|e| assert_eq!(e.cause, Some(DropCause::Queue)))
+        .inspect(|e| assert_eq!(e.cause, Some(DropCause::Overflow)))
         .map(|e| (e.seq, us(e.time)))
         .collect();
     assert_eq!(queue_drops, vec![(429, 7_493_240)]);

@@ -44,7 +44,7 @@ fn every_event_and_packet_kind_is_recorded_with_its_cause() {
     }
     for e in p {
         let want = match e.event {
-            Ev::Drop => Some(DropCause::Queue),
+            Ev::Drop => Some(DropCause::Overflow),
             Ev::Lost => Some(DropCause::Loss),
             _ => None,
         };
@@ -115,4 +115,29 @@ fn a_bounded_trace_stops_and_says_so() {
     let r = scripted(&format!(r#"{{ links = ["hop0.fwd"], max_points = {exact} }}"#));
     assert_eq!(r.traces.packets.len(), exact);
     assert!(!r.traces.truncated, "a trace that fits exactly is complete");
+}
+
+#[test]
+fn codel_drops_at_dequeue_are_traced_with_their_cause() {
+    // RED drops early at enqueue, CoDel by sojourn time at dequeue: the trace names each
+    // cause, and every queue drop of the links table is one drop event.
+    for (discipline, cause) in [("red", DropCause::Early), ("codel", DropCause::Sojourn)] {
+        let text = format!(
+            r#"
+duration = "20s"
+trace = {{ links = ["hop0.fwd"] }}
+[network.path]
+hops = [{{ rate = "10Mbit/s", delay = "20ms", queue = {{ discipline = "{discipline}", limit = 1000 }} }}]
+[[flows]]
+tcp = "sack"
+[[flows]]
+tcp = "sack"
+"#
+        );
+        let r = run_toml(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let drops: Vec<_> = r.traces.packets.iter().filter(|e| e.event == Ev::Drop).collect();
+        assert!(drops.iter().any(|e| e.cause == Some(cause)), "{discipline}");
+        let t = &r.totals[0];
+        assert_eq!(drops.len() as u64, t.drops_queue, "{discipline}");
+    }
 }

@@ -46,6 +46,10 @@ impl Simulation {
             Event::TxDone { link } => {
                 let (arrive, next) = self.links[link as usize].tx_done(now);
                 self.q.schedule(arrive, Event::Deliver { link });
+                if self.trace.traces_packets(link) {
+                    // Packets the queue dropped at dequeue (CoDel) before the next one started.
+                    self.trace_drops(now, link);
+                }
                 if let Some(t) = next {
                     self.q.schedule(now + t, Event::TxDone { link });
                     if self.trace.traces_packets(link) {

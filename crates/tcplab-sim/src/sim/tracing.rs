@@ -15,7 +15,8 @@ impl Simulation {
     }
 
     /// The events of a packet offered to a traced link: enqueue (and dequeue if the
-    /// transmitter was idle), a queue drop, or a loss-module drop.
+    /// transmitter was idle), the queue's drops with their causes (the arrival, or packets
+    /// dropped to make room for it, which is then enqueued), or a loss-module drop.
     pub(super) fn trace_offer(&mut self, now: SimTime, link: u32, pkt: &Packet, offer: Offer) {
         let t = &mut self.trace;
         match offer {
@@ -29,8 +30,16 @@ impl Simulation {
                 if d != *pkt {
                     t.packet(now, link, Ev::Enqueue, pkt, None);
                 }
-                t.packet(now, link, Ev::Drop, &d, Some(DropCause::Queue));
+                self.trace_drops(now, link);
             }
+        }
+    }
+
+    /// The packets the link's queue dropped in its last operation, with their causes.
+    pub(super) fn trace_drops(&mut self, now: SimTime, link: u32) {
+        for &(p, cause) in self.links[link as usize].dropped() {
+            self.trace
+                .packet(now, link, Ev::Drop, &p, Some(DropCause::from(cause)));
         }
     }
 }

@@ -174,7 +174,13 @@ mod tests {
         let p = Packet::tcp(3, 0, 1, seg);
         r.packet(SimTime(1), 0, PacketEventKind::Enqueue, &p, None);
         r.packet(SimTime(2), 1, PacketEventKind::Enqueue, &p, None);
-        r.packet(SimTime(3), 1, PacketEventKind::Drop, &p, Some(DropCause::Queue));
+        r.packet(
+            SimTime(3),
+            1,
+            PacketEventKind::Drop,
+            &p,
+            Some(DropCause::Overflow),
+        );
         assert!(!r.traces.truncated, "two records fit a limit of two");
         r.packet(SimTime(4), 1, PacketEventKind::Dequeue, &p, None);
         r.queue(SimTime(4), 1, 1, 1040); // queue trace off
@@ -186,7 +192,7 @@ mod tests {
             got,
             vec![(2, 1, PacketEventKind::Enqueue), (3, 1, PacketEventKind::Drop)]
         );
-        assert_eq!(t.packets[1].cause, Some(DropCause::Queue));
+        assert_eq!(t.packets[1].cause, Some(DropCause::Overflow));
         assert_eq!(
             (t.packets[0].flow, t.packets[0].seq, t.packets[0].size),
             (3, 1000, 1040)

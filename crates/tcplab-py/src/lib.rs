@@ -30,9 +30,9 @@ fn parse_doc(
             for (p, v) in overrides {
                 scenario::set_path(&mut doc, p, v)?;
             }
-            scenario::from_value(doc)
+            tcplab_sim::load_value(doc)
         }
-        _ => scenario::parse(text, overrides),
+        _ => tcplab_sim::load(text, overrides),
     }
 }
 

@@ -28,13 +28,29 @@ pub use error::Error;
 pub use scenario::Scenario;
 pub use stats::RunResult;
 
-/// Runs a validated scenario.
+/// Runs a scenario that `load` (or `load_value`) accepted.
 pub fn run(scenario: &Scenario) -> RunResult {
     sim::Simulation::new(scenario).run()
 }
 
+/// Parses TOML, applies `--set` style overrides and validates: every field (the schema,
+/// `scenario::parse`), then the placement of flows and traffic in the network (node names,
+/// bottleneck indices, round trips), by building the topology.
+pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Error> {
+    let sc = scenario::parse(text, overrides)?;
+    net::topology::Topology::build(&sc)?;
+    Ok(sc)
+}
+
+/// `load` for a TOML value (what Python dicts become), overrides already applied.
+pub fn load_value(doc: toml::Value) -> Result<Scenario, Error> {
+    let sc = scenario::from_value(doc)?;
+    net::topology::Topology::build(&sc)?;
+    Ok(sc)
+}
+
 /// Parses TOML, applies `--set` style overrides, validates and runs.
 pub fn run_toml(text: &str, overrides: &[(String, String)]) -> Result<RunResult, Error> {
-    let sc = scenario::parse(text, overrides)?;
+    let sc = load(text, overrides)?;
     Ok(run(&sc))
 }

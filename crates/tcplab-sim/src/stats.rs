@@ -217,8 +217,9 @@ pub struct LinkTotals {
 /// A bounded trace of one quantity over time.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct Traces {
-    /// (time s, flow, cwnd bytes, ssthresh bytes) at every change.
-    pub cwnd: Vec<(f64, u32, u64, u64)>,
+    /// (time s, flow, cwnd bytes, ssthresh bytes) at every change; ssthresh is null until
+    /// the first reduction sets it (RFC 5681's "arbitrarily high" initial value).
+    pub cwnd: Vec<(f64, u32, u64, Option<u64>)>,
     /// (time s, link index, packets waiting) at every change.
     pub queue: Vec<(f64, u32, u64)>,
     /// Packet events on the traced links: (time s, link index, event, flow, kind, seq, ack,

@@ -47,13 +47,14 @@ pub fn retransmissions(r: &RunResult) -> Vec<(f64, u64)> {
         .collect()
 }
 
-/// (time s, cwnd, ssthresh) of flow 0 at every change.
+/// (time s, cwnd, ssthresh) of flow 0 at every change; an ssthresh not yet set (the initial
+/// "arbitrarily high" value) reads as u64::MAX.
 pub fn cwnd(r: &RunResult) -> Vec<(f64, u64, u64)> {
     r.traces
         .cwnd
         .iter()
         .filter(|c| c.1 == 0)
-        .map(|c| (c.0, c.2, c.3))
+        .map(|c| (c.0, c.2, c.3.unwrap_or(u64::MAX)))
         .collect()
 }
 

@@ -166,7 +166,7 @@ mod tests {
     use super::*;
 
     fn pkt() -> Packet {
-        Packet::new(0, PacketKind::Data, 0, 1, 0, 1000, 1040)
+        Packet::tcp(0, 0, 1, crate::tcp::segment::Segment::data(0, 1000, 1040))
     }
 
     #[test]

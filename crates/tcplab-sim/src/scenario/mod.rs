@@ -84,7 +84,8 @@ pub fn json_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(Scenario)).expect("schema serializes")
 }
 
-/// Parses TOML text, applies `key=value` overrides, deserializes and validates.
+/// Parses TOML text, applies `key=value` overrides, deserializes and validates every field.
+/// Placement in the network is checked when the topology is built: `crate::load` does both.
 pub fn parse(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Error> {
     let mut doc: toml::Value = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     for (path, value) in overrides {
@@ -107,7 +108,8 @@ fn toml_error(text: &str, e: &toml::de::Error) -> Error {
     }
 }
 
-/// Deserializes a TOML value (also what Python dicts become), then validates.
+/// Deserializes a TOML value (also what Python dicts become), then validates every field (see
+/// `parse`; `crate::load_value` also checks placement).
 pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
     let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
         let path = e.path().to_string();
@@ -223,8 +225,8 @@ impl Scenario {
                 ));
             }
         }
-        // Placement (node names, bottleneck indices, round trips) is checked by building it.
-        crate::net::topology::Topology::build(self)?;
+        // Placement (node names, bottleneck indices, round trips) is checked by building the
+        // topology from this schema (`crate::load`); the schema does not depend on it.
         Ok(())
     }
 }

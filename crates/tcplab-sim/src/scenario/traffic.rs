@@ -204,6 +204,13 @@ impl TrafficSpec {
         }
         if let Some(t) = &self.tcp {
             t.validate(&format!("{at}.tcp"))?;
+            if t.profile.is_some() && self.kind == TrafficKind::Http {
+                return Err(invalid(
+                    format!("{at}.tcp.profile"),
+                    "the ns2 profile models ns-2's FTP agents, which cannot wait for an application's \
+                     requests (expected it only with kind = \"ftp\")",
+                ));
+            }
             if t.bytes.is_some() {
                 return Err(invalid(
                     format!("{at}.tcp.bytes"),

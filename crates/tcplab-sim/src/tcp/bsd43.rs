@@ -4,7 +4,7 @@
 //! whole window. Its timer is RFC 793's (rto.rs `Rfc793`), with or without backoff.
 
 use super::sender::{AckResult, SenderCore};
-use crate::net::packet::Packet;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -17,9 +17,9 @@ impl Bsd43 {
         core.ssthresh = core.cfg.rwnd;
     }
 
-    pub fn on_dupack(&mut self, _: &mut SenderCore, _: SimTime, _: &mut Vec<Packet>) {}
+    pub fn on_dupack(&mut self, _: &mut SenderCore, _: SimTime, _: &mut Vec<Segment>) {}
 
-    pub fn on_new_ack(&mut self, _: &mut SenderCore, _: SimTime, _: u64, _: &mut Vec<Packet>) -> AckResult {
+    pub fn on_new_ack(&mut self, _: &mut SenderCore, _: SimTime, _: u64, _: &mut Vec<Segment>) -> AckResult {
         AckResult::SET
     }
 

@@ -21,7 +21,7 @@
 //!   loss and at least one segment ("no effect under normal operation", App. A).
 
 use super::sender::{AckResult, LossSignal, SenderCore};
-use crate::net::packet::Packet;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -111,7 +111,7 @@ impl Fack {
         core.ssthresh = core.cwnd.max(2 * core.mss());
     }
 
-    pub fn on_dupack(&mut self, core: &mut SenderCore, _: SimTime, _: &mut Vec<Packet>) {
+    pub fn on_dupack(&mut self, core: &mut SenderCore, _: SimTime, _: &mut Vec<Segment>) {
         self.on_any_ack(core);
     }
 
@@ -120,7 +120,7 @@ impl Fack {
         core: &mut SenderCore,
         _: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         if self.in_recovery && core.snd_una >= self.recover {
             if self.halving_until.is_some() {
@@ -147,7 +147,7 @@ impl Fack {
         self.in_recovery
     }
 
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if core.snd_nxt < core.snd_max || core.sb.is_none() {
             // Go-back-N after a timeout (skipping SACKed segments), in slow start.
             let w = core.cwnd;

@@ -2,7 +2,9 @@
 //! the receiver and its ACK policy, and the retransmit-timer estimator.
 
 pub mod bsd43;
+pub mod endpoint;
 pub mod fack;
+pub mod instruments;
 pub mod newreno;
 pub mod ns2;
 pub mod receiver;
@@ -11,12 +13,14 @@ pub mod reno;
 pub mod rto;
 pub mod sack;
 pub mod sack_recovery;
+pub mod segment;
 pub mod sender;
 pub mod tahoe;
 
 use crate::net::packet::NodeId;
 use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant, WindowGrowth};
 use crate::time::SimTime;
+use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
 use recovery::LossRecovery;
 use rto::{Jacobson88, Rfc793, RtoEstimator, RttEstimator, TickClock, VarianceGain};
@@ -105,7 +109,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
 }
 
 /// The receiver a flow's spec describes.
-pub fn receiver_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Receiver {
+pub fn receiver_for(f: &FlowSpec) -> Receiver {
     let timeout = f.delack_timeout.0;
     let policy = match f.ack {
         AckKind::Immediate => AckPolicy::Immediate,
@@ -119,7 +123,7 @@ pub fn receiver_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Rece
             tick: BSD_FAST_TICK,
         },
     };
-    let r = Receiver::new(flow, node, peer, f.header(), policy);
+    let r = Receiver::new(f.header(), policy);
     if f.sack_receiver() {
         // RFC 2018: 4 blocks fit the 40-byte option space, 3 beside the timestamp option.
         r.with_sack(if f.timestamps { 3 } else { 4 })
@@ -128,13 +132,34 @@ pub fn receiver_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Rece
     }
 }
 
-/// The ns-2 agent and sink of a flow with `profile = "ns2"` (None for native flows).
-pub fn ns2_endpoints_for(
+/// The two endpoints a flow's spec describes: the RFC sender and receiver, or ns-2's agent
+/// and sink with `profile = "ns2"`. `trace_limit` turns the window trace on.
+pub fn endpoints_for(
     f: &FlowSpec,
     flow: u32,
-    node: NodeId,
-    peer: NodeId,
-) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
+    src: NodeId,
+    dst: NodeId,
+    trace_limit: Option<usize>,
+) -> (AnySender, AnyReceiver) {
+    let (mut s, r) = match ns2_endpoints_for(f) {
+        Some((s, r)) => (AnySender::Ns2(Box::new(s)), AnyReceiver::Ns2(Box::new(r))),
+        None => (
+            AnySender::Native(sender_for(f, flow, src, dst)),
+            AnyReceiver::Native(receiver_for(f)),
+        ),
+    };
+    if let Some(limit) = trace_limit {
+        s.instruments_mut().enable_trace(limit);
+        if let AnySender::Ns2(n) = &mut s {
+            n.vars = Some(Vec::new());
+            n.trace_limit = limit;
+        }
+    }
+    (s, r)
+}
+
+/// The ns-2 agent and sink of a flow with `profile = "ns2"` (None for native flows).
+fn ns2_endpoints_for(f: &FlowSpec) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
     use crate::scenario::Profile;
     f.profile?;
     debug_assert_eq!(f.profile, Some(Profile::Ns2));
@@ -163,7 +188,7 @@ pub fn ns2_endpoints_for(
         max_rto: f.max_rto.0,
     };
     Some((
-        ns2::Ns2Sender::new(cfg, flow, node, peer),
-        ns2::Ns2Sink::new(flow, peer, node, f.sack_receiver()),
+        ns2::Ns2Sender::new(cfg),
+        ns2::Ns2Sink::new(f.sack_receiver(), f.mss),
     ))
 }

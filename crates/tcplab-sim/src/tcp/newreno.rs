@@ -8,7 +8,7 @@
 //! for the same window (Sec. 3.2 step 1).
 
 use super::sender::{AckResult, LossSignal, SenderCore};
-use crate::net::packet::Packet;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -29,16 +29,16 @@ impl NewReno {
         }
     }
 
-    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if self.in_recovery {
             core.cwnd += core.mss(); // Sec. 3.2 step 3: inflate
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.recover = core.snd_max; // step 2
             core.halve_ssthresh();
+            core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
             core.send_segment(now, una, out);
             core.cwnd = core.ssthresh + core.cfg.dupthresh as u64 * core.mss();
-            core.signal_loss(LossSignal::FastRetransmit);
             self.in_recovery = true;
             self.partial_acks = 0;
         }
@@ -49,7 +49,7 @@ impl NewReno {
         core: &mut SenderCore,
         now: SimTime,
         acked: u64,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) -> AckResult {
         if !self.in_recovery {
             return AckResult::GROW;

@@ -2,7 +2,7 @@
 //! (every segment, or delayed per RFC 1122 Sec. 4.2.3.2 / RFC 5681 Sec. 4.2).
 //! Sans-IO: it takes `(now, segment)` and returns ACKs and its next deadline.
 
-use crate::net::packet::{NodeId, Packet, PacketKind, SackBlocks};
+use super::segment::{SackBlocks, Segment};
 use crate::time::SimTime;
 
 /// When the receiver sends an ACK.
@@ -22,9 +22,6 @@ pub enum AckPolicy {
 
 #[derive(Clone, Debug)]
 pub struct Receiver {
-    flow: u32,
-    node: NodeId,
-    peer: NodeId,
     ack_size: u32,
     policy: AckPolicy,
     /// Next byte expected in order (RFC 793 RCV.NXT).
@@ -48,11 +45,8 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    pub fn new(flow: u32, node: NodeId, peer: NodeId, ack_size: u32, policy: AckPolicy) -> Self {
+    pub fn new(ack_size: u32, policy: AckPolicy) -> Self {
         Receiver {
-            flow,
-            node,
-            peer,
             ack_size,
             policy,
             rcv_nxt: 0,
@@ -85,7 +79,7 @@ impl Receiver {
     }
 
     /// A data segment arrived.
-    pub fn on_segment(&mut self, now: SimTime, seg: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
         // RFC 7323 Sec. 4.3: remember the timestamp of the segment at the left edge, so a
         // delayed ACK echoes the earliest unacknowledged segment's time.
         if seg.seq <= self.last_ack_sent && seg.ts_val >= self.ts_recent {
@@ -143,7 +137,7 @@ impl Receiver {
     }
 
     /// The delayed-ACK timer may have expired.
-    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if matches!(self.delack_deadline, Some(d) if d <= now) {
             self.send_ack(out);
         }
@@ -178,26 +172,17 @@ impl Receiver {
         b
     }
 
-    fn send_ack(&mut self, out: &mut Vec<Packet>) {
+    fn send_ack(&mut self, out: &mut Vec<Segment>) {
         self.unacked_segments = 0;
         self.unacked_bytes = 0;
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
         self.acks_sent += 1;
         let sack = self.sack_blocks();
-        out.push(Packet {
-            ack: self.rcv_nxt,
+        out.push(Segment {
             ts_ecr: self.ts_recent,
             sack,
-            ..Packet::new(
-                self.flow,
-                PacketKind::Ack,
-                self.node,
-                self.peer,
-                0,
-                0,
-                self.ack_size + sack.option_bytes(),
-            )
+            ..Segment::ack(self.rcv_nxt, self.ack_size + sack.option_bytes())
         });
     }
 }
@@ -206,20 +191,20 @@ impl Receiver {
 mod tests {
     use super::*;
 
-    fn seg(seq: u64, len: u32, t: u64) -> Packet {
-        Packet {
+    fn seg(seq: u64, len: u32, t: u64) -> Segment {
+        Segment {
             ts_val: SimTime(t),
-            ..Packet::new(0, PacketKind::Data, 0, 1, seq, len, len + 40)
+            ..Segment::data(seq, len, len + 40)
         }
     }
 
-    fn acks(out: &[Packet]) -> Vec<u64> {
+    fn acks(out: &[Segment]) -> Vec<u64> {
         out.iter().map(|p| p.ack).collect()
     }
 
     #[test]
     fn immediate_acks_every_segment_and_dupacks_a_gap() {
-        let mut r = Receiver::new(0, 1, 0, 40, AckPolicy::Immediate);
+        let mut r = Receiver::new(40, AckPolicy::Immediate);
         let mut out = vec![];
         r.on_segment(SimTime(1), &seg(0, 100, 1), &mut out);
         r.on_segment(SimTime(2), &seg(200, 100, 2), &mut out); // 100..200 lost
@@ -232,7 +217,7 @@ mod tests {
     #[test]
     fn delayed_acks_every_second_segment_or_on_timer() {
         let to = SimTime::from_ms(200);
-        let mut r = Receiver::new(0, 1, 0, 40, AckPolicy::Delayed { timeout: to });
+        let mut r = Receiver::new(40, AckPolicy::Delayed { timeout: to });
         let mut out = vec![];
         r.on_segment(SimTime(0), &seg(0, 100, 0), &mut out);
         assert!(out.is_empty());
@@ -250,9 +235,6 @@ mod tests {
     #[test]
     fn delayed_ack_is_immediate_for_out_of_order_and_gap_filling_data() {
         let mut r = Receiver::new(
-            0,
-            1,
-            0,
             40,
             AckPolicy::Delayed {
                 timeout: SimTime::from_ms(200),
@@ -268,9 +250,6 @@ mod tests {
     #[test]
     fn every_k_and_bsd43_policies() {
         let mut r = Receiver::new(
-            0,
-            1,
-            0,
             40,
             AckPolicy::Every {
                 k: 3,
@@ -285,7 +264,7 @@ mod tests {
         // 4.3BSD: window 1000 bytes, threshold 35% = 350: the 4th 100-byte segment triggers it;
         // a lone segment waits for the next 200 ms edge.
         let tick = SimTime::from_ms(200);
-        let mut r = Receiver::new(0, 1, 0, 40, AckPolicy::Bsd43 { threshold: 350, tick });
+        let mut r = Receiver::new(40, AckPolicy::Bsd43 { threshold: 350, tick });
         let mut out = vec![];
         for k in 0..4u64 {
             r.on_segment(SimTime::from_ms(10 + k), &seg(100 * k, 100, 0), &mut out);
@@ -299,7 +278,7 @@ mod tests {
 
     #[test]
     fn ooo_ranges_merge() {
-        let mut r = Receiver::new(0, 1, 0, 40, AckPolicy::Immediate);
+        let mut r = Receiver::new(40, AckPolicy::Immediate);
         let mut out = vec![];
         for s in [500u64, 300, 400, 700] {
             r.on_segment(SimTime(0), &seg(s, 100, 0), &mut out);
@@ -315,7 +294,7 @@ mod tests {
     #[test]
     fn sack_blocks_most_recent_first_and_capped() {
         // RFC 2018 Sec. 4: segments 1, 3, 5, 7, 9 (of 100 bytes) arrive, 0, 2, 4... lost.
-        let mut r = Receiver::new(0, 1, 0, 40, AckPolicy::Immediate).with_sack(3);
+        let mut r = Receiver::new(40, AckPolicy::Immediate).with_sack(3);
         let mut out = vec![];
         for k in [1u64, 3, 5, 7, 9] {
             r.on_segment(SimTime(0), &seg(100 * k, 100, 0), &mut out);

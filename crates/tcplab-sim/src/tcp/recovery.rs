@@ -9,7 +9,7 @@ use super::reno::Reno;
 use super::sack_recovery::SackRecovery;
 use super::sender::{AckResult, SenderCore};
 use super::tahoe::Tahoe;
-use crate::net::packet::Packet;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -45,7 +45,7 @@ impl LossRecovery {
     }
 
     /// A duplicate ACK arrived (`core.dupacks` already counts it).
-    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         each!(self, v => v.on_dupack(core, now, out))
     }
 
@@ -55,7 +55,7 @@ impl LossRecovery {
         core: &mut SenderCore,
         now: SimTime,
         acked: u64,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) -> AckResult {
         each!(self, v => v.on_new_ack(core, now, acked, out))
     }
@@ -66,7 +66,7 @@ impl LossRecovery {
     }
 
     /// Sends what the variant's window allows.
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         match self {
             LossRecovery::Bsd43(_) => {
                 let w = core.cfg.rwnd;

@@ -5,7 +5,7 @@
 //! no second fast retransmit until an ACK covers what was outstanding at the first.
 
 use super::sender::{AckResult, LossSignal, SenderCore};
-use crate::net::packet::Packet;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -15,7 +15,7 @@ pub struct Reno {
 }
 
 impl Reno {
-    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if self.in_recovery {
             core.cwnd += core.mss(); // RFC 5681 step 4: inflate for the segment that left
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
@@ -23,10 +23,10 @@ impl Reno {
             if self.guard {
                 core.recover = core.snd_max;
             }
+            core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
             core.send_segment(now, una, out); // step 3: retransmit the lost segment
             core.cwnd = core.ssthresh + core.cfg.dupthresh as u64 * core.mss();
-            core.signal_loss(LossSignal::FastRetransmit);
             self.in_recovery = true;
         }
     }
@@ -36,7 +36,7 @@ impl Reno {
         core: &mut SenderCore,
         _: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         if self.in_recovery {
             core.cwnd = core.ssthresh; // step 6: deflate

@@ -10,7 +10,7 @@
 //! the new ssthresh, which it becomes when recovery ends.
 
 use super::sender::{AckResult, LossSignal, SenderCore};
-use crate::net::packet::Packet;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -29,7 +29,7 @@ impl SackRecovery {
         }
     }
 
-    fn enter(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    fn enter(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         self.in_recovery = true;
         self.recovery_point = core.snd_max;
         self.rescue_rxt = None;
@@ -52,7 +52,7 @@ impl SackRecovery {
         }
     }
 
-    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if self.in_recovery {
             self.rate_halve(core);
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
@@ -65,7 +65,7 @@ impl SackRecovery {
         core: &mut SenderCore,
         _: SimTime,
         _: u64,
-        _: &mut Vec<Packet>,
+        _: &mut Vec<Segment>,
     ) -> AckResult {
         if !self.in_recovery {
             return AckResult::GROW;
@@ -87,7 +87,7 @@ impl SackRecovery {
         self.in_recovery
     }
 
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if !self.in_recovery {
             let w = core.cwnd;
             return core.send_allowed(now, w, out);

@@ -6,11 +6,13 @@
 //! duplicate ACK, a new ACK, a timeout, and the send loop. Sans-IO: the sender takes
 //! `(now, ACK)` or `(now)` for its timer, and returns segments to send and its next deadline.
 
+use super::instruments::Instruments;
+pub use super::instruments::LossSignal;
 use super::recovery::LossRecovery;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
-use crate::net::packet::{NodeId, Packet, PacketKind};
-use crate::stats::FlowCounters;
+use super::segment::Segment;
+use crate::net::packet::NodeId;
 use crate::time::SimTime;
 
 /// How the window grows on a new ACK.
@@ -52,13 +54,6 @@ pub struct SenderConfig {
     pub ssthresh_from_cwnd: bool,
 }
 
-/// Why the window was cut: the start of (or a further reduction inside) a loss episode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LossSignal {
-    FastRetransmit,
-    Timeout,
-}
-
 /// What a variant did with a new ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckResult {
@@ -80,17 +75,6 @@ impl AckResult {
         window_set: true,
         restart_timer: true,
     };
-}
-
-/// A loss episode in Mathis et al. 1997 Sec. 3.3 and footnote 10: from the first window
-/// reduction until everything outstanding at that moment is acknowledged. It counts as one CA
-/// event if it was a single fast retransmit that kept the self-clock, otherwise as one non-CA
-/// event; every retransmission in it after the first is an "other loss".
-#[derive(Clone, Copy, Debug)]
-struct Episode {
-    recover: u64,
-    clean: bool,
-    retransmissions: u64,
 }
 
 /// Shared sender state, in the papers' and RFCs' vocabulary. Variants read and write it.
@@ -125,12 +109,8 @@ pub struct SenderCore {
     /// ABC: bytes acknowledged toward the next congestion-avoidance increment.
     abc_bytes: u64,
     last_send: Option<SimTime>,
-    episode: Option<Episode>,
-    pub counters: FlowCounters,
-    last_integrated: SimTime,
-    pub started: bool,
-    pub trace: Option<Vec<(SimTime, u64, u64)>>,
-    pub trace_limit: usize,
+    /// Mathis' instruments: what this sender reports of its sends, samples and reductions.
+    pub inst: Instruments,
 }
 
 impl SenderCore {
@@ -201,28 +181,15 @@ impl SenderCore {
         }
     }
 
-    /// Records a window reduction: opens a loss episode or marks the open one as not clean.
+    /// Reports a window reduction to the instruments (a loss episode opens, or the open one
+    /// is marked as not clean).
     pub fn signal_loss(&mut self, signal: LossSignal) {
-        match (&mut self.episode, signal) {
-            (None, s) => {
-                self.counters.loss_events += 1;
-                self.episode = Some(Episode {
-                    recover: self.snd_max,
-                    clean: s == LossSignal::FastRetransmit,
-                    retransmissions: 0,
-                });
-            }
-            (Some(e), _) => e.clean = false,
-        }
-        match signal {
-            LossSignal::FastRetransmit => self.counters.fast_retransmits += 1,
-            LossSignal::Timeout => self.counters.timeouts += 1,
-        }
+        self.inst.window_reduced(signal, self.snd_max);
     }
 
     /// Sends the segment starting at `seq` (at most one MSS, never beyond the data, and a
     /// retransmission never beyond what was sent before).
-    pub fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut Vec<Packet>) {
+    pub fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) {
         let retransmit = seq < self.snd_max;
         let mut len = self.mss().min(self.app_limit() - seq);
         if retransmit {
@@ -230,12 +197,8 @@ impl SenderCore {
         }
         let end = seq + len;
         if retransmit {
-            self.counters.segments_retransmitted += 1;
             // Karn: a retransmission makes the timed segment's sample ambiguous.
             self.timed = None;
-            if let Some(e) = &mut self.episode {
-                e.retransmissions += 1;
-            }
             let snd_max = self.snd_max;
             if let Some(sb) = &mut self.sb {
                 sb.mark_rtx(seq, snd_max);
@@ -248,30 +211,22 @@ impl SenderCore {
                 sb.on_send_new(seq, end);
             }
         }
-        self.counters.segments_sent += 1;
+        self.inst.sent(retransmit);
         self.snd_max = self.snd_max.max(end);
         self.last_send = Some(now);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
         }
-        out.push(Packet {
+        out.push(Segment {
             ts_val: now,
             retransmit,
-            ..Packet::new(
-                self.flow,
-                PacketKind::Data,
-                self.node,
-                self.peer,
-                seq,
-                len as u32,
-                len as u32 + self.cfg.header_bytes,
-            )
+            ..Segment::data(seq, len as u32, len as u32 + self.cfg.header_bytes)
         });
     }
 
     /// Sends one new segment at the right edge if `window` (bytes above snd_una) and the
     /// receiver's window allow it; returns whether it did.
-    pub fn send_new_segment(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) -> bool {
+    pub fn send_new_segment(&mut self, now: SimTime, window: u64, out: &mut Vec<Segment>) -> bool {
         let seq = self.snd_max;
         let len = self.mss().min(self.app_limit().saturating_sub(seq));
         let limit = self.snd_una + window.min(self.cfg.rwnd);
@@ -286,7 +241,7 @@ impl SenderCore {
     /// The send loop: new or go-back-N data while `window` allows (segments the receiver has
     /// SACKed are skipped). A segment smaller than the MSS is sent only at the end of the data
     /// (sender silly-window avoidance).
-    pub fn send_allowed(&mut self, now: SimTime, window: u64, out: &mut Vec<Packet>) {
+    pub fn send_allowed(&mut self, now: SimTime, window: u64, out: &mut Vec<Segment>) {
         let limit = self.snd_una + window.min(self.cfg.rwnd);
         let app = self.app_limit();
         while self.snd_nxt < app && self.snd_nxt < limit {
@@ -310,28 +265,16 @@ impl SenderCore {
 
     /// RFC 3042 limited transmit: on the first and second duplicate ACK, one new segment if the
     /// flight stays within cwnd + 2 SMSS.
-    fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.cfg.limited_transmit && self.dupacks <= 2 {
             let w = self.cwnd + 2 * self.mss();
             self.send_new_segment(now, w, out);
         }
     }
 
-    fn integrate(&mut self, now: SimTime) {
-        let dt = now.ns().saturating_sub(self.last_integrated.ns());
-        self.counters.cwnd_area += self.cwnd as u128 * dt as u128;
-        self.last_integrated = now;
-    }
-
+    /// Reports the window after an event to the instruments.
     fn record_trace(&mut self, now: SimTime) {
-        if let Some(t) = &mut self.trace {
-            let changed = t
-                .last()
-                .is_none_or(|&(_, c, s)| c != self.cwnd || s != self.ssthresh);
-            if changed && t.len() < self.trace_limit {
-                t.push((now, self.cwnd, self.ssthresh));
-            }
-        }
+        self.inst.observe(now, self.cwnd, self.ssthresh);
     }
 }
 
@@ -369,12 +312,7 @@ impl Sender {
             timed: None,
             abc_bytes: 0,
             last_send: None,
-            episode: None,
-            counters: FlowCounters::default(),
-            last_integrated: SimTime::ZERO,
-            started: false,
-            trace: None,
-            trace_limit: 0,
+            inst: Instruments::default(),
         };
         let mut s = Sender { core, recovery };
         s.recovery.init(&mut s.core);
@@ -383,8 +321,7 @@ impl Sender {
 
     /// Keeps a bounded trace of (time, cwnd, ssthresh) at every change.
     pub fn enable_trace(&mut self, max_points: usize) {
-        self.core.trace = Some(Vec::new());
-        self.core.trace_limit = max_points;
+        self.core.inst.enable_trace(max_points);
     }
 
     /// When the retransmit timer wants to fire, if it is running.
@@ -394,12 +331,12 @@ impl Sender {
 
     /// Brings the time integrals (mean cwnd) up to `now`.
     pub fn integrate(&mut self, now: SimTime) {
-        self.core.integrate(now);
+        self.core.inst.integrate(now);
     }
 
-    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.core.started = true;
-        self.core.last_integrated = now;
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let (cwnd, ssthresh) = (self.core.cwnd, self.core.ssthresh);
+        self.core.inst.start(now, cwnd, ssthresh);
         self.send(now, out);
         self.core.record_trace(now);
     }
@@ -408,10 +345,9 @@ impl Sender {
     /// sender configured with `total_bytes = Some(0)` waits for writes; an unlimited one ignores
     /// them. After an idle period longer than the RTO the window restarts from the initial
     /// window (RFC 5681 Sec. 4.1, Jacobson & Karels App. C).
-    pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Packet>) {
+    pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) {
         let c = &mut self.core;
         if let Some(total) = c.cfg.total_bytes {
-            c.integrate(now);
             if c.cfg.idle_restart && c.snd_una == c.snd_max {
                 if let Some(last) = c.last_send {
                     if now - last > c.rtt.rto() {
@@ -430,14 +366,13 @@ impl Sender {
         self.core.finished()
     }
 
-    fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn send(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.recovery.send(&mut self.core, now, out);
     }
 
     /// An ACK arrived.
-    pub fn on_ack(&mut self, now: SimTime, ack: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let c = &mut self.core;
-        c.integrate(now);
         let mut sack_news = false;
         if let Some(sb) = &mut c.sb {
             if ack.ack > c.snd_una {
@@ -456,12 +391,11 @@ impl Sender {
             };
             if let Some(sent) = sent {
                 c.rtt.sample(sent, now);
-                c.counters.add_rtt(now - sent);
+                c.inst.rtt_sample(now - sent);
                 c.timed = None;
             }
             c.snd_una = ack.ack;
             c.snd_nxt = c.snd_nxt.max(c.snd_una);
-            c.counters.bytes_acked += newly_acked;
             let r = self.recovery.on_new_ack(c, now, newly_acked, out);
             if !r.window_set {
                 c.grow_window(newly_acked);
@@ -473,17 +407,7 @@ impl Sender {
             } else if r.restart_timer || c.rto_deadline.is_none() {
                 c.rto_deadline = Some(c.rtt.deadline(now));
             }
-            if let Some(e) = c.episode {
-                if c.snd_una >= e.recover {
-                    if e.clean {
-                        c.counters.ca_events += 1;
-                    } else {
-                        c.counters.non_ca_events += 1;
-                    }
-                    c.counters.other_losses += e.retransmissions.saturating_sub(1);
-                    c.episode = None;
-                }
-            }
+            c.inst.acked(c.snd_una, newly_acked);
         } else if ack.ack == c.snd_una && c.snd_max > c.snd_una {
             // RFC 5681 Sec. 2: a duplicate ACK (no data, same window, data outstanding); with a
             // scoreboard, only one whose SACK blocks say something new counts (RFC 6675 Sec. 2).
@@ -501,13 +425,12 @@ impl Sender {
 
     /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): every variant collapses
     /// the window to one segment and goes back to snd_una (go-back-N), backing the timer off.
-    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let c = &mut self.core;
         match c.rto_deadline {
             Some(d) if d <= now => {}
             _ => return,
         }
-        c.integrate(now);
         // RFC 5681 Sec. 3.1: ssthresh is held constant across repeated timeouts of a segment.
         if c.rtt.backoff() == 0 {
             c.halve_ssthresh();
@@ -561,11 +484,8 @@ mod tests {
         Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()), rtt)
     }
 
-    fn ack(n: u64) -> Packet {
-        Packet {
-            ack: n,
-            ..Packet::new(0, PacketKind::Ack, 1, 0, 0, 0, 40)
-        }
+    fn ack(n: u64) -> Segment {
+        Segment::ack(n, 40)
     }
 
     #[test]

@@ -4,14 +4,14 @@
 //! retransmit (the `recover` guard).
 
 use super::sender::{AckResult, LossSignal, SenderCore};
-use crate::net::packet::Packet;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
 pub struct Tahoe;
 
 impl Tahoe {
-    pub fn on_dupack(&mut self, core: &mut SenderCore, _now: SimTime, _out: &mut Vec<Packet>) {
+    pub fn on_dupack(&mut self, core: &mut SenderCore, _now: SimTime, _out: &mut Vec<Segment>) {
         if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.halve_ssthresh();
             core.recover = core.snd_max; // go-back-N resends this window: guard it like a timeout
@@ -21,7 +21,7 @@ impl Tahoe {
         }
     }
 
-    pub fn on_new_ack(&mut self, _: &mut SenderCore, _: SimTime, _: u64, _: &mut Vec<Packet>) -> AckResult {
+    pub fn on_new_ack(&mut self, _: &mut SenderCore, _: SimTime, _: u64, _: &mut Vec<Segment>) -> AckResult {
         AckResult::GROW
     }
 

@@ -1,8 +1,7 @@
 //! What generates work besides the foreground flows: background traffic groups (`[[traffic]]`)
 //! of FTP bulk transfers, HTTP sessions, CBR and on-off UDP. Sources are sans-IO like the TCP
 //! endpoints: they take `(now, what happened)` and say what to send or write and when to wake
-//! up; `drive.rs` (declared in `sim.rs` as its child module, so it can reach the simulation's
-//! arenas) connects them to the event queue.
+//! up; `sim/traffic.rs` connects them to the event queue.
 //!
 //! Every random draw of source j of group `name` comes from its own stream,
 //! `Stream::new(seed, "traffic:<name>:<j>")`: first its start time, then its own draws

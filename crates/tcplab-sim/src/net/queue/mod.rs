@@ -67,6 +67,15 @@ pub enum DropCause {
     Sojourn,
 }
 
+/// A user error in a queue's options: the field's path and what is wrong with its value.
+/// (Here rather than `scenario::invalid`, so queues do not depend on the scenario module.)
+pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::Invalid {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
 /// Packets a discipline dropped, in the order it dropped them, with their causes. The link
 /// owns one, clears it before each operation and counts what it holds afterwards.
 pub type Drops = Vec<(Packet, DropCause)>;

@@ -7,7 +7,8 @@
 mod fack;
 
 use super::decode_blocks;
-use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::tcp::instruments::{Instruments, LossSignal};
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 use fack::{FackState, RhState};
 use std::collections::BTreeSet;
@@ -133,9 +134,6 @@ impl Scoreboard {
 
 pub struct Ns2Sender {
     pub cfg: Ns2Config,
-    flow: u32,
-    node: NodeId,
-    peer: NodeId,
     pub cwnd: f64,
     pub ssthresh: i64,
     t_seqno: i64,
@@ -168,12 +166,9 @@ pub struct Ns2Sender {
     // Fack and SackRH
     fk: FackState,
     rh: RhState,
-    pub started: bool,
-    pub segments_sent: u64,
-    pub retransmits: u64,
-    pub timeouts: u64,
-    /// (time, cwnd, ssthresh) at every change, if enabled.
-    pub trace: Option<Vec<(SimTime, f64, i64)>>,
+    /// Mathis' instruments (shared with the native senders): reported in packet numbers for
+    /// sequences, bytes for windows and acknowledged data.
+    pub inst: Instruments,
     /// ns-2's traced variables (`VAR_NAMES`) after every event that changed one, if enabled.
     pub vars: Option<Vec<(SimTime, [f64; VAR_NAMES.len()])>>,
     /// Points kept per trace.
@@ -197,15 +192,12 @@ pub const VAR_NAMES: [&str; 10] = [
 ];
 
 impl Ns2Sender {
-    pub fn new(cfg: Ns2Config, flow: u32, node: NodeId, peer: NodeId) -> Self {
+    pub fn new(cfg: Ns2Config) -> Self {
         let ssthresh = cfg.window as i64;
         let rtxcur = cfg.rto_init.ns();
         let tick_ns = cfg.tick_ns.max(1);
         Ns2Sender {
             cfg,
-            flow,
-            node,
-            peer,
             cwnd: 1.0,
             ssthresh,
             t_seqno: 0,
@@ -233,11 +225,7 @@ impl Ns2Sender {
             firstpartial: false,
             fk: FackState::default(),
             rh: RhState::default(),
-            started: false,
-            segments_sent: 0,
-            retransmits: 0,
-            timeouts: 0,
-            trace: None,
+            inst: Instruments::default(),
             vars: None,
             trace_limit: usize::MAX,
             t_rtt: 0,
@@ -274,13 +262,22 @@ impl Ns2Sender {
                 }
             }
         }
-        let (c, s) = (self.cwnd, self.ssthresh);
-        let limit = self.trace_limit;
-        if let Some(t) = &mut self.trace {
-            if t.len() < limit && t.last().is_none_or(|l| l.1 != c || l.2 != s) {
-                t.push((now, c, s));
-            }
-        }
+        let (cwnd, ssthresh) = self.window_bytes();
+        self.inst.observe(now, cwnd, ssthresh);
+    }
+
+    /// cwnd_ and ssthresh_ in bytes, for the instruments.
+    fn window_bytes(&self) -> (u64, u64) {
+        let size = self.cfg.packet_size as f64;
+        (
+            (self.cwnd * size).round() as u64,
+            self.ssthresh.max(0) as u64 * self.cfg.packet_size as u64,
+        )
+    }
+
+    /// Reports a window reduction for a loss (before its retransmission leaves).
+    pub(super) fn signal_loss(&mut self, signal: LossSignal) {
+        self.inst.window_reduced(signal, (self.maxseq + 1) as u64);
     }
 
     /// window(): the usable window in packets.
@@ -314,6 +311,7 @@ impl Ns2Sender {
         let tick = self.cfg.tick_ns;
         let send = sent.ns() + self.cfg.boot_ns;
         let tao = now.ns() - sent.ns();
+        self.inst.rtt_sample(SimTime(tao));
         let m = (((tao + send % tick) / tick) as i32).max(1);
         self.t_rtt = m;
         if self.t_srtt != 0 {
@@ -371,33 +369,25 @@ impl Ns2Sender {
     // ---- sending ----
 
     /// Sends `seqno` from a scoreboard-driven loop and moves t_seqno past it.
-    pub(super) fn output_advance(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Packet>) {
+    pub(super) fn output_advance(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Segment>) {
         self.output(now, seqno, out);
         if self.t_seqno <= seqno {
             self.t_seqno = seqno + 1;
         }
     }
 
-    fn output(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Packet>) {
+    fn output(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Segment>) {
         let force = self.highest_ack == self.maxseq;
         let (len, size) = if seqno == 0 {
             (0, self.cfg.header)
         } else {
             (self.cfg.packet_size, self.cfg.packet_size + self.cfg.header)
         };
-        let mut p = Packet::new(
-            self.flow,
-            PacketKind::Data,
-            self.node,
-            self.peer,
-            seqno as u64,
-            len,
-            size,
-        );
+        let mut p = Segment::data(seqno as u64, len, size);
         p.ts_val = now;
         p.retransmit = seqno <= self.maxseq;
         out.push(p);
-        self.segments_sent += 1;
+        self.inst.sent(seqno <= self.maxseq);
         if seqno > self.maxseq {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -407,8 +397,6 @@ impl Ns2Sender {
                     self.rtt_ts = now;
                 }
             }
-        } else {
-            self.retransmits += 1;
         }
         let pending = self.timer.is_some_and(|t| t > now);
         if !pending || force {
@@ -416,7 +404,7 @@ impl Ns2Sender {
         }
     }
 
-    fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
+    fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Segment>) {
         match self.cfg.variant {
             Ns2Variant::Sack1 => return self.sack_send_much(now, maxburst, out),
             Ns2Variant::Fack => return self.fack_send_much(now, maxburst, out),
@@ -436,7 +424,7 @@ impl Ns2Sender {
         }
     }
 
-    fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn send_one(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.t_seqno <= self.highest_ack + self.cfg.window as i64
             && (self.t_seqno as f64) <= self.highest_ack as f64 + self.cwnd + self.dupacks as f64
         {
@@ -445,7 +433,7 @@ impl Ns2Sender {
         }
     }
 
-    fn sack_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
+    fn sack_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Segment>) {
         let mut win = self.window();
         let wnd = self.cfg.window as i64;
         let mut n = 0;
@@ -532,10 +520,11 @@ impl Ns2Sender {
             || self.highest_ack == 0
     }
 
-    fn dupack_action(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn dupack_action(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if !self.fast_retransmit_allowed() {
             return;
         }
+        self.signal_loss(LossSignal::FastRetransmit);
         match self.cfg.variant {
             Ns2Variant::Tahoe => {
                 self.recover = self.maxseq;
@@ -572,18 +561,24 @@ impl Ns2Sender {
 
     // ---- the sans-IO interface ----
 
-    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.started = true;
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let (cwnd, ssthresh) = self.window_bytes();
+        self.inst.start(now, cwnd, ssthresh);
         self.send_much(now, 0, out);
         self.record(now);
     }
 
-    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.timer != Some(now) {
             return;
         }
         self.timer = None;
-        self.timeouts += 1;
+        if self.highest_ack == self.maxseq {
+            // Nothing outstanding: the window restarts, but nothing was lost.
+            self.inst.counters.timeouts += 1;
+        } else {
+            self.signal_loss(LossSignal::Timeout);
+        }
         match self.cfg.variant {
             Ns2Variant::Fack => return self.fack_timeout(now, out),
             Ns2Variant::SackRH => return self.rh_timeout(now, out),
@@ -625,8 +620,9 @@ impl Ns2Sender {
         self.record(now);
     }
 
-    pub fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_ack(&mut self, now: SimTime, pkt: &Segment, out: &mut Vec<Segment>) {
         let ack = pkt.ack as i64;
+        let before = self.highest_ack;
         match self.cfg.variant {
             Ns2Variant::Tahoe => self.recv_tahoe(now, ack, out),
             Ns2Variant::Reno => self.recv_reno(now, ack, out),
@@ -644,6 +640,12 @@ impl Ns2Sender {
                 self.recv_rh(now, ack, &blocks, out)
             }
         }
+        if self.highest_ack > before {
+            // Packet 0 is the SYN: no payload.
+            let packets = (self.highest_ack.max(0) - before.max(0)) as u64;
+            let una = (self.highest_ack + 1) as u64;
+            self.inst.acked(una, packets * self.cfg.packet_size as u64);
+        }
         self.record(now);
     }
 
@@ -655,7 +657,7 @@ impl Ns2Sender {
 
     /// One more duplicate ACK: the reaction at the threshold, window inflation beyond it
     /// (Reno and NewReno, `inflate`), or limited transmit (singledup_) below it.
-    fn count_dupack(&mut self, now: SimTime, inflate: bool, out: &mut Vec<Packet>) {
+    fn count_dupack(&mut self, now: SimTime, inflate: bool, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         if self.dupacks == NUMDUPACKS {
             self.dupack_action(now, out);
@@ -666,7 +668,7 @@ impl Ns2Sender {
         }
     }
 
-    fn recv_tahoe(&mut self, now: SimTime, ack: i64, out: &mut Vec<Packet>) {
+    fn recv_tahoe(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
         if ack > self.last_ack {
             self.recv_newack_helper(now, ack);
             self.initial_window_check();
@@ -678,7 +680,7 @@ impl Ns2Sender {
         }
     }
 
-    fn recv_reno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Packet>) {
+    fn recv_reno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
         if ack > self.last_ack {
             if self.last_action == Action::Dupack {
                 self.last_action = Action::Exited;
@@ -694,7 +696,7 @@ impl Ns2Sender {
         }
     }
 
-    fn recv_newreno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Packet>) {
+    fn recv_newreno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
         if ack > self.last_ack {
             if ack >= self.recover || self.last_action != Action::Dupack {
                 if self.dupwnd > 0 {
@@ -732,7 +734,7 @@ impl Ns2Sender {
         }
     }
 
-    fn recv_sack1(&mut self, now: SimTime, ack: i64, blocks: &[(i64, i64)], out: &mut Vec<Packet>) {
+    fn recv_sack1(&mut self, now: SimTime, ack: i64, blocks: &[(i64, i64)], out: &mut Vec<Segment>) {
         let valid = ack >= self.last_ack;
         if !self.fastrecov {
             if ack > self.last_ack {
@@ -787,7 +789,7 @@ impl Ns2Sender {
         }
     }
 
-    fn partial_ack_action(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn partial_ack_action(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.next_pkt < self.highest_ack + 1 {
             self.next_pkt = self.highest_ack + 1;
         }

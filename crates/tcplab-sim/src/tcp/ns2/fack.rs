@@ -2,7 +2,8 @@
 //! node per packet from the first unacknowledged one to the highest SACKed one).
 
 use super::{Action, Ns2Sender};
-use crate::net::packet::Packet;
+use crate::tcp::instruments::LossSignal;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
@@ -299,7 +300,7 @@ impl Ns2Sender {
         ack: i64,
         blocks: &[(i64, i64)],
         ts_ecr: SimTime,
-        out: &mut Vec<Packet>,
+        out: &mut Vec<Segment>,
     ) {
         self.fack_init();
         let maxsack = blocks.iter().map(|b| b.1).max().unwrap_or(-1) - 1;
@@ -323,6 +324,7 @@ impl Ns2Sender {
                 }
                 self.dupacks = self.fk.fack - self.last_ack - 1;
                 if self.dupacks >= NUMDUPACKS {
+                    self.signal_loss(LossSignal::FastRetransmit);
                     self.recover = self.t_seqno;
                     self.last_action = Action::Dupack;
                     // slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART)
@@ -361,7 +363,7 @@ impl Ns2Sender {
         }
     }
 
-    pub(super) fn fack_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
+    pub(super) fn fack_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Segment>) {
         self.fack_init();
         let mut win = self.window();
         let mut n = 0;
@@ -387,7 +389,7 @@ impl Ns2Sender {
         }
     }
 
-    pub(super) fn fack_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn fack_timeout(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.fk.timeout = false;
         if self.highest_ack > self.last_ack {
             self.last_ack = self.highest_ack;
@@ -435,7 +437,7 @@ impl Ns2Sender {
         }
     }
 
-    pub(super) fn recv_rh(&mut self, now: SimTime, ack: i64, blocks: &[(i64, i64)], out: &mut Vec<Packet>) {
+    pub(super) fn recv_rh(&mut self, now: SimTime, ack: i64, blocks: &[(i64, i64)], out: &mut Vec<Segment>) {
         self.rh_init();
         let sackpresent = !blocks.is_empty();
         let old_ack = self.last_ack;
@@ -533,7 +535,7 @@ impl Ns2Sender {
         self.rh_send_much(now, 0, out);
     }
 
-    pub(super) fn rh_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Packet>) {
+    pub(super) fn rh_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Segment>) {
         self.rh_init();
         let wnd = self.cfg.window as i64;
         let mut n = 0;
@@ -543,6 +545,7 @@ impl Ns2Sender {
             let mut x = self.rh.board.next_retran(NUMDUPACKS);
             if x == -1 {
                 if matches!(self.rh.state, Rh::Est | Rh::EstRepair) && self.rh.hole == Hole::Found {
+                    self.rh_first_retransmission();
                     x = self.last_ack + 1;
                     self.rh.hole = Hole::Retransmitted;
                     self.rh.num_retrans += 1;
@@ -556,6 +559,7 @@ impl Ns2Sender {
                 }
             } else if x <= self.last_ack + wnd {
                 found = true;
+                self.rh_first_retransmission();
                 let t = self.t_seqno;
                 self.rh.board.mark_retran(x, t);
                 self.rh.retran_data += 1;
@@ -571,7 +575,16 @@ impl Ns2Sender {
         }
     }
 
-    pub(super) fn rh_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    /// The loss of a rate-halving episode is confirmed by its first retransmission (a hole
+    /// that fills without one was reordering, and RH undoes the reduction): that is when the
+    /// instruments see the window reduction.
+    fn rh_first_retransmission(&mut self) {
+        if !self.rh.retran_flag && self.rh.state != Rh::Incr {
+            self.signal_loss(LossSignal::FastRetransmit);
+        }
+    }
+
+    pub(super) fn rh_timeout(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.rh.state != Rh::Incr {
             self.cwnd = self.rh.prior_cwnd;
             self.rh.clear();

@@ -19,7 +19,7 @@ pub mod sink;
 pub use agent::{Ns2Sender, Ns2Variant};
 pub use sink::Ns2Sink;
 
-use crate::net::packet::SackBlocks;
+use crate::tcp::segment::SackBlocks;
 
 /// Encodes ns-2 SACK blocks [l, r) relative to the ACK number.
 pub(crate) fn encode_blocks(ack: i64, blocks: &[(i64, i64)]) -> SackBlocks {

@@ -3,15 +3,14 @@
 //! the packet just received, then the remembered earlier blocks, newest first).
 
 use super::encode_blocks;
-use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 use std::collections::BTreeSet;
 
 pub struct Ns2Sink {
-    flow: u32,
-    node: NodeId,
-    peer: NodeId,
     sack: bool,
+    /// Payload bytes of a data packet (the agent's packetSize_).
+    pub packet_size: u32,
     max_blocks: usize,
     /// Next packet expected in order.
     next: i64,
@@ -28,12 +27,10 @@ pub struct Ns2Sink {
 }
 
 impl Ns2Sink {
-    pub fn new(flow: u32, node: NodeId, peer: NodeId, sack: bool) -> Self {
+    pub fn new(sack: bool, packet_size: u32) -> Self {
         Ns2Sink {
-            flow,
-            node,
-            peer,
             sack,
+            packet_size,
             max_blocks: 3,
             next: 0,
             maxseen: 0,
@@ -55,7 +52,7 @@ impl Ns2Sink {
         s < self.next || self.seen.contains(&s)
     }
 
-    pub fn on_segment(&mut self, _now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_segment(&mut self, _now: SimTime, pkt: &Segment, out: &mut Vec<Segment>) {
         self.packets_received += 1;
         let s = pkt.seq as i64;
         if pkt.ts_val >= self.ts_to_echo && s <= self.last_ack_sent + 1 {
@@ -77,7 +74,7 @@ impl Ns2Sink {
         } else {
             Vec::new()
         };
-        let mut ack = Packet::new(self.flow, PacketKind::Ack, self.node, self.peer, 0, 0, 40);
+        let mut ack = Segment::ack(0, 40);
         ack.seq = cum.max(0) as u64;
         ack.ack = cum.max(0) as u64;
         ack.sack = encode_blocks(cum, &blocks);

@@ -1,10 +1,10 @@
 //! Driving background sources from the simulation: their timers, the HTTP request/response
-//! hand-offs between the two connections of a session, and UDP deliveries. A child module of
-//! `sim` (declared there with `#[path]`), so it reaches the simulation's arenas directly.
+//! hand-offs between the two connections of a session, and UDP deliveries.
 
 use super::{Role, Simulation};
 use crate::engine::{Event, Side};
 use crate::net::packet::Packet;
+use crate::tcp::endpoint::{TcpReceiver, TcpSender};
 use crate::time::SimTime;
 use crate::traffic::Source;
 
@@ -32,10 +32,8 @@ impl Simulation {
     /// The application writes `bytes` on `flow`'s sender.
     fn write(&mut self, now: SimTime, flow: u32, bytes: u64) {
         let mut out = std::mem::take(&mut self.out);
-        let f = &mut self.flows[flow as usize];
-        f.sender.app_write(now, bytes, &mut out);
-        let node = f.src;
-        self.emit(now, node, &mut out);
+        self.flows[flow as usize].sender.app_write(now, bytes, &mut out);
+        self.emit(now, flow, Side::Sender, &mut out);
         self.out = out;
         self.arm(flow, Side::Sender);
     }
@@ -47,7 +45,7 @@ impl Simulation {
         let Role::HttpRequest { source } = f.role else {
             return;
         };
-        let delivered = f.receiver.bytes_delivered;
+        let delivered = f.receiver.bytes_delivered();
         if let Source::Http(h) = &mut self.bg.sources[source as usize] {
             if let Some(size) = h.on_request_delivered(delivered) {
                 let resp = h.response_flow;

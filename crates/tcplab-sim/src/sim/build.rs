@@ -1,0 +1,108 @@
+//! Building the world from a validated scenario: links and routes from the topology, the
+//! endpoints of every foreground flow and background connection, the first events.
+
+use super::{Flow, Simulation};
+use crate::engine::{Event, EventQueue};
+use crate::net::topology::{self, Topology};
+use crate::rng::Stream;
+use crate::scenario::Scenario;
+use crate::stats::{FlowCounters, LinkCounters};
+use crate::tcp::{self, endpoint::AnySender};
+use crate::time::SimTime;
+use crate::traffic::{Background, Role};
+
+impl Simulation {
+    pub fn new(sc: &Scenario) -> Self {
+        let topo = Topology::build(sc).unwrap_or_else(|e| panic!("scenario not validated: {e}"));
+        let trace_limit = sc.trace.max_points as usize;
+        let cwnd_trace = sc.trace.cwnd.then_some(trace_limit);
+        let mut flows: Vec<Flow> = sc
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let (src, dst) = topo.endpoints[i];
+                let (sender, receiver) = tcp::endpoints_for(f, i as u32, src, dst, cwnd_trace);
+                let start = topology::draw(f.start, &mut Stream::new(sc.seed, &format!("flow:{i}:start")));
+                Flow {
+                    variant: f.tcp,
+                    ack: f.ack,
+                    mss: f.mss,
+                    start,
+                    src,
+                    dst,
+                    sender,
+                    receiver,
+                    sender_armed: None,
+                    receiver_armed: None,
+                    snapshot: FlowCounters::default(),
+                    finite: f.bytes.is_some(),
+                    completed: None,
+                    role: Role::Foreground,
+                }
+            })
+            .collect();
+        let n_foreground = flows.len();
+        let setup = Background::setup(sc, &topo.traffic, n_foreground as u32);
+        for c in setup.connections {
+            let id = flows.len() as u32;
+            let (mut sender, receiver) = tcp::endpoints_for(&c.spec, id, c.src, c.dst, None);
+            if let (AnySender::Native(s), true) = (&mut sender, c.waits_for_writes) {
+                s.core.cfg.total_bytes = Some(0);
+            }
+            flows.push(Flow {
+                variant: c.spec.tcp,
+                ack: c.spec.ack,
+                mss: c.spec.mss,
+                start: c.start,
+                src: c.src,
+                dst: c.dst,
+                sender,
+                receiver,
+                sender_armed: None,
+                receiver_armed: None,
+                snapshot: FlowCounters::default(),
+                finite: false,
+                completed: None,
+                role: c.role,
+            });
+        }
+        let n_links = topo.links.len();
+        let packet_traced = topo
+            .links
+            .iter()
+            .map(|l| sc.trace.links.contains(&l.name))
+            .collect();
+        let all_finite = sc.flows.iter().all(|f| f.bytes.is_some());
+        let finite_flows_left = sc.flows.iter().filter(|f| f.bytes.is_some()).count();
+        let mut sim = Simulation {
+            q: EventQueue::new(),
+            links: topo.links,
+            routes: topo.routes,
+            flows,
+            link_snapshots: vec![LinkCounters::default(); n_links],
+            out: Vec::with_capacity(64),
+            end: sc.duration.0,
+            warmup: sc.warmup.0,
+            seed: sc.seed,
+            queue_trace: sc.trace.queue.then(Vec::new),
+            packet_traced,
+            packet_trace: Vec::new(),
+            trace_limit,
+            finite_flows_left,
+            all_finite,
+            bg: setup.background,
+            n_foreground,
+        };
+        for (i, f) in sim.flows.iter().enumerate() {
+            sim.q.schedule(f.start, Event::FlowStart { flow: i as u32 });
+        }
+        for &(at, source) in &setup.timers {
+            sim.q.schedule(at, Event::Traffic { source });
+        }
+        if sim.warmup > SimTime::ZERO {
+            sim.q.schedule(sim.warmup, Event::Warmup);
+        }
+        sim
+    }
+}

@@ -1,0 +1,170 @@
+//! Turning events into calls: a link finishing a transmission or delivering a packet, an
+//! endpoint's timer, a flow starting. An endpoint's output segments are wrapped into routed
+//! packets and offered to the first link toward their destination; its new deadline becomes a
+//! timer event if it is earlier than the one already pending (lazy cancellation).
+
+use super::{Flow, Simulation};
+use crate::engine::{Event, Side};
+use crate::net::link::Offer;
+use crate::net::packet::{NodeId, Packet, PacketKind};
+use crate::tcp::endpoint::{Endpoint, TcpSender};
+use crate::tcp::segment::Segment;
+use crate::time::SimTime;
+
+impl Flow {
+    /// The node an endpoint sits at, and the one its segments go to.
+    #[inline]
+    fn ends(&self, side: Side) -> (NodeId, NodeId) {
+        match side {
+            Side::Sender => (self.src, self.dst),
+            Side::Receiver => (self.dst, self.src),
+        }
+    }
+
+    /// A segment from the peer reaches the endpoint on `side`.
+    #[inline]
+    fn on_segment(&mut self, side: Side, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        match side {
+            Side::Sender => self.sender.on_segment(now, seg, out),
+            Side::Receiver => self.receiver.on_segment(now, seg, out),
+        }
+    }
+
+    #[inline]
+    fn on_timer(&mut self, side: Side, now: SimTime, out: &mut Vec<Segment>) {
+        match side {
+            Side::Sender => self.sender.on_timer(now, out),
+            Side::Receiver => self.receiver.on_timer(now, out),
+        }
+    }
+}
+
+impl Simulation {
+    pub(super) fn dispatch(&mut self, now: SimTime, ev: Event) {
+        match ev {
+            Event::TxDone { link } => {
+                let (arrive, next) = self.links[link as usize].tx_done(now);
+                self.q.schedule(arrive, Event::Deliver { link });
+                if self.packet_traced[link as usize] {
+                    // Packets the queue dropped at dequeue (CoDel) before the next one started.
+                    for i in 0..self.links[link as usize].dropped().len() {
+                        let (p, _) = self.links[link as usize].dropped()[i];
+                        self.trace_packet(now, link, "d", &p);
+                    }
+                }
+                if let Some(t) = next {
+                    self.q.schedule(now + t, Event::TxDone { link });
+                    if self.packet_traced[link as usize] {
+                        let p = *self.links[link as usize].on_wire().expect("just started");
+                        self.trace_packet(now, link, "-", &p);
+                    }
+                }
+                self.trace_queue(now, link);
+            }
+            Event::Deliver { link } => {
+                let l = &mut self.links[link as usize];
+                let node = l.to;
+                let pkt = l.deliver();
+                if self.packet_traced[link as usize] {
+                    self.trace_packet(now, link, "r", &pkt);
+                }
+                if pkt.dst == node {
+                    self.to_endpoint(now, pkt);
+                } else {
+                    self.forward(now, node, pkt);
+                }
+            }
+            Event::Timer { flow, side } => {
+                let f = &mut self.flows[flow as usize];
+                let armed = match side {
+                    Side::Sender => &mut f.sender_armed,
+                    Side::Receiver => &mut f.receiver_armed,
+                };
+                if *armed == Some(now) {
+                    *armed = None;
+                }
+                let mut out = std::mem::take(&mut self.out);
+                f.on_timer(side, now, &mut out);
+                self.emit(now, flow, side, &mut out);
+                self.out = out;
+                self.arm(flow, side);
+            }
+            Event::FlowStart { flow } => {
+                let mut out = std::mem::take(&mut self.out);
+                self.flows[flow as usize].sender.start(now, &mut out);
+                self.emit(now, flow, Side::Sender, &mut out);
+                self.out = out;
+                self.arm(flow, Side::Sender);
+            }
+            Event::Warmup => self.snapshot(now),
+            Event::Traffic { source } => self.traffic_timer(now, source),
+        }
+    }
+
+    /// A packet reached its destination node: its segment goes to the endpoint.
+    fn to_endpoint(&mut self, now: SimTime, pkt: Packet) {
+        let flow = pkt.flow;
+        let side = match pkt.kind {
+            PacketKind::Data => Side::Receiver,
+            PacketKind::Ack => Side::Sender,
+            PacketKind::Udp => return self.udp_delivered(&pkt),
+        };
+        let mut out = std::mem::take(&mut self.out);
+        let f = &mut self.flows[flow as usize];
+        f.on_segment(side, now, &pkt.seg, &mut out);
+        if side == Side::Sender && f.finite && f.completed.is_none() && f.sender.all_acked() {
+            f.completed = Some(now);
+            self.finite_flows_left -= 1;
+        }
+        self.emit(now, flow, side, &mut out);
+        self.out = out;
+        self.arm(flow, side);
+        match side {
+            Side::Receiver => self.traffic_after_data(now, flow),
+            Side::Sender => self.traffic_after_ack(now, flow),
+        }
+    }
+
+    /// Wraps an endpoint's segments into packets and puts them on the first link toward the
+    /// peer.
+    pub(super) fn emit(&mut self, now: SimTime, flow: u32, side: Side, out: &mut Vec<Segment>) {
+        let (node, peer) = self.flows[flow as usize].ends(side);
+        for seg in out.drain(..) {
+            self.forward(now, node, Packet::tcp(flow, node, peer, seg));
+        }
+    }
+
+    /// Offers a packet at `node` to the next link of its route.
+    pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+        let link = self.routes[node as usize][pkt.dst as usize];
+        debug_assert!(
+            link != crate::net::topology::NO_ROUTE,
+            "no route from {node} to {}",
+            pkt.dst
+        );
+        let offer = self.links[link as usize].offer(now, pkt);
+        match offer {
+            Offer::Transmit(t) => self.q.schedule(now + t, Event::TxDone { link }),
+            Offer::Queued | Offer::Dropped(_) => self.trace_queue(now, link),
+            Offer::Lost => {}
+        }
+        if self.packet_traced[link as usize] {
+            self.trace_offer(now, link, &pkt, offer);
+        }
+    }
+
+    /// Schedules a timer event if the endpoint's deadline is earlier than any pending one.
+    pub(super) fn arm(&mut self, flow: u32, side: Side) {
+        let f = &mut self.flows[flow as usize];
+        let (deadline, armed) = match side {
+            Side::Sender => (f.sender.deadline(), &mut f.sender_armed),
+            Side::Receiver => (f.receiver.deadline(), &mut f.receiver_armed),
+        };
+        if let Some(d) = deadline {
+            if armed.is_none_or(|a| d < a) {
+                *armed = Some(d);
+                self.q.schedule(d, Event::Timer { flow, side });
+            }
+        }
+    }
+}

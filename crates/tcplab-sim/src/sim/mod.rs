@@ -1,0 +1,101 @@
+//! A simulation: the network and its flows, driven by the event queue. One concern per file:
+//! `build.rs` makes the world from a scenario, `dispatch.rs` turns events into calls on links
+//! and endpoints (and endpoints' output and deadlines back into events), `tracing.rs` records
+//! the opt-in traces, `results.rs` derives the reported results from the instruments, and
+//! `traffic.rs` drives background sources. Every TCP connection, foreground or background,
+//! native or `ns2`, is driven through the one endpoint interface (`tcp::endpoint`).
+
+mod build;
+mod dispatch;
+mod results;
+mod tracing;
+mod traffic;
+
+use crate::engine::EventQueue;
+use crate::net::link::Link;
+use crate::net::packet::NodeId;
+use crate::scenario::{AckKind, Variant};
+use crate::stats::{FlowCounters, LinkCounters, PacketEvent, RunResult};
+use crate::tcp::endpoint::{AnyReceiver, AnySender, TcpReceiver, TcpSender};
+use crate::tcp::segment::Segment;
+use crate::time::SimTime;
+use crate::traffic::{Background, Role};
+
+/// One TCP connection: its two endpoints, where they sit, and the world's bookkeeping of them.
+struct Flow {
+    variant: Variant,
+    ack: AckKind,
+    mss: u32,
+    start: SimTime,
+    src: NodeId,
+    dst: NodeId,
+    sender: AnySender,
+    receiver: AnyReceiver,
+    /// Earliest timer event known to be pending, per side (lazy cancellation).
+    sender_armed: Option<SimTime>,
+    receiver_armed: Option<SimTime>,
+    /// The counters at the start of the measurement window.
+    snapshot: FlowCounters,
+    /// A foreground transfer of a given size (the run may end when all are done).
+    finite: bool,
+    completed: Option<SimTime>,
+    role: Role,
+}
+
+impl Flow {
+    /// The flow's counters: the sender's instruments and the receiver's deliveries.
+    fn counters(&self) -> FlowCounters {
+        FlowCounters {
+            bytes_delivered: self.receiver.bytes_delivered(),
+            acks_sent: self.receiver.acks_sent(),
+            ..self.sender.instruments().counters
+        }
+    }
+}
+
+pub struct Simulation {
+    q: EventQueue,
+    links: Vec<Link>,
+    routes: Vec<Vec<u32>>,
+    flows: Vec<Flow>,
+    link_snapshots: Vec<LinkCounters>,
+    /// Scratch buffer for the segments an endpoint emits (no allocation per event).
+    out: Vec<Segment>,
+    end: SimTime,
+    warmup: SimTime,
+    seed: u64,
+    queue_trace: Option<Vec<(f64, u32, u64)>>,
+    /// Per link: is its packet trace on?
+    packet_traced: Vec<bool>,
+    packet_trace: Vec<PacketEvent>,
+    trace_limit: usize,
+    finite_flows_left: usize,
+    all_finite: bool,
+    /// Background traffic; its TCP connections are `flows[n_foreground..]`.
+    bg: Background,
+    n_foreground: usize,
+}
+
+impl Simulation {
+    pub fn now(&self) -> SimTime {
+        self.q.now()
+    }
+
+    /// Runs to the scenario's end (or until every finite transfer has completed).
+    pub fn run(mut self) -> RunResult {
+        let end = self.end;
+        while let Some((now, ev)) = self.q.pop_until(end) {
+            self.dispatch(now, ev);
+            if self.all_finite && self.finite_flows_left == 0 {
+                break;
+            }
+        }
+        let stop = if self.all_finite && self.finite_flows_left == 0 {
+            self.q.now()
+        } else {
+            end
+        };
+        self.q.advance_to(stop);
+        self.results(stop)
+    }
+}

@@ -1,0 +1,184 @@
+//! The measurement window and the results: the warm-up snapshot of every counter, and at the
+//! end the per-flow, per-link and per-group results derived from the instruments (the same
+//! derivation for every endpoint implementation).
+
+use super::Simulation;
+use crate::stats::{FlowResult, LinkResult, LinkTotals, RunResult, Traces};
+use crate::tcp::endpoint::{AnySender, TcpSender};
+use crate::tcp::ns2::agent::VAR_NAMES;
+use crate::time::SimTime;
+
+impl Simulation {
+    fn integrate_all(&mut self, now: SimTime) {
+        for f in &mut self.flows {
+            f.sender.instruments_mut().integrate(now);
+        }
+        for l in &mut self.links {
+            l.integrate(now);
+        }
+    }
+
+    /// The measurement window opens: every counter's value now is subtracted at the end.
+    pub(super) fn snapshot(&mut self, now: SimTime) {
+        self.integrate_all(now);
+        for f in &mut self.flows {
+            f.snapshot = f.counters();
+        }
+        for (s, l) in self.link_snapshots.iter_mut().zip(&self.links) {
+            *s = l.counters;
+        }
+        self.bg.snapshot();
+    }
+
+    /// The windows the senders traced, in one table (and ns-2's traced variables).
+    fn collect_sender_traces(&mut self, traces: &mut Traces) {
+        for (id, f) in self.flows[..self.n_foreground].iter_mut().enumerate() {
+            let id = id as u32;
+            if let Some((t, full)) = f.sender.instruments_mut().take_trace() {
+                traces.truncated |= full;
+                traces.cwnd.extend(
+                    t.into_iter()
+                        .map(|p| (p.time.secs_f64(), id, p.cwnd_bytes, p.ssthresh_bytes)),
+                );
+            }
+            if let AnySender::Ns2(n) = &mut f.sender {
+                if let Some(v) = n.vars.take() {
+                    traces.truncated |= v.len() >= n.trace_limit;
+                    let mut last = [f64::NAN; VAR_NAMES.len()];
+                    for (at, vals) in v {
+                        for (k, x) in vals.iter().enumerate() {
+                            if last[k].to_bits() != x.to_bits() {
+                                traces.ns2_vars.push((at.secs_f64(), id, VAR_NAMES[k], *x));
+                            }
+                        }
+                        last = vals;
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn results(mut self, stop: SimTime) -> RunResult {
+        self.integrate_all(stop);
+        let window_ns = stop.ns().saturating_sub(self.warmup.ns()).max(1);
+        let mut traces = Traces::default();
+        self.collect_sender_traces(&mut traces);
+        let flows = self.flows[..self.n_foreground]
+            .iter()
+            .enumerate()
+            .map(|(id, f)| {
+                let c = f.counters().since(&f.snapshot);
+                let from = f.start.max(self.warmup);
+                let active_ns = stop.ns().saturating_sub(from.ns()).max(1);
+                let segments_acked = c.bytes_acked as f64 / f.mss as f64;
+                FlowResult {
+                    flow: id as u32,
+                    tcp: f.variant.name().into(),
+                    ack: f.ack.name().into(),
+                    mss_bytes: f.mss,
+                    bytes_delivered: c.bytes_delivered,
+                    goodput_bps: c.bytes_delivered as f64 * 8.0 / (active_ns as f64 * 1e-9),
+                    mean_rtt_s: if c.rtt_samples > 0 {
+                        c.rtt_sum_ns as f64 / c.rtt_samples as f64 * 1e-9
+                    } else {
+                        f64::NAN
+                    },
+                    mean_cwnd_bytes: c.cwnd_area as f64 / active_ns as f64,
+                    segments_sent: c.segments_sent,
+                    segments_retransmitted: c.segments_retransmitted,
+                    segments_acked,
+                    acks_sent: c.acks_sent,
+                    ca_events: c.ca_events,
+                    non_ca_events: c.non_ca_events,
+                    timeouts: c.timeouts,
+                    fast_retransmits: c.fast_retransmits,
+                    other_losses: c.other_losses,
+                    loss_events: c.loss_events,
+                    p: if segments_acked > 0.0 {
+                        c.ca_events as f64 / segments_acked
+                    } else {
+                        0.0
+                    },
+                    loss_event_rate: if c.segments_sent > 0 {
+                        c.loss_events as f64 / c.segments_sent as f64
+                    } else {
+                        0.0
+                    },
+                    completion_time_s: f.completed.map(|t| t.secs_f64()),
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .zip(&self.link_snapshots)
+            .map(|(l, s)| {
+                let c = l.counters.since(s);
+                let drops = c.drops_queue + c.drops_loss;
+                LinkResult {
+                    link: l.name.clone(),
+                    rate_bps: l.rate_bps,
+                    delay_s: l.delay.secs_f64(),
+                    packets_in: c.arrivals,
+                    packets_sent: c.packets_sent,
+                    bytes_sent: c.bytes_sent,
+                    drops_queue: c.drops_queue,
+                    drops_loss: c.drops_loss,
+                    drops_overflow: c.drops_overflow,
+                    drops_early: c.drops_early,
+                    drops_sojourn: c.drops_sojourn,
+                    drop_rate: if c.arrivals > 0 {
+                        drops as f64 / c.arrivals as f64
+                    } else {
+                        0.0
+                    },
+                    mean_queue_packets: c.queue_area as f64 / window_ns as f64,
+                    mean_queue_bytes: c.queue_bytes_area as f64 / window_ns as f64,
+                    mean_queue_delay_s: if c.packets_sent > 0 {
+                        c.queue_area as f64 / c.packets_sent as f64 * 1e-9
+                    } else {
+                        0.0
+                    },
+                    utilization: c.busy_ns as f64 / window_ns as f64,
+                }
+            })
+            .collect();
+        let totals = self
+            .links
+            .iter()
+            .map(|l| LinkTotals {
+                link: l.name.clone(),
+                arrivals: l.counters.arrivals,
+                drops_queue: l.counters.drops_queue,
+                drops_loss: l.counters.drops_loss,
+                delivered: l.counters.delivered,
+                in_link: l.in_link(),
+            })
+            .collect();
+        let flows_ref = &self.flows;
+        let traffic = self.bg.results(
+            |i| {
+                let f = &flows_ref[i as usize];
+                f.counters().since(&f.snapshot)
+            },
+            window_ns,
+        );
+        traces.truncated |= self.packet_trace.len() >= self.trace_limit;
+        traces.packets = std::mem::take(&mut self.packet_trace);
+        if let Some(q) = self.queue_trace.take() {
+            traces.truncated |= q.len() >= self.trace_limit;
+            traces.queue = q;
+        }
+        RunResult {
+            seed: self.seed,
+            duration_s: stop.secs_f64(),
+            warmup_s: self.warmup.secs_f64(),
+            events: self.q.processed(),
+            flows,
+            traffic,
+            links,
+            totals,
+            traces,
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Mathis et al. 1997's instruments, computed in one place for every sender implementation
+//! (the RFC senders and the `ns2` agents alike). A sender reports what it does — segments
+//! sent, RTT samples, window reductions, the cumulative ACK advancing, its window after each
+//! event — and the instruments derive the loss episodes, CA / non-CA events, other losses,
+//! loss events, mean RTT and the time-average window from those reports.
+
+use crate::stats::FlowCounters;
+use crate::time::SimTime;
+
+/// Why the window was cut: the start of (or a further reduction inside) a loss episode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossSignal {
+    FastRetransmit,
+    Timeout,
+}
+
+/// One point of the window trace: the window after an event that changed it. `ssthresh` is
+/// `None` while it is still "arbitrarily high" (RFC 5681 Sec. 3.1), before the first loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CwndPoint {
+    pub time: SimTime,
+    pub cwnd_bytes: u64,
+    pub ssthresh_bytes: Option<u64>,
+}
+
+/// ssthresh at or above this is reported as unset (the initial "infinite" value).
+pub const SSTHRESH_UNSET: u64 = u64::MAX / 8;
+
+/// A loss episode in Mathis et al. 1997 Sec. 3.3 and footnote 10: from the first window
+/// reduction until everything outstanding at that moment is acknowledged. It counts as one CA
+/// event if it was a single fast retransmit that kept the self-clock, otherwise as one non-CA
+/// event; every retransmission in it after the first is an "other loss".
+#[derive(Clone, Copy, Debug)]
+struct Episode {
+    /// One past the highest sequence sent when the episode began (in the sender's own units).
+    recover: u64,
+    clean: bool,
+    retransmissions: u64,
+}
+
+/// The instruments of one sender.
+#[derive(Clone, Debug, Default)]
+pub struct Instruments {
+    pub counters: FlowCounters,
+    episode: Option<Episode>,
+    /// The window as last reported, and since when (for the time integral).
+    cwnd: u64,
+    ssthresh: u64,
+    since: SimTime,
+    started: bool,
+    trace: Option<Vec<CwndPoint>>,
+    trace_limit: usize,
+}
+
+impl Instruments {
+    /// Keeps a bounded trace of the window at every change.
+    pub fn enable_trace(&mut self, max_points: usize) {
+        self.trace = Some(Vec::new());
+        self.trace_limit = max_points;
+    }
+
+    /// The sender starts at `now` with this window.
+    pub fn start(&mut self, now: SimTime, cwnd: u64, ssthresh: u64) {
+        self.started = true;
+        self.since = now;
+        self.observe(now, cwnd, ssthresh);
+    }
+
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// A segment left: new data, or a retransmission (which, inside an episode, counts
+    /// toward its other losses).
+    #[inline]
+    pub fn sent(&mut self, retransmit: bool) {
+        self.counters.segments_sent += 1;
+        if retransmit {
+            self.counters.segments_retransmitted += 1;
+            if let Some(e) = &mut self.episode {
+                e.retransmissions += 1;
+            }
+        }
+    }
+
+    /// The sender measured a round-trip time.
+    #[inline]
+    pub fn rtt_sample(&mut self, rtt: SimTime) {
+        self.counters.add_rtt(rtt);
+    }
+
+    /// The sender reduced its window for `signal`; `snd_max` is one past the highest sequence
+    /// sent so far. Opens a loss episode (one loss event, Parvez et al. 2010 Sec. II-B), or
+    /// marks the open one as not clean.
+    pub fn window_reduced(&mut self, signal: LossSignal, snd_max: u64) {
+        match (&mut self.episode, signal) {
+            (None, s) => {
+                self.counters.loss_events += 1;
+                self.episode = Some(Episode {
+                    recover: snd_max,
+                    clean: s == LossSignal::FastRetransmit,
+                    retransmissions: 0,
+                });
+            }
+            (Some(e), _) => e.clean = false,
+        }
+        match signal {
+            LossSignal::FastRetransmit => self.counters.fast_retransmits += 1,
+            LossSignal::Timeout => self.counters.timeouts += 1,
+        }
+    }
+
+    /// The cumulative ACK advanced to `snd_una`, acknowledging `newly_acked` bytes. Closes the
+    /// open episode once it covers everything outstanding when the episode began.
+    #[inline]
+    pub fn acked(&mut self, snd_una: u64, newly_acked: u64) {
+        self.counters.bytes_acked += newly_acked;
+        if let Some(e) = self.episode {
+            if snd_una >= e.recover {
+                if e.clean {
+                    self.counters.ca_events += 1;
+                } else {
+                    self.counters.non_ca_events += 1;
+                }
+                self.counters.other_losses += e.retransmissions.saturating_sub(1);
+                self.episode = None;
+            }
+        }
+    }
+
+    /// The window after an event at `now` (bytes). The previous window is integrated up to
+    /// `now`; a change is traced.
+    #[inline]
+    pub fn observe(&mut self, now: SimTime, cwnd: u64, ssthresh: u64) {
+        self.integrate(now);
+        if cwnd == self.cwnd
+            && ssthresh == self.ssthresh
+            && self.trace.as_ref().is_some_and(|t| !t.is_empty())
+        {
+            return;
+        }
+        self.cwnd = cwnd;
+        self.ssthresh = ssthresh;
+        if let Some(t) = &mut self.trace {
+            if t.len() < self.trace_limit {
+                t.push(CwndPoint {
+                    time: now,
+                    cwnd_bytes: cwnd,
+                    ssthresh_bytes: (ssthresh < SSTHRESH_UNSET).then_some(ssthresh),
+                });
+            }
+        }
+    }
+
+    /// Brings the time integral of the window up to `now`.
+    #[inline]
+    pub fn integrate(&mut self, now: SimTime) {
+        if self.started {
+            let dt = now.ns().saturating_sub(self.since.ns());
+            self.counters.cwnd_area += self.cwnd as u128 * dt as u128;
+            self.since = self.since.max(now);
+        }
+    }
+
+    /// The window trace, and whether it hit its limit.
+    pub fn take_trace(&mut self) -> Option<(Vec<CwndPoint>, bool)> {
+        let t = self.trace.take()?;
+        let full = t.len() >= self.trace_limit;
+        Some((t, full))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_clean_fast_retransmit_is_a_ca_event_and_a_timeout_inside_makes_it_non_ca() {
+        let mut i = Instruments::default();
+        i.window_reduced(LossSignal::FastRetransmit, 10_000);
+        i.sent(true);
+        i.acked(5_000, 5_000); // partial: episode still open
+        assert_eq!(i.counters.ca_events, 0);
+        i.acked(10_000, 5_000);
+        assert_eq!((i.counters.ca_events, i.counters.non_ca_events), (1, 0));
+        i.window_reduced(LossSignal::FastRetransmit, 20_000);
+        i.sent(true);
+        i.window_reduced(LossSignal::Timeout, 20_000);
+        i.sent(true);
+        i.sent(true);
+        i.acked(20_000, 10_000);
+        let c = i.counters;
+        assert_eq!((c.ca_events, c.non_ca_events, c.other_losses), (1, 1, 2));
+        assert_eq!((c.loss_events, c.fast_retransmits, c.timeouts), (2, 2, 1));
+        assert_eq!((c.segments_sent, c.segments_retransmitted), (4, 4));
+    }
+
+    #[test]
+    fn window_integral_holds_each_value_until_the_next_report() {
+        let mut i = Instruments::default();
+        i.enable_trace(10);
+        i.start(SimTime(100), 1000, u64::MAX / 4);
+        i.observe(SimTime(200), 2000, u64::MAX / 4);
+        i.observe(SimTime(250), 2000, u64::MAX / 4); // unchanged: not traced
+        i.observe(SimTime(300), 1000, 1000);
+        i.integrate(SimTime(400));
+        assert_eq!(i.counters.cwnd_area, 1000 * 100 + 2000 * 100 + 1000 * 100);
+        let (t, full) = i.take_trace().unwrap();
+        assert!(!full);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t[0].ssthresh_bytes, None);
+        assert_eq!(t[2].ssthresh_bytes, Some(1000));
+    }
+}

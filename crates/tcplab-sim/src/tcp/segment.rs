@@ -1,0 +1,97 @@
+//! A TCP segment: what an endpoint sends and receives. The network does not read it; it
+//! carries it inside a routed `net::packet::Packet`, so the same endpoints can be driven by
+//! the simulator, a scripted test or (later) an emulator carrying real bytes.
+
+use crate::time::SimTime;
+
+/// Up to four SACK blocks (RFC 2018), stored as [start, end) offsets above the cumulative
+/// ACK so a segment stays small. Block 0 is the most recent (RFC 2018 Sec. 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub n: u8,
+    pub blocks: [(u32, u32); 4],
+}
+
+impl SackBlocks {
+    /// The blocks as absolute [start, end) sequence ranges.
+    pub fn iter(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.n as usize]
+            .iter()
+            .map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Bytes of TCP option on the wire: kind, length, 8 per block, padded to 4 by NOPs.
+    pub fn option_bytes(&self) -> u32 {
+        if self.n == 0 {
+            0
+        } else {
+            (2 + 8 * self.n as u32).div_ceil(4) * 4
+        }
+    }
+}
+
+/// Which way a segment goes on a one-way connection: data from the sender, or a pure ACK from
+/// the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentKind {
+    Data,
+    Ack,
+}
+
+/// One TCP segment. Sequence numbers are byte offsets from the start of the stream (64-bit,
+/// so they never wrap); the `ns2` agents number packets instead (see `tcp/ns2/mod.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub kind: SegmentKind,
+    /// First payload byte (data); unused by the native receiver's ACKs.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Bytes on the wire: payload, TCP/IP headers and options (the IP datagram's length).
+    pub size: u32,
+    /// Cumulative ACK: the next byte the receiver expects (ACKs only).
+    pub ack: u64,
+    /// Timestamp value (RFC 7323 TSval): the sender's clock when the segment left.
+    pub ts_val: SimTime,
+    /// Timestamp echo (RFC 7323 TSecr), carried by ACKs.
+    pub ts_ecr: SimTime,
+    /// True for a data segment that repeats bytes sent before (instrumentation only).
+    pub retransmit: bool,
+    /// SACK blocks carried by an ACK.
+    pub sack: SackBlocks,
+}
+
+impl Segment {
+    /// A data segment of `len` payload bytes at `seq`, `size` bytes on the wire.
+    pub fn data(seq: u64, len: u32, size: u32) -> Segment {
+        Segment {
+            kind: SegmentKind::Data,
+            seq,
+            len,
+            size,
+            ack: 0,
+            ts_val: SimTime::ZERO,
+            ts_ecr: SimTime::ZERO,
+            retransmit: false,
+            sack: SackBlocks::default(),
+        }
+    }
+
+    /// A pure ACK of `ack`, `size` bytes on the wire.
+    pub fn ack(ack: u64, size: u32) -> Segment {
+        Segment {
+            kind: SegmentKind::Ack,
+            ack,
+            ..Segment::data(0, 0, size)
+        }
+    }
+
+    /// End of the payload: one past the last byte.
+    pub fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+}

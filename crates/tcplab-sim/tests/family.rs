@@ -8,11 +8,16 @@ mod common;
 use common::*;
 use tcplab_sim::RunResult;
 
+/// `tcp` is a variant name or an inline table with the recovery's options.
 fn ff(tcp: &str, drops: usize, extra: &str) -> RunResult {
     let list: Vec<u64> = [25, 27, 29, 31][..drops].to_vec();
-    let flow = format!(
-        "tcp = \"{tcp}\"\nack = \"immediate\"\ninitial_window = 20\ninitial_ssthresh = 20000\n{extra}"
-    );
+    let tcp = if tcp.starts_with('{') {
+        tcp.to_string()
+    } else {
+        format!("\"{tcp}\"")
+    };
+    let flow =
+        format!("tcp = {tcp}\nack = \"immediate\"\ninitial_window = 20\ninitial_ssthresh = 20000\n{extra}");
     run(&one_hop(&flow, &list, "4s"))
 }
 
@@ -35,7 +40,7 @@ fn counts(r: &RunResult) -> (u64, u64, u64, u64) {
 
 /// ssthresh right after time t.
 fn ssthresh_after(r: &RunResult, t: f64) -> u64 {
-    cwnd(r).iter().filter(|c| c.0 <= t).last().unwrap().2
+    cwnd(r).iter().rfind(|c| c.0 <= t).unwrap().2
 }
 
 #[test]
@@ -72,7 +77,7 @@ fn reno_one_drop_one_halving_and_several_drops_halve_again_or_time_out() {
     assert_eq!(rtx_rounds(&r), vec![(2, 24), (3, 26)]);
     assert_eq!(counts(&r), (2, 0, 0, 1));
     // With cwnd halving (BSD, ns-2) the window is halved twice: 10 then 5 segments.
-    let r = ff("reno", 2, "ssthresh_rule = \"cwnd\"");
+    let r = ff("reno", 2, "cc = { ssthresh_rule = \"cwnd\" }");
     let ss: Vec<u64> = cwnd(&r).iter().map(|c| c.2).filter(|&s| s < 20000).collect();
     let mut distinct = ss.clone();
     distinct.dedup();
@@ -104,19 +109,19 @@ fn newreno_repairs_one_hole_per_round_trip_without_a_timeout() {
 fn newreno_impatient_times_out_where_slow_but_steady_does_not() {
     // Six holes need six round trips (0.6 s) at one per RTT; with a 300 ms minimum RTO the
     // Impatient variant's timer (not restarted after the first partial ACK) fires first.
-    let six = |extra: &str| {
+    let six = |timer: &str| {
         let flow = format!(
-            "tcp = \"newreno\"\nack = \"immediate\"\ninitial_window = 20\ninitial_ssthresh = 20000\nmin_rto = \"300ms\"\n{extra}"
+            "tcp = {{ variant = \"newreno\", partial_ack_timer = \"{timer}\" }}\nack = \"immediate\"\ninitial_window = 20\ninitial_ssthresh = 20000\nmin_rto = \"300ms\""
         );
         run(&one_hop(&flow, &[25, 27, 29, 31, 33, 35], "4s"))
     };
-    assert_eq!(counts(&six("partial_ack_timer = \"impatient\"")).1, 1);
-    assert_eq!(counts(&six("partial_ack_timer = \"slow_but_steady\"")).1, 0);
+    assert_eq!(counts(&six("impatient")).1, 1);
+    assert_eq!(counts(&six("slow_but_steady")).1, 0);
 }
 
 #[test]
 fn newreno_full_deflation_sets_cwnd_to_ssthresh_on_partial_acks() {
-    let r = ff("newreno", 3, "partial_deflation = false");
+    let r = ff("{ variant = \"newreno\", partial_deflation = false }", 3, "");
     let in_recovery: Vec<u64> = cwnd(&r)
         .iter()
         .filter(|c| c.0 > 0.29 && c.0 < 0.45)
@@ -231,7 +236,7 @@ fn byte_counting_doubles_per_round_with_delayed_acks_per_ack_growth_does_not() {
     // ABC (L = 2) it grows by the bytes acknowledged: 2x per round (RFC 3465 Sec. 2.1).
     let w = |growth: &str| {
         let r = run(&one_hop(
-            &format!("ack = \"delayed\"\ninitial_window = 2\nwindow_growth = \"{growth}\""),
+            &format!("ack = \"delayed\"\ninitial_window = 2\ncc = {{ growth = \"{growth}\" }}"),
             &[],
             "0.75s",
         ));

@@ -26,7 +26,7 @@ fn slow_start_doubles_cwnd_every_round_trip() {
     // cwnd grows one MSS per ACK: after round k it is 2^(k+1) segments.
     let c = cwnd(&r);
     let at_round_end: Vec<u64> = (1..=5)
-        .map(|k| c.iter().filter(|x| x.0 < k as f64 * RTT + 0.05).last().unwrap().1)
+        .map(|k| c.iter().rfind(|x| x.0 < k as f64 * RTT + 0.05).unwrap().1)
         .collect();
     assert_eq!(at_round_end, vec![2000, 4000, 8000, 16000, 32000]);
 }

@@ -86,13 +86,13 @@ ROWS = [(t, a) for a in ACKS for t in VARIANTS]
 #: 100 ms in ns's 1997 defaults (ns-default.tcl), floored at two ticks (TcpAgent::rtt_timeout).
 #: The others are for the sensitivity table only.
 PROFILES: dict[str, dict[str, Any]] = {
-    "ns1": {"flows.0.ssthresh_rule": "cwnd", "flows.0.rto_estimator": "jacobson88",
+    "ns1": {"flows.0.cc.ssthresh_rule": "cwnd", "flows.0.rto_estimator": "jacobson88",
             "flows.0.clock_tick": "100ms", "flows.0.min_rto": "200ms"},
-    "ns1-flightsize": {"flows.0.ssthresh_rule": "flight_size", "flows.0.rto_estimator": "jacobson88",
+    "ns1-flightsize": {"flows.0.cc.ssthresh_rule": "flight_size", "flows.0.rto_estimator": "jacobson88",
                        "flows.0.clock_tick": "100ms", "flows.0.min_rto": "200ms"},
-    "bsd-500ms": {"flows.0.ssthresh_rule": "cwnd", "flows.0.rto_estimator": "jacobson88",
+    "bsd-500ms": {"flows.0.cc.ssthresh_rule": "cwnd", "flows.0.rto_estimator": "jacobson88",
                   "flows.0.clock_tick": "500ms", "flows.0.min_rto": "1s"},
-    "tcplab-default": {"flows.0.ssthresh_rule": "flight_size", "flows.0.rto_estimator": "rfc6298",
+    "tcplab-default": {"flows.0.cc.ssthresh_rule": "flight_size", "flows.0.rto_estimator": "rfc6298",
                        "flows.0.min_rto": "1s"},
 }
 PROFILE_TEXT = {

@@ -1,45 +1,17 @@
-//! The flows of a scenario: TCP variant, ACK policy, segment size, windows and timers.
+//! The flows of a scenario: TCP variant (its loss recovery) and congestion control, each with
+//! its own options (`flow/tcp.rs`, `flow/cc.rs`), ACK policy, segment size, windows and timers.
+
+mod cc;
+mod tcp;
+
+pub use cc::{Algorithm, CcSpec, SsthreshRule, WindowGrowth, MAX_U};
+pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
 use crate::error::Error;
 use crate::time::{Duration, SimTime, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Variant {
-    /// 4.3BSD before Jacobson: no congestion window, go-back-N, RFC 793 timer.
-    Bsd43,
-    Tahoe,
-    Reno,
-    Newreno,
-    /// SACK with RFC 6675 loss recovery.
-    Sack,
-    /// FACK with Rate-Halving (Mathis et al. 1997 App. A).
-    Fack,
-    /// SACK with rate halving (ns-2's SackRH).
-    Sackrh,
-}
-
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Bsd43 => "bsd43",
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::Newreno => "newreno",
-            Variant::Sack => "sack",
-            Variant::Fack => "fack",
-            Variant::Sackrh => "sackrh",
-        }
-    }
-
-    /// Does this variant use SACK information (and so need a SACK receiver)?
-    pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::Fack | Variant::Sackrh)
-    }
-}
 
 /// The retransmit-timer estimator.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -53,33 +25,6 @@ pub enum Estimator {
     Sigcomm88,
     /// RFC 793: srtt low-pass (alpha 0.9), rto = 2 srtt.
     Rfc793,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum WindowGrowth {
-    /// One increment per ACK (the papers' senders).
-    PerAck,
-    /// Appropriate Byte Counting, RFC 3465.
-    Abc,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum SsthreshRule {
-    /// ssthresh = max(FlightSize / 2, 2 SMSS) (RFC 5681 Eq. 4).
-    FlightSize,
-    /// ssthresh = max(cwnd / 2, 2 SMSS).
-    Cwnd,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum PartialAckTimer {
-    /// Restart the retransmit timer only on the first partial ACK (RFC 6582 Sec. 4).
-    Impatient,
-    /// Restart it on every partial ACK.
-    SlowButSteady,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -111,9 +56,14 @@ impl AckKind {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
-    /// The sender variant.
-    #[serde(default = "default_variant")]
-    pub tcp: Variant,
+    /// The TCP variant, which names its loss recovery: "reno", or a table with the recovery's
+    /// options, { variant = "newreno", partial_deflation = false }.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    /// The congestion control: "aimd" (default; "none" for tcp = "bsd43"), or a table with
+    /// its options, { algorithm = "aimd", d = 0.7, u = 1 }.
+    #[serde(default)]
+    pub cc: Option<CcSpec>,
     /// The receiver's ACK policy.
     #[serde(default = "default_ack")]
     pub ack: AckKind,
@@ -161,12 +111,6 @@ pub struct FlowSpec {
     /// RFC 3042 limited transmit.
     #[serde(default)]
     pub limited_transmit: bool,
-    /// Window growth per ACK (the papers) or per acknowledged byte (RFC 3465).
-    #[serde(default = "default_growth")]
-    pub window_growth: WindowGrowth,
-    /// RFC 3465's L, in segments (window_growth = "abc" only; default 2).
-    #[serde(default)]
-    pub abc_limit: Option<u32>,
     /// Restart from the initial window after an idle period longer than the RTO.
     #[serde(default = "yes")]
     pub idle_restart: bool,
@@ -186,19 +130,6 @@ pub struct FlowSpec {
     /// Exponential backoff of the retransmit timer.
     #[serde(default = "yes")]
     pub backoff: bool,
-    /// NewReno: partial window deflation (RFC 6582) or full deflation (Parvez footnote 1).
-    #[serde(default)]
-    pub partial_deflation: Option<bool>,
-    /// NewReno: timer restart on partial ACKs.
-    #[serde(default)]
-    pub partial_ack_timer: Option<PartialAckTimer>,
-    /// What a loss halves: RFC 5681's FlightSize (default) or cwnd (BSD, Linux, ns-2 and the
-    /// papers' simulators); they differ after an inflated fast recovery.
-    #[serde(default = "default_ssthresh_rule")]
-    pub ssthresh_rule: SsthreshRule,
-    /// Reno: refuse a second fast retransmit for the same window (ns-2's bugFix_).
-    #[serde(default)]
-    pub recover_guard: Option<bool>,
     /// Delayed-ACK timer (used with ack = "delayed" and "every").
     #[serde(default = "default_delack")]
     pub delack_timeout: Duration,
@@ -213,16 +144,40 @@ pub struct FlowSpec {
     pub partial_ack: Option<bool>,
 }
 
+/// The table key that names the algorithm of a flow key with a short form (`tcp = "reno"` is
+/// `tcp = { variant = "reno" }`, `cc = "aimd"` is `cc = { algorithm = "aimd" }`).
+pub(crate) fn short_form_tag(key: &str) -> Option<&'static str> {
+    match key {
+        "tcp" => Some("variant"),
+        "cc" => Some("algorithm"),
+        _ => None,
+    }
+}
+
+/// Where a flow option of earlier releases went, for the error that names an unknown field
+/// at `path` (a flow's, "flows[0].ssthresh_rule" or "traffic[1].tcp.abc_limit").
+pub(crate) fn moved_option(path: &str) -> Option<String> {
+    let (flow, key) = path.rsplit_once('.')?;
+    let is_flow = (flow.starts_with("flows[") && flow.ends_with(']'))
+        || (flow.starts_with("traffic[") && flow.ends_with("].tcp"));
+    let now = match key {
+        "window_growth" => "cc.growth",
+        "abc_limit" => "cc.abc_limit",
+        "ssthresh_rule" => "cc.ssthresh_rule",
+        "partial_deflation" => "tcp.partial_deflation, with tcp.variant = \"newreno\"",
+        "partial_ack_timer" => "tcp.partial_ack_timer, with tcp.variant = \"newreno\"",
+        "recover_guard" => "tcp.guard, with tcp.variant = \"reno\"",
+        _ => return None,
+    };
+    is_flow.then(|| format!("{flow}.{now}"))
+}
+
 /// An alternative implementation of the flow's endpoints.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
     /// ns-2's one-way TCP agents (tcp/ns2).
     Ns2,
-}
-
-fn default_ssthresh_rule() -> SsthreshRule {
-    SsthreshRule::FlightSize
 }
 
 fn start_at_zero() -> Window {
@@ -232,16 +187,10 @@ fn start_at_zero() -> Window {
 fn yes() -> bool {
     true
 }
-fn default_growth() -> WindowGrowth {
-    WindowGrowth::PerAck
-}
 fn default_dupthresh() -> u32 {
     3
 }
 
-fn default_variant() -> Variant {
-    Variant::Reno
-}
 fn default_ack() -> AckKind {
     AckKind::Delayed
 }
@@ -337,60 +286,31 @@ impl FlowSpec {
                 format!("[{lo}, {hi}] is not a window (expected lo <= hi)"),
             ));
         }
-        let v = self.tcp.name();
-        if self.profile == Some(Profile::Ns2) && self.tcp == Variant::Bsd43 {
-            return Err(invalid(
-                format!("{at}.tcp"),
-                format!(
-                    "\"{v}\" has no ns2 profile model (expected tahoe, reno, newreno, sack, fack or sackrh)"
-                ),
-            ));
+        let v = self.tcp.variant.name();
+        if self.profile == Some(Profile::Ns2) {
+            self.validate_ns2(at)?;
+        } else {
+            // The loss recovery's options, then the congestion control's.
+            self.tcp.validate(at)?;
+            if let Some(cc) = &self.cc {
+                cc.validate(at, self.algorithm())?;
+            }
         }
-        if self.profile == Some(Profile::Ns2) && self.ack != AckKind::Immediate {
-            return Err(invalid(
-                format!("{at}.ack"),
-                "the ns2 profile's sinks (TCPSink, TCPSink/Sack1) ACK every packet (expected \"immediate\")",
-            ));
-        }
-        if self.profile == Some(Profile::Ns2) && self.timestamps {
-            return Err(invalid(
-                format!("{at}.timestamps"),
-                "the ns2 profile models ns-2's default agents, without the timestamp option",
-            ));
-        }
-        if self.profile == Some(Profile::Ns2) && self.bytes.is_some() {
-            return Err(invalid(
-                format!("{at}.bytes"),
-                "the ns2 profile models ns-2's FTP source: unlimited data (leave bytes out)",
-            ));
-        }
-        if self.partial_ack.is_some() && (self.profile != Some(Profile::Ns2) || self.tcp != Variant::Sack) {
+        if self.partial_ack.is_some()
+            && (self.profile != Some(Profile::Ns2) || self.tcp.variant != Variant::Sack)
+        {
             return Err(invalid(
                 format!("{at}.partial_ack"),
                 "applies only with profile = \"ns2\" and tcp = \"sack\"",
             ));
         }
-        let only = |field: &str, allowed: &str| {
-            invalid(
-                format!("{at}.{field}"),
-                format!("does not apply to tcp = \"{v}\" (allowed with {allowed})"),
-            )
-        };
-        if self.tcp != Variant::Newreno {
-            if self.partial_deflation.is_some() {
-                return Err(only("partial_deflation", "tcp = \"newreno\""));
-            }
-            if self.partial_ack_timer.is_some() {
-                return Err(only("partial_ack_timer", "tcp = \"newreno\""));
-            }
+        if self.tcp.variant == Variant::Bsd43 && self.limited_transmit {
+            return Err(invalid(
+                format!("{at}.limited_transmit"),
+                format!("does not apply to tcp = \"{v}\" (allowed with a variant that has fast retransmit)"),
+            ));
         }
-        if self.tcp != Variant::Reno && self.recover_guard.is_some() {
-            return Err(only("recover_guard", "tcp = \"reno\" (the others always guard)"));
-        }
-        if self.tcp == Variant::Bsd43 && self.limited_transmit {
-            return Err(only("limited_transmit", "a variant that has fast retransmit"));
-        }
-        if self.tcp.uses_sack() && self.sack == Some(false) {
+        if self.tcp.variant.uses_sack() && self.sack == Some(false) {
             return Err(invalid(
                 format!("{at}.sack"),
                 format!("false, but tcp = \"{v}\" needs a SACK receiver (expected true)"),
@@ -421,18 +341,6 @@ impl FlowSpec {
             }
             _ => {}
         }
-        if self.window_growth != WindowGrowth::Abc && self.abc_limit.is_some() {
-            return Err(invalid(
-                format!("{at}.abc_limit"),
-                "applies only to window_growth = \"abc\"",
-            ));
-        }
-        if self.abc_limit == Some(0) {
-            return Err(invalid(
-                format!("{at}.abc_limit"),
-                "0 (expected at least 1 segment)",
-            ));
-        }
         if self.dupthresh == 0 {
             return Err(invalid(
                 format!("{at}.dupthresh"),
@@ -454,17 +362,73 @@ impl FlowSpec {
         Ok(())
     }
 
+    /// What the ns2 profile does not model: its agents have ns-2's own window and recovery
+    /// rules, so neither a recovery option nor `cc` applies.
+    fn validate_ns2(&self, at: &str) -> Result<(), Error> {
+        let v = self.tcp.variant.name();
+        if self.tcp.variant == Variant::Bsd43 {
+            return Err(invalid(
+                format!("{at}.tcp"),
+                format!(
+                    "\"{v}\" has no ns2 profile model (expected tahoe, reno, newreno, sack, fack or sackrh)"
+                ),
+            ));
+        }
+        if let Some(k) = self.tcp.options_given().next() {
+            return Err(invalid(
+                format!("{at}.tcp.{k}"),
+                "not an option of the ns2 profile's agents (they follow ns-2; partial_ack is theirs)",
+            ));
+        }
+        if self.cc.is_some() {
+            return Err(invalid(
+                format!("{at}.cc"),
+                "the ns2 profile's agents have ns-2's own window rules (leave cc out)",
+            ));
+        }
+        if self.ack != AckKind::Immediate {
+            return Err(invalid(
+                format!("{at}.ack"),
+                "the ns2 profile's sinks (TCPSink, TCPSink/Sack1) ACK every packet (expected \"immediate\")",
+            ));
+        }
+        if self.timestamps {
+            return Err(invalid(
+                format!("{at}.timestamps"),
+                "the ns2 profile models ns-2's default agents, without the timestamp option",
+            ));
+        }
+        if self.bytes.is_some() {
+            return Err(invalid(
+                format!("{at}.bytes"),
+                "the ns2 profile models ns-2's FTP source: unlimited data (leave bytes out)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The congestion control in force: `cc`'s algorithm, or the variant's default (none for
+    /// bsd43, which had no congestion window; aimd for the others).
+    pub fn algorithm(&self) -> Algorithm {
+        match self.cc.as_ref().and_then(|c| c.algorithm) {
+            Some(a) => a,
+            None if self.tcp.variant == Variant::Bsd43 => Algorithm::None,
+            None => Algorithm::Aimd,
+        }
+    }
+
     /// The estimator in force (explicit, or the variant's default).
     pub fn estimator(&self) -> Estimator {
-        self.rto_estimator.unwrap_or(if self.tcp == Variant::Bsd43 {
-            Estimator::Rfc793
-        } else {
-            Estimator::Rfc6298
-        })
+        self.rto_estimator
+            .unwrap_or(if self.tcp.variant == Variant::Bsd43 {
+                Estimator::Rfc793
+            } else {
+                Estimator::Rfc6298
+            })
     }
 
     /// Does the receiver send SACK blocks?
     pub fn sack_receiver(&self) -> bool {
-        self.sack.unwrap_or(self.tcp.uses_sack())
+        self.sack.unwrap_or(self.tcp.variant.uses_sack())
     }
 }

@@ -113,17 +113,18 @@ fn toml_error(text: &str, e: &toml::de::Error) -> Error {
 pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
     let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
         let path = e.path().to_string();
+        // toml appends its own, less precise key path on a second line: keep the first.
+        let message = e.into_inner().to_string();
+        let message = message.lines().next().unwrap_or_default().trim();
+        let message = match flow::moved_option(&path) {
+            Some(now) if message.starts_with("unknown field") => {
+                format!("no longer a flow option: it is written {now} (docs/tcp-family.md)")
+            }
+            _ => message.to_string(),
+        };
         Error::Invalid {
             field: if path == "." { "scenario".into() } else { path },
-            // toml appends its own, less precise key path on a second line: keep the first.
-            message: e
-                .into_inner()
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_string(),
+            message,
         }
     })?;
     scenario.validate()?;
@@ -131,7 +132,9 @@ pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
 }
 
 /// `--set a.b.0.c=value`: the value is read as a TOML literal (number, bool, string, array,
-/// inline table), falling back to a plain string ("10Mbit/s" needs no quotes).
+/// inline table), falling back to a plain string ("10Mbit/s" needs no quotes). A path into the
+/// short form of a flow's `tcp` or `cc` ("newreno") first turns it into its table form
+/// ({ variant = "newreno" }), so `--set flows.0.tcp.partial_deflation=false` works on either.
 pub fn set_path(doc: &mut toml::Value, path: &str, raw: &str) -> Result<(), Error> {
     let bad = |m: String| Error::Override {
         path: path.to_string(),
@@ -155,8 +158,14 @@ pub fn set_path(doc: &mut toml::Value, path: &str, raw: &str) -> Result<(), Erro
                     t.insert(part.to_string(), value);
                     return Ok(());
                 }
-                t.entry(part.to_string())
-                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                let entry = t
+                    .entry(part.to_string())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+                if let (toml::Value::String(name), Some(tag)) = (&*entry, flow::short_form_tag(part)) {
+                    let table = toml::Table::from_iter([(tag.to_string(), name.clone().into())]);
+                    *entry = toml::Value::Table(table);
+                }
+                entry
             }
             toml::Value::Array(a) => {
                 let idx: usize = part

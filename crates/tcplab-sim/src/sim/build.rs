@@ -25,7 +25,7 @@ impl Simulation {
                 let (sender, receiver) = tcp::endpoints_for(f, i as u32, src, dst, cwnd_trace);
                 let start = topology::draw(f.start, &mut Stream::new(sc.seed, &format!("flow:{i}:start")));
                 Flow {
-                    variant: f.tcp,
+                    variant: f.tcp.variant,
                     ack: f.ack,
                     mss: f.mss,
                     start,
@@ -51,7 +51,7 @@ impl Simulation {
                 s.core.cfg.total_bytes = Some(0);
             }
             flows.push(Flow {
-                variant: c.spec.tcp,
+                variant: c.spec.tcp.variant,
                 ack: c.spec.ack,
                 mss: c.spec.mss,
                 start: c.start,

@@ -1,30 +1,37 @@
-//! TCP endpoints: one shared sender (`sender.rs`), the variants' loss recovery (one file each),
-//! the receiver and its ACK policy, and the retransmit-timer estimator.
+//! TCP endpoints: one shared sender (`sender.rs`) over its state (`state.rs`), the variants'
+//! loss recovery (`recovery/`, one file each), the congestion control (`cc/`, one file each),
+//! the receiver and its ACK policy, the retransmit-timer estimator, the segment type, Mathis'
+//! instruments, and the endpoint interface every implementation (these and `ns2/`) offers.
+//!
+//! Module graph (a DAG): sender -> recovery -> state -> cc; sender -> {state, cc};
+//! recovery -> cc. The congestion control depends on nothing else in `tcp`.
 
-pub mod bsd43;
+pub mod cc;
 pub mod endpoint;
-pub mod fack;
 pub mod instruments;
-pub mod newreno;
 pub mod ns2;
 pub mod receiver;
 pub mod recovery;
-pub mod reno;
 pub mod rto;
 pub mod sack;
-pub mod sack_recovery;
 pub mod segment;
 pub mod sender;
-pub mod tahoe;
+pub mod state;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant, WindowGrowth};
+use crate::scenario::{
+    AckKind, Algorithm, Estimator, FlowSpec, PartialAckTimer, SsthreshRule, Variant, WindowGrowth,
+};
 use crate::time::SimTime;
+use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
+use cc::{CongestionControl, Millionths, NoControl};
 use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
 use recovery::LossRecovery;
+use recovery::{newreno, reno, sack as sack_recovery};
 use rto::{Jacobson88, Rfc793, RtoEstimator, RttEstimator, TickClock, VarianceGain};
-use sender::{Growth, Sender, SenderConfig};
+use sender::Sender;
+use state::SenderConfig;
 
 /// BSD's slow timer: the default tick of the coarse-clock estimators.
 pub const BSD_SLOW_TICK: SimTime = SimTime::from_ms(500);
@@ -73,39 +80,59 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
     let cfg = SenderConfig {
         mss: f.mss,
         header_bytes: f.header(),
-        initial_window: f.initial_window,
-        initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
         rwnd: f.rwnd.0,
         total_bytes: f.bytes.map(|b| b.0),
         timestamps: f.timestamps,
-        growth: match f.window_growth {
-            WindowGrowth::PerAck => Growth::PerAck,
-            WindowGrowth::Abc => Growth::Abc {
-                limit: f.abc_limit.unwrap_or(2),
-            },
-        },
         dupthresh: f.dupthresh,
         limited_transmit: f.limited_transmit,
         idle_restart: f.idle_restart,
-        sack: f.tcp.uses_sack(),
-        ssthresh_from_cwnd: f.ssthresh_rule == crate::scenario::SsthreshRule::Cwnd,
+        sack: f.tcp.variant.uses_sack(),
     };
-    let recovery = match f.tcp {
+    let t = &f.tcp;
+    let recovery = match t.variant {
         Variant::Bsd43 => LossRecovery::Bsd43(Default::default()),
         Variant::Tahoe => LossRecovery::Tahoe(Default::default()),
         Variant::Reno => LossRecovery::Reno(reno::Reno {
             in_recovery: false,
-            guard: f.recover_guard.unwrap_or(false),
+            guard: t.guard.unwrap_or(false),
         }),
         Variant::Newreno => LossRecovery::NewReno(newreno::NewReno::new(
-            f.partial_deflation.unwrap_or(true),
-            f.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
+            t.partial_deflation.unwrap_or(true),
+            t.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
         )),
         Variant::Sack => LossRecovery::Sack(sack_recovery::SackRecovery::new(false)),
         Variant::Sackrh => LossRecovery::Sack(sack_recovery::SackRecovery::new(true)),
         Variant::Fack => LossRecovery::Fack(Default::default()),
     };
-    Sender::new(flow, node, peer, cfg, recovery, estimator_for(f))
+    Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f))
+}
+
+/// The congestion control a flow's spec describes (`cc`, or the variant's default).
+pub fn cc_for(f: &FlowSpec) -> CongestionControl {
+    let mss = f.mss as u64;
+    let opts = f.cc.clone().unwrap_or_default();
+    // Validated: d and u are in range to 6 decimal places (scenario/flow/cc.rs).
+    let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
+    match f.algorithm() {
+        Algorithm::None => CongestionControl::None(NoControl { rwnd: f.rwnd.0 }),
+        Algorithm::Aimd => CongestionControl::Aimd(Aimd::new(AimdConfig {
+            mss,
+            initial_window: f.initial_window as u64 * mss,
+            initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
+            d: millionths(opts.d, Millionths::HALF),
+            u: millionths(opts.u, Millionths::ONE),
+            growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
+                WindowGrowth::PerAck => Growth::PerAck,
+                WindowGrowth::Abc => Growth::Abc {
+                    limit: opts.abc_limit.unwrap_or(2),
+                },
+            },
+            base: match opts.ssthresh_rule.unwrap_or(SsthreshRule::FlightSize) {
+                SsthreshRule::FlightSize => SsthreshBase::FlightSize,
+                SsthreshRule::Cwnd => SsthreshBase::Cwnd,
+            },
+        })),
+    }
 }
 
 /// The receiver a flow's spec describes.
@@ -163,7 +190,7 @@ fn ns2_endpoints_for(f: &FlowSpec) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
     use crate::scenario::Profile;
     f.profile?;
     debug_assert_eq!(f.profile, Some(Profile::Ns2));
-    let variant = match f.tcp {
+    let variant = match f.tcp.variant {
         Variant::Tahoe => ns2::Ns2Variant::Tahoe,
         Variant::Reno => ns2::Ns2Variant::Reno,
         Variant::Newreno => ns2::Ns2Variant::Newreno,

@@ -164,7 +164,7 @@ impl Receiver {
             return b;
         }
         let mut ranges: Vec<&(u64, u64, u64)> = self.ooo.iter().collect();
-        ranges.sort_by(|x, y| y.2.cmp(&x.2));
+        ranges.sort_by_key(|r| std::cmp::Reverse(r.2));
         for &&(s, e, _) in ranges.iter().take(self.max_sack_blocks as usize) {
             b.blocks[b.n as usize] = ((s - self.rcv_nxt) as u32, (e - self.rcv_nxt) as u32);
             b.n += 1;

@@ -1,6 +1,7 @@
 //! SACK-based loss recovery, RFC 6675 (conservative): on the DupThresh-th duplicate ACK that
-//! carries new SACK information, RecoveryPoint = HighData, ssthresh = cwnd = max(FlightSize/2,
-//! 2 SMSS), retransmit the first unSACKed segment; then on every ACK, while cwnd - pipe >= 1
+//! carries new SACK information, RecoveryPoint = HighData, ssthresh = cwnd = the congestion
+//! control's answer (max(FlightSize/2, 2 SMSS) for AIMD's defaults, Sec. 5 step 4.2),
+//! retransmit the first unSACKed segment; then on every ACK, while cwnd - pipe >= 1
 //! SMSS, send NextSeg: (1) the first lost hole, (2) new data, (3) a hole below SACKed data,
 //! (4) once per recovery, the rescue retransmission of the highest unSACKed segment. Recovery
 //! ends when the cumulative ACK reaches RecoveryPoint.
@@ -9,8 +10,10 @@
 //! lowered by half a segment per ACK during recovery (one segment sent per two ACKs) down to
 //! the new ssthresh, which it becomes when recovery ends.
 
-use super::sender::{AckResult, LossSignal, SenderCore};
+use super::reduce;
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::segment::Segment;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -29,14 +32,20 @@ impl SackRecovery {
         }
     }
 
-    fn enter(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
+    fn enter(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
         self.in_recovery = true;
         self.recovery_point = core.snd_max;
         self.rescue_rxt = None;
         core.recover = core.snd_max;
-        core.halve_ssthresh();
+        reduce(core, cc, now);
         if !self.rate_halving {
-            core.cwnd = core.ssthresh;
+            core.win.cwnd = core.win.ssthresh;
         }
         if let Some(sb) = &mut core.sb {
             sb.clear_rtx();
@@ -48,21 +57,32 @@ impl SackRecovery {
 
     fn rate_halve(&self, core: &mut SenderCore) {
         if self.rate_halving {
-            core.cwnd = core.cwnd.saturating_sub(core.mss() / 2).max(core.ssthresh);
+            core.win.cwnd = core
+                .win
+                .cwnd
+                .saturating_sub(core.mss() / 2)
+                .max(core.win.ssthresh);
         }
     }
 
-    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
+    pub fn on_dupack(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
         if self.in_recovery {
             self.rate_halve(core);
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
-            self.enter(core, now, out);
+            self.enter(core, cc, now, out);
         }
     }
 
     pub fn on_new_ack(
         &mut self,
         core: &mut SenderCore,
+        _: &mut CongestionControl,
         _: SimTime,
         _: u64,
         _: &mut Vec<Segment>,
@@ -71,7 +91,7 @@ impl SackRecovery {
             return AckResult::GROW;
         }
         if core.snd_una >= self.recovery_point {
-            core.cwnd = core.ssthresh;
+            core.win.cwnd = core.win.ssthresh;
             self.in_recovery = false;
         } else {
             self.rate_halve(core);
@@ -89,14 +109,14 @@ impl SackRecovery {
 
     pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if !self.in_recovery {
-            let w = core.cwnd;
+            let w = core.win.cwnd;
             return core.send_allowed(now, w, out);
         }
         let (dupthresh, mss) = (core.cfg.dupthresh, core.mss());
         loop {
             let Some(sb) = core.sb.as_ref() else { return };
             let lost = sb.lost_flags(dupthresh, mss);
-            if core.cwnd < sb.pipe(&lost) + mss {
+            if core.win.cwnd < sb.pipe(&lost) + mss {
                 return;
             }
             // NextSeg (RFC 6675 Sec. 4).

@@ -10,18 +10,24 @@
 //!   or on the DupThresh-th duplicate ACK.
 //! * Rate-Halving: for exactly one round trip from the first SACK block — until an ACK SACKs
 //!   data sent after it arrived — one segment is sent per two ACKs (cwnd follows awnd, plus
-//!   one segment on every second ACK). What the network holds at the end of that round is then just what was sent
-//!   during it: half of what it actually held during the lossy round, (cwnd - loss) / 2
-//!   (Eq. 15). That becomes cwnd and ssthresh.
+//!   one segment on every second ACK). What the network holds at the end of that round is then
+//!   just what was sent during it: half of what it actually held during the lossy round,
+//!   (cwnd - loss) / 2 (Eq. 15). That becomes cwnd and ssthresh: a result of the recovery, not
+//!   of the congestion control. (When the loss is declared, ssthresh is the congestion
+//!   control's answer for the window before the loss, until the round ends.)
 //! * Thresholded retransmission: every hole with more than DupThresh segments SACKed above it
 //!   is retransmitted, not just the first.
 //! * Lost-retransmission detection: a retransmission is presumed lost when data sent after it
 //!   has been SACKed DupThresh segments beyond it; it becomes eligible again.
 //! * Bounding parameters: the window after rate halving is at most half the window before the
-//!   loss and at least one segment ("no effect under normal operation", App. A).
+//!   loss and at least one segment ("no effect under normal operation", App. A). The "half" is
+//!   the congestion control's decrease (`Controller::reduce`: d x W for AIMD), so d < 1/2
+//!   lowers the bound; d > 1/2 cannot raise the window above what rate halving sent, about
+//!   half (a recovery that reduces to an arbitrary ssthresh is PRR, RFC 6937).
 
-use super::sender::{AckResult, LossSignal, SenderCore};
+use crate::tcp::cc::{CongestionControl, Controller, Loss};
 use crate::tcp::segment::Segment;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -52,27 +58,31 @@ impl Fack {
     /// Every ACK: start rate halving at the first sign of a hole, count the lossy round's ACKs,
     /// confirm a loss at the retransmission threshold, end the round when snd.fack passes the
     /// snd.nxt of its start.
-    fn on_any_ack(&mut self, core: &mut SenderCore) {
+    fn on_any_ack(&mut self, core: &mut SenderCore, cc: &mut CongestionControl, now: SimTime) {
         let fack = Self::fack(core);
         match self.halving_until {
             None if !self.in_recovery && fack > core.snd_una => {
                 self.halving_until = Some(core.snd_nxt);
                 self.halving_acks = 1;
                 self.round_rtx = 0;
-                self.prior_cwnd = core.cwnd;
-                core.cwnd = Self::awnd(core); // the first ACK of a pair: nothing sent on it
+                self.prior_cwnd = core.win.cwnd;
+                core.win.cwnd = Self::awnd(core); // the first ACK of a pair: nothing sent on it
             }
             None => {}
-            Some(until) if fack > until => self.end_halving(core),
+            Some(until) if fack > until => self.end_halving(core, cc),
             Some(_) if !self.in_recovery && fack <= core.snd_una => {
                 // The hole filled without a loss being declared (reordering): undo.
                 self.halving_until = None;
-                core.cwnd = self.prior_cwnd;
+                core.win.cwnd = self.prior_cwnd;
             }
             Some(_) => {
                 self.halving_acks += 1;
-                let extra = if self.halving_acks % 2 == 0 { core.mss() } else { 0 };
-                core.cwnd = Self::awnd(core) + extra;
+                let extra = if self.halving_acks.is_multiple_of(2) {
+                    core.mss()
+                } else {
+                    0
+                };
+                core.win.cwnd = Self::awnd(core) + extra;
             }
         }
         let threshold = core.cfg.dupthresh as u64 * core.mss();
@@ -86,10 +96,17 @@ impl Fack {
                 self.halving_until = Some(core.snd_nxt);
                 self.halving_acks = 1;
                 self.round_rtx = 0;
-                self.prior_cwnd = core.cwnd;
-                core.cwnd = Self::awnd(core);
+                self.prior_cwnd = core.win.cwnd;
+                core.win.cwnd = Self::awnd(core);
             }
-            core.ssthresh = (self.prior_cwnd / 2).max(2 * core.mss()); // until the round ends
+            // Until the round ends: the congestion control's answer for the window before the
+            // loss (not the one rate halving has already lowered).
+            let loss = Loss {
+                now,
+                window: self.prior_cwnd.min(core.cfg.rwnd),
+                flight_size: core.flight_size(),
+            };
+            core.win.ssthresh = cc.ssthresh_after_loss(&loss);
             if let Some(sb) = &mut core.sb {
                 sb.clear_rtx();
             }
@@ -100,37 +117,45 @@ impl Fack {
     /// The lossy round trip is over: the new window is what was sent during it — new data past
     /// the round's starting snd.nxt plus the round's retransmissions — which is half of what the
     /// network held, (cwnd - loss) / 2 (Eq. 15). (awnd at this instant is short by what the
-    /// round's first ACKs already acknowledged.) Bounding parameters: within [1 segment, half
-    /// the window before the loss].
-    fn end_halving(&mut self, core: &mut SenderCore) {
+    /// round's first ACKs already acknowledged.) Bounding parameters: within [1 segment, the
+    /// congestion control's decrease of the window before the loss] (half for AIMD's d = 1/2).
+    fn end_halving(&mut self, core: &mut SenderCore, cc: &CongestionControl) {
         let Some(until) = self.halving_until.take() else {
             return;
         };
         let sent_in_round = core.snd_nxt.saturating_sub(until) + self.round_rtx;
-        core.cwnd = sent_in_round.min(self.prior_cwnd / 2).max(core.mss());
-        core.ssthresh = core.cwnd.max(2 * core.mss());
+        let bound = cc.reduce(self.prior_cwnd);
+        core.win.cwnd = sent_in_round.min(bound).max(core.mss());
+        core.win.ssthresh = core.win.cwnd.max(2 * core.mss());
     }
 
-    pub fn on_dupack(&mut self, core: &mut SenderCore, _: SimTime, _: &mut Vec<Segment>) {
-        self.on_any_ack(core);
+    pub fn on_dupack(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        _: &mut Vec<Segment>,
+    ) {
+        self.on_any_ack(core, cc, now);
     }
 
     pub fn on_new_ack(
         &mut self,
         core: &mut SenderCore,
-        _: SimTime,
+        cc: &mut CongestionControl,
+        now: SimTime,
         _: u64,
         _: &mut Vec<Segment>,
     ) -> AckResult {
         if self.in_recovery && core.snd_una >= self.recover {
             if self.halving_until.is_some() {
-                self.end_halving(core);
+                self.end_halving(core, cc);
             }
             self.in_recovery = false;
             return AckResult::SET;
         }
         let was_halving = self.halving_until.is_some() || self.in_recovery;
-        self.on_any_ack(core);
+        self.on_any_ack(core, cc, now);
         if was_halving || self.halving_until.is_some() || self.in_recovery {
             AckResult::SET
         } else {
@@ -150,7 +175,7 @@ impl Fack {
     pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if core.snd_nxt < core.snd_max || core.sb.is_none() {
             // Go-back-N after a timeout (skipping SACKed segments), in slow start.
-            let w = core.cwnd;
+            let w = core.win.cwnd;
             return core.send_allowed(now, w, out);
         }
         let (threshold, mss) = (core.cfg.dupthresh as u64 * core.mss(), core.mss());
@@ -165,7 +190,7 @@ impl Fack {
                 }
             }
             let awnd = core.snd_nxt.saturating_sub(fack) + sb.retran_data();
-            if awnd + mss > core.cwnd.max(mss) && awnd > 0 {
+            if awnd + mss > core.win.cwnd.max(mss) && awnd > 0 {
                 return;
             }
             // Thresholded retransmission: any hole far enough below snd.fack.

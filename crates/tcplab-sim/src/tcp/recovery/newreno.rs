@@ -7,8 +7,10 @@
 //! cwnd = ssthresh (step 3, option 2). `recover` also guards against a second fast retransmit
 //! for the same window (Sec. 3.2 step 1).
 
-use super::sender::{AckResult, LossSignal, SenderCore};
+use super::reduce;
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::segment::Segment;
+use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
@@ -29,16 +31,22 @@ impl NewReno {
         }
     }
 
-    pub fn on_dupack(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
+    pub fn on_dupack(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
         if self.in_recovery {
-            core.cwnd += core.mss(); // Sec. 3.2 step 3: inflate
+            core.win.cwnd += core.mss(); // Sec. 3.2 step 3: inflate
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.recover = core.snd_max; // step 2
-            core.halve_ssthresh();
+            reduce(core, cc, now);
             core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
             core.send_segment(now, una, out);
-            core.cwnd = core.ssthresh + core.cfg.dupthresh as u64 * core.mss();
+            core.win.cwnd = core.win.ssthresh + core.cfg.dupthresh as u64 * core.mss();
             self.in_recovery = true;
             self.partial_acks = 0;
         }
@@ -47,6 +55,7 @@ impl NewReno {
     pub fn on_new_ack(
         &mut self,
         core: &mut SenderCore,
+        _: &mut CongestionControl,
         now: SimTime,
         acked: u64,
         out: &mut Vec<Segment>,
@@ -56,7 +65,7 @@ impl NewReno {
         }
         if core.snd_una >= core.recover {
             // Full acknowledgment: leave fast recovery.
-            core.cwnd = core.ssthresh;
+            core.win.cwnd = core.win.ssthresh;
             self.in_recovery = false;
             return AckResult::SET;
         }
@@ -64,13 +73,13 @@ impl NewReno {
         let una = core.snd_una;
         core.send_segment(now, una, out);
         if self.partial_deflation {
-            core.cwnd = core.cwnd.saturating_sub(acked);
+            core.win.cwnd = core.win.cwnd.saturating_sub(acked);
             if acked >= core.mss() {
-                core.cwnd += core.mss();
+                core.win.cwnd += core.mss();
             }
-            core.cwnd = core.cwnd.max(core.mss());
+            core.win.cwnd = core.win.cwnd.max(core.mss());
         } else {
-            core.cwnd = core.ssthresh;
+            core.win.cwnd = core.win.ssthresh;
         }
         self.partial_acks += 1;
         AckResult {

@@ -1,0 +1,277 @@
+//! Additive increase, multiplicative decrease: the congestion avoidance of Jacobson & Karels
+//! 1988 with slow start (App. B), its constants as options (Sec. 3 and App. D): on congestion
+//! the window is multiplied by `d` (they chose 1/2), without congestion it grows by `u`
+//! segments per round trip (they chose 1, and call it "almost certainly too large").
+//!
+//! * Slow start (cwnd < ssthresh): one SMSS per ACK (App. B, RFC 5681 Eq. 2), or with byte
+//!   counting the bytes acknowledged, at most L SMSS per ACK (RFC 3465 Sec. 2.2).
+//! * Congestion avoidance: cwnd += u x SMSS x SMSS / cwnd per ACK (App. B's 1/cwnd, RFC 5681
+//!   Eq. 3), or with byte counting u x SMSS once per cwnd of acknowledged bytes (RFC 3465
+//!   Sec. 2.1).
+//! * A loss: ssthresh = max(d x FlightSize, 2 SMSS) (RFC 5681 Eq. 4 with d = 1/2) or
+//!   max(d x cwnd, 2 SMSS) (BSD's `min(snd_wnd, snd_cwnd) / 2`, what ns-2 and the papers'
+//!   simulators halve).
+//! * A timeout: the same ssthresh, held on a repeated timeout of one segment, and cwnd = LW =
+//!   1 SMSS (RFC 5681 Sec. 3.1).
+//!
+//! With d = 1/2 and u = 1 (the defaults) this is the window of every earlier tcplab release.
+
+use super::{Ack, Controller, Loss, Millionths, Window};
+
+/// How the window grows on an ACK of new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// One increment per ACK, as the papers' senders do (Jacobson & Karels App. B).
+    PerAck,
+    /// Appropriate Byte Counting (RFC 3465) with L = `limit` segments.
+    Abc { limit: u32 },
+}
+
+/// What a loss multiplies by `d`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshBase {
+    /// RFC 5681 Eq. 4: the data in flight.
+    FlightSize,
+    /// The window in use, min(cwnd, rwnd) (BSD, Linux, ns-2).
+    Cwnd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AimdConfig {
+    /// SMSS, bytes.
+    pub mss: u64,
+    /// IW, bytes.
+    pub initial_window: u64,
+    /// The initial ssthresh, bytes.
+    pub initial_ssthresh: u64,
+    /// The decrease factor d, 0 < d < 1.
+    pub d: Millionths,
+    /// The increase u, segments per round trip.
+    pub u: Millionths,
+    pub growth: Growth,
+    pub base: SsthreshBase,
+}
+
+#[derive(Clone, Debug)]
+pub struct Aimd {
+    cfg: AimdConfig,
+    /// RFC 3465 `bytes_acked`: acknowledged toward the next congestion-avoidance increment.
+    abc_bytes: u64,
+}
+
+impl Aimd {
+    pub fn new(cfg: AimdConfig) -> Self {
+        Aimd { cfg, abc_bytes: 0 }
+    }
+}
+
+impl Controller for Aimd {
+    fn initial_window(&self) -> Window {
+        Window {
+            cwnd: self.cfg.initial_window,
+            ssthresh: self.cfg.initial_ssthresh,
+        }
+    }
+
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if ack.recovering {
+            return;
+        }
+        let (mss, u) = (self.cfg.mss, self.cfg.u.0 as u128);
+        match self.cfg.growth {
+            Growth::PerAck if w.cwnd < w.ssthresh => w.cwnd += mss,
+            Growth::PerAck => {
+                // u x SMSS x SMSS / cwnd, one rounding (u = 1 gives Eq. 3's SMSS*SMSS/cwnd).
+                let inc = u * (mss * mss) as u128 / (1_000_000 * w.cwnd as u128);
+                w.cwnd += (inc as u64).max(1);
+            }
+            Growth::Abc { limit } if w.cwnd < w.ssthresh => {
+                w.cwnd += ack.acked.min(limit as u64 * mss);
+            }
+            Growth::Abc { .. } => {
+                self.abc_bytes += ack.acked;
+                if self.abc_bytes >= w.cwnd {
+                    self.abc_bytes -= w.cwnd;
+                    w.cwnd += self.cfg.u.of(mss).max(1);
+                }
+            }
+        }
+    }
+
+    fn ssthresh_after_loss(&mut self, loss: &Loss) -> u64 {
+        let base = match self.cfg.base {
+            SsthreshBase::FlightSize => loss.flight_size,
+            SsthreshBase::Cwnd => loss.window,
+        };
+        self.reduce(base).max(2 * self.cfg.mss)
+    }
+
+    fn reduce(&self, window: u64) -> u64 {
+        self.cfg.d.of(window)
+    }
+
+    fn on_timeout(&mut self, w: Window, loss: &Loss, repeated: bool) -> Window {
+        self.abc_bytes = 0;
+        Window {
+            cwnd: self.cfg.mss,
+            ssthresh: if repeated {
+                w.ssthresh
+            } else {
+                self.ssthresh_after_loss(loss)
+            },
+        }
+    }
+
+    /// RFC 5681 Sec. 4.1 (Jacobson & Karels App. C): restart from RW = min(IW, cwnd).
+    fn on_idle(&mut self, w: &mut Window) {
+        w.cwnd = w.cwnd.min(self.cfg.initial_window);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimTime;
+
+    const MSS: u64 = 1000;
+
+    fn aimd(d: f64, u: f64, growth: Growth, base: SsthreshBase) -> Aimd {
+        Aimd::new(AimdConfig {
+            mss: MSS,
+            initial_window: MSS,
+            initial_ssthresh: u64::MAX / 4,
+            d: Millionths::from_f64(d).unwrap(),
+            u: Millionths::from_f64(u).unwrap(),
+            growth,
+            base,
+        })
+    }
+
+    fn ack(acked: u64) -> Ack {
+        Ack {
+            now: SimTime::ZERO,
+            acked,
+            rtt: None,
+            flight: 0,
+            recovering: false,
+        }
+    }
+
+    /// cwnd after each of `n` one-segment ACKs in congestion avoidance from 4 segments.
+    fn ca(c: &mut Aimd, n: usize) -> Vec<u64> {
+        let mut w = Window {
+            cwnd: 4000,
+            ssthresh: 4000,
+        };
+        (0..n)
+            .map(|_| {
+                c.on_ack(&mut w, &ack(MSS));
+                w.cwnd
+            })
+            .collect()
+    }
+
+    #[test]
+    fn per_ack_growth_with_u_1_is_eq_3_and_with_u_2_twice_it() {
+        // u = 1: cwnd += 1000*1000/cwnd: 4000 -> 4250 -> 4485 -> 4707 -> 4919 (known_answers.rs).
+        let one = ca(&mut aimd(0.5, 1.0, Growth::PerAck, SsthreshBase::FlightSize), 4);
+        assert_eq!(one, [4250, 4485, 4707, 4919]);
+        // u = 2: 2*10^6/4000 = 500, 2*10^6/4500 = 444, 2*10^6/4944 = 404, 2*10^6/5348 = 373.
+        let two = ca(&mut aimd(0.5, 2.0, Growth::PerAck, SsthreshBase::FlightSize), 4);
+        assert_eq!(two, [4500, 4944, 5348, 5721]);
+        // u = 1/4 (App. D's "dropped by about a factor of four"): + 62, 61, 60.
+        let q = ca(&mut aimd(0.5, 0.25, Growth::PerAck, SsthreshBase::FlightSize), 3);
+        assert_eq!(q, [4062, 4123, 4183]);
+    }
+
+    #[test]
+    fn byte_counting_adds_u_segments_per_window_of_acknowledged_bytes() {
+        // cwnd 4000: the 4th ACK completes 4000 acknowledged bytes: + u x SMSS.
+        let one = ca(
+            &mut aimd(0.5, 1.0, Growth::Abc { limit: 2 }, SsthreshBase::FlightSize),
+            8,
+        );
+        assert_eq!(one, [4000, 4000, 4000, 5000, 5000, 5000, 5000, 5000]);
+        let two = ca(
+            &mut aimd(0.5, 2.0, Growth::Abc { limit: 2 }, SsthreshBase::FlightSize),
+            8,
+        );
+        assert_eq!(two, [4000, 4000, 4000, 6000, 6000, 6000, 6000, 6000]);
+    }
+
+    #[test]
+    fn slow_start_ignores_u() {
+        for growth in [Growth::PerAck, Growth::Abc { limit: 2 }] {
+            let mut c = aimd(0.5, 2.0, growth, SsthreshBase::FlightSize);
+            let mut w = c.initial_window();
+            c.on_ack(&mut w, &ack(MSS));
+            c.on_ack(&mut w, &ack(2 * MSS));
+            assert_eq!(
+                w.cwnd,
+                1000 + 1000 + if growth == Growth::PerAck { 1000 } else { 2000 }
+            );
+        }
+    }
+
+    #[test]
+    fn the_recovery_owns_the_window_while_it_sets_it() {
+        let mut c = aimd(0.5, 1.0, Growth::PerAck, SsthreshBase::FlightSize);
+        let mut w = Window {
+            cwnd: 5000,
+            ssthresh: 8000,
+        };
+        c.on_ack(
+            &mut w,
+            &Ack {
+                recovering: true,
+                ..ack(MSS)
+            },
+        );
+        assert_eq!(w.cwnd, 5000);
+    }
+
+    #[test]
+    fn a_loss_multiplies_flight_size_or_cwnd_by_d_floored_at_two_segments() {
+        let loss = Loss {
+            now: SimTime::ZERO,
+            window: 16_000,
+            flight_size: 21_000,
+        };
+        let ss = |d: f64, base| aimd(d, 1.0, Growth::PerAck, base).ssthresh_after_loss(&loss);
+        assert_eq!(ss(0.5, SsthreshBase::FlightSize), 10_500);
+        assert_eq!(ss(0.7, SsthreshBase::FlightSize), 14_700);
+        assert_eq!(ss(0.875, SsthreshBase::FlightSize), 18_375);
+        assert_eq!(ss(0.5, SsthreshBase::Cwnd), 8_000);
+        assert_eq!(ss(0.875, SsthreshBase::Cwnd), 14_000);
+        assert_eq!(ss(0.05, SsthreshBase::FlightSize), 2_000); // 1050 < 2 SMSS
+    }
+
+    #[test]
+    fn a_timeout_sets_the_loss_window_and_holds_ssthresh_when_repeated() {
+        let mut c = aimd(0.7, 1.0, Growth::Abc { limit: 2 }, SsthreshBase::FlightSize);
+        let loss = Loss {
+            now: SimTime::ZERO,
+            window: 10_000,
+            flight_size: 10_000,
+        };
+        let w = Window {
+            cwnd: 10_000,
+            ssthresh: 3_000,
+        };
+        assert_eq!(
+            c.on_timeout(w, &loss, false),
+            Window {
+                cwnd: 1000,
+                ssthresh: 7000
+            }
+        );
+        assert_eq!(
+            c.on_timeout(w, &loss, true),
+            Window {
+                cwnd: 1000,
+                ssthresh: 3000
+            }
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! Congestion control: how the window grows and how much it shrinks — one of the four seams
+//! of DESIGN.md, apart from loss recovery (`recovery/`), which detects and repairs losses. The
+//! split is Linux's (`tcp_congestion_ops`: `ssthresh`, `cong_avoid`, `pkts_acked`,
+//! `cwnd_event` vs the recovery state machine) and ns-3's (`TcpCongestionOps`: `GetSsThresh`,
+//! `IncreaseWindow`, `PktsAcked` vs `TcpRecoveryOps`, both over one `TcpSocketState`).
+//!
+//! # Who owns what
+//!
+//! `cwnd` and `ssthresh` live in [`Window`] (`SenderCore::win`), which both seams see, like ns-3's
+//! `TcpSocketState`. A loss recovery legitimately sets `cwnd` itself (Reno's inflation and
+//! deflation, Tahoe's one segment, rate halving, Eq. 15 of FACK), but two things only come
+//! from the congestion control:
+//!
+//! * **window growth**: [`Controller::on_ack`] on every ACK of new data;
+//! * **the ssthresh after a loss**: a recovery that declares a loss *asks*
+//!   [`Controller::ssthresh_after_loss`] (and FACK, for the bound of its Eq. 15,
+//!   [`Controller::reduce`]); it never computes one itself. After a retransmit timeout
+//!   [`Controller::on_timeout`] says what the window becomes.
+//!
+//! A controller returns values or changes the [`Window`] it is handed (neqo's
+//! `WindowAdjustment::reduce_cwnd` returns the new window too); it never sends, and it sees no
+//! sequence numbers: the sender hands it an [`Ack`] or a [`Loss`], the facts it may use.
+//!
+//! # The hooks, and how CUBIC and BBR would use them
+//!
+//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438) would | BBR would |
+//! |------|--------|------------------|------------------------|-----------|
+//! | `initial_window` | once | IW, initial ssthresh (RFC 5681 Sec. 3.1) | the same | the same, plus its startup state |
+//! | `on_ack` | every ACK of new data, with `now`, bytes acked, the RTT sample, bytes in flight, and whether the recovery set cwnd | slow start / `u` per RTT, unless the recovery set the window | track min RTT from `ack.rtt`; outside recovery set cwnd to W_cubic(t) (Sec. 4.2, t = `ack.now` - the epoch start, K from W_max and the cwnd at the epoch start) or the Reno-friendly W_est (Sec. 4.3, fed by `ack.acked`) | update its model from a delivery-rate sample (a field `Ack` would gain), set cwnd and the pacing rate, also during recovery |
+//! | `ssthresh_after_loss` | a recovery declares a loss | `d` x FlightSize or `d` x cwnd, >= 2 SMSS | record W_max = `loss.window` (fast convergence, Sec. 4.7: W_max = cwnd (1 + beta) / 2 when below the last W_max), the epoch restarts at `loss.now`; return max(beta x cwnd, 2 SMSS), beta = 0.7 (Sec. 4.6) | keep its model (BBR v1 ignores loss) or save cwnd for undo |
+//! | `reduce` | FACK's Eq. 15 bound | `d` x window | beta x window | the window (no decrease) |
+//! | `on_timeout` | a retransmit timeout | ssthresh as after a loss (held on a repeated timeout, RFC 5681 Sec. 3.1), cwnd = LW = 1 SMSS | the same with beta, and reset W_max and the epoch (Sec. 4.8) | cwnd = 1 packet, keep the model |
+//! | `on_idle` | the sender restarts after an idle period > RTO | cwnd = min(IW, cwnd) (RFC 5681 Sec. 4.1) | the same, and shift the epoch by the idle time (Linux's `CA_EVENT_TX_START`) | restart from its probe state |
+//! | `pacing_rate_bps` | the send loop (not honoured yet) | None | None (or cwnd / srtt with pacing) | pacing_gain x BtlBw |
+//!
+//! CUBIC therefore is one file, `cc/cubic.rs`, a variant of [`CongestionControl`], its options in
+//! the scenario's `cc` table, and no change to any recovery: each of them keeps asking
+//! `ssthresh_after_loss` and gets beta x cwnd instead of d x FlightSize.
+//!
+//! # Adding a controller
+//!
+//! One file with a struct that implements [`Controller`], one line in the `controllers!` list
+//! below, its name and options in the scenario (`scenario/flow/cc.rs`) and one arm in
+//! `tcp::cc_for`, which builds it. See docs/architecture.md, "How to add a congestion control".
+
+pub mod aimd;
+pub mod none;
+
+use crate::time::SimTime;
+pub use aimd::Aimd;
+pub use none::NoControl;
+
+/// The window state both seams see and change (ns-3's `TcpSocketState`, reduced to what they
+/// share). The sender keeps it in `SenderCore::win`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// The congestion window, bytes (RFC 5681 cwnd).
+    pub cwnd: u64,
+    /// The slow-start threshold, bytes.
+    pub ssthresh: u64,
+}
+
+/// What a controller learns from an ACK of new data (the sender's, after the loss recovery has
+/// seen it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    pub now: SimTime,
+    /// Bytes this ACK newly acknowledged.
+    pub acked: u64,
+    /// The RTT sample it gave (Karn's rule and RFC 7323 RTTM already applied), if any.
+    pub rtt: Option<SimTime>,
+    /// Bytes in flight after it (RFC 5681 FlightSize: snd_max - snd_una).
+    pub flight: u64,
+    /// The loss recovery set cwnd on this ACK (inflation, deflation, rate halving, the end of
+    /// a recovery): a window-based controller must not grow it (RFC 5681 Sec. 3.2, RFC 6582).
+    pub recovering: bool,
+}
+
+/// What a controller learns from a loss event (a recovery's fast retransmit or a timeout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Loss {
+    pub now: SimTime,
+    /// The window in use when the loss was detected: min(cwnd, rwnd) (BSD's
+    /// `min(snd_wnd, snd_cwnd)`), before the recovery changed anything.
+    pub window: u64,
+    /// RFC 5681 FlightSize at that moment: snd_max - snd_una.
+    pub flight_size: u64,
+}
+
+/// A fraction with six decimal places, for exact integer arithmetic on byte counts: `d` = 0.7
+/// is 700000 millionths and 0.7 x 21000 bytes is exactly 14700 (in f64 it is 14699.99...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Millionths(pub u64);
+
+impl Millionths {
+    pub const ONE: Millionths = Millionths(1_000_000);
+    pub const HALF: Millionths = Millionths(500_000);
+
+    /// The nearest number of millionths (None for negative, NaN or huge values).
+    pub fn from_f64(x: f64) -> Option<Millionths> {
+        let m = (x * 1e6).round();
+        (m.is_finite() && (0.0..=1e15).contains(&m)).then_some(Millionths(m as u64))
+    }
+
+    /// floor(self x n).
+    pub fn of(self, n: u64) -> u64 {
+        (n as u128 * self.0 as u128 / 1_000_000) as u64
+    }
+
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / 1e6
+    }
+}
+
+/// The interface every congestion controller implements. The sender calls it through
+/// [`CongestionControl`], an enum over the controllers (static dispatch).
+pub trait Controller {
+    /// cwnd and ssthresh when the connection opens (RFC 5681 Sec. 3.1: IW, and an ssthresh
+    /// "arbitrarily high").
+    fn initial_window(&self) -> Window;
+
+    /// Every ACK of new data, after the loss recovery saw it: grow the window, or leave it to
+    /// the recovery when `ack.recovering`.
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack);
+
+    /// A loss recovery declared a loss (a fast retransmit, or FACK's threshold): the new
+    /// ssthresh. The recovery stores it and sets cwnd by its own rule.
+    fn ssthresh_after_loss(&mut self, loss: &Loss) -> u64;
+
+    /// This controller's multiplicative decrease applied to `window`, unfloored: FACK's
+    /// bounding parameter ("at most half the window before the loss", Mathis et al. 1997
+    /// App. A, with the controller's factor for the half).
+    fn reduce(&self, window: u64) -> u64;
+
+    /// The retransmit timer expired; `repeated` if the same segment had timed out before (the
+    /// timer is backed off). Returns the window after the timeout.
+    fn on_timeout(&mut self, w: Window, loss: &Loss, repeated: bool) -> Window;
+
+    /// The sender resumes after an idle period longer than the RTO (RFC 5681 Sec. 4.1).
+    fn on_idle(&mut self, _w: &mut Window) {}
+
+    /// The rate the send loop should pace at, bit/s; None for window-limited bursts (AIMD).
+    /// Plumbed for BBR; the send loop does not pace yet.
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Declares the [`CongestionControl`] enum and forwards every [`Controller`] method to the
+/// variant: registering a controller is one line in the list below.
+macro_rules! controllers {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// The congestion controllers, one file each.
+        #[derive(Clone, Debug)]
+        pub enum CongestionControl {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        impl Controller for CongestionControl {
+            fn initial_window(&self) -> Window {
+                match self { $(Self::$variant(c) => c.initial_window(),)* }
+            }
+            #[inline]
+            fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+                match self { $(Self::$variant(c) => c.on_ack(w, ack),)* }
+            }
+            fn ssthresh_after_loss(&mut self, loss: &Loss) -> u64 {
+                match self { $(Self::$variant(c) => c.ssthresh_after_loss(loss),)* }
+            }
+            fn reduce(&self, window: u64) -> u64 {
+                match self { $(Self::$variant(c) => c.reduce(window),)* }
+            }
+            fn on_timeout(&mut self, w: Window, loss: &Loss, repeated: bool) -> Window {
+                match self { $(Self::$variant(c) => c.on_timeout(w, loss, repeated),)* }
+            }
+            fn on_idle(&mut self, w: &mut Window) {
+                match self { $(Self::$variant(c) => c.on_idle(w),)* }
+            }
+            fn pacing_rate_bps(&self) -> Option<u64> {
+                match self { $(Self::$variant(c) => c.pacing_rate_bps(),)* }
+            }
+        }
+    };
+}
+
+controllers! {
+    /// Jacobson & Karels' additive increase, multiplicative decrease, with their d and u.
+    Aimd(Aimd),
+    /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
+    None(NoControl),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn millionths_are_exact_on_byte_counts() {
+        let d = Millionths::from_f64(0.7).unwrap();
+        assert_eq!(d, Millionths(700_000));
+        assert_eq!(d.of(21_000), 14_700);
+        assert_eq!(Millionths::HALF.of(21_001), 10_500); // floor, as integer halving
+        assert_eq!(Millionths::from_f64(0.875).unwrap().of(16_000), 14_000);
+        assert_eq!(Millionths::from_f64(-0.1), None);
+        assert_eq!(Millionths::from_f64(f64::NAN), None);
+        assert_eq!(Millionths::ONE.of(u64::MAX / 4), u64::MAX / 4);
+    }
+}

@@ -1,0 +1,259 @@
+//! The sender state the seams share: the sequence space, the window, the SACK scoreboard, the
+//! retransmit timer and the transmission primitives (`send_segment`, the send loop), with the
+//! loss instruments. The loss recoveries (`recovery/`) read and change it; the shared sender
+//! (`sender.rs`) drives it. It depends on neither, only on the congestion control's vocabulary
+//! (`cc::Window`, `cc::Loss`), so the module graph is a DAG: sender -> recovery -> state -> cc,
+//! and sender -> {state, cc}; recovery -> cc (a recovery asks the controller for ssthresh).
+
+use super::cc::{Loss, Window};
+use super::instruments::Instruments;
+pub use super::instruments::LossSignal;
+use super::rto::RtoEstimator;
+use super::sack::Scoreboard;
+use super::segment::Segment;
+use crate::net::packet::NodeId;
+use crate::time::SimTime;
+
+/// Everything a sender is configured with (resolved from the scenario).
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub header_bytes: u32,
+    /// The receiver's advertised window, in bytes.
+    pub rwnd: u64,
+    /// Bytes the application sends; None for an unlimited bulk transfer.
+    pub total_bytes: Option<u64>,
+    /// RFC 7323 timestamps: RTT measured on every ACK (RTTM) instead of one timed segment.
+    pub timestamps: bool,
+    /// The duplicate-ACK threshold (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// RFC 3042: one new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// RFC 5681 Sec. 4.1 (Jacobson App. C): after an idle period longer than the RTO, the
+    /// congestion control restarts the window (`Controller::on_idle`).
+    pub idle_restart: bool,
+    /// Keep a SACK scoreboard (SACK-based variants).
+    pub sack: bool,
+}
+
+/// What a variant did with a new ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckResult {
+    /// The variant set cwnd itself: no slow-start / CA growth on this ACK.
+    pub window_set: bool,
+    /// Restart the retransmit timer (RFC 6298 Sec. 5.3); NewReno's Impatient variant declines
+    /// after the first partial ACK.
+    pub restart_timer: bool,
+}
+
+impl AckResult {
+    /// Normal growth, timer restarted.
+    pub const GROW: AckResult = AckResult {
+        window_set: false,
+        restart_timer: true,
+    };
+    /// The variant set the window; timer restarted.
+    pub const SET: AckResult = AckResult {
+        window_set: true,
+        restart_timer: true,
+    };
+}
+
+/// Shared sender state, in the papers' and RFCs' vocabulary. Variants read and write it.
+#[derive(Clone, Debug)]
+pub struct SenderCore {
+    pub flow: u32,
+    pub node: NodeId,
+    pub peer: NodeId,
+    pub cfg: SenderConfig,
+    /// Oldest unacknowledged byte.
+    pub snd_una: u64,
+    /// Next byte to send (rewound by go-back-N).
+    pub snd_nxt: u64,
+    /// Highest byte sent so far, plus one.
+    pub snd_max: u64,
+    /// cwnd and ssthresh: the congestion control grows them and answers the ssthresh after a
+    /// loss; a recovery sets cwnd while it repairs.
+    pub win: Window,
+    /// Consecutive duplicate ACKs.
+    pub dupacks: u32,
+    /// Highest byte sent (plus one) when the last timeout or guarded fast retransmit happened:
+    /// duplicate ACKs that do not cover it cannot trigger a new fast retransmit (RFC 6582
+    /// Sec. 3.2 step 1; ns-2's `bug_fix_`), so dupACKs for data sent before a timeout do not
+    /// halve the window again.
+    pub recover: u64,
+    pub rtt: RtoEstimator,
+    /// The SACK scoreboard, for SACK-based variants.
+    pub sb: Option<Scoreboard>,
+    // The retransmit timer, Karn's timed segment and the last transmission: the sender's
+    // (sender.rs), set here only by the transmission primitives.
+    pub(super) rto_deadline: Option<SimTime>,
+    /// Karn: the one segment being timed (its end) and when it was sent, if any.
+    pub(super) timed: Option<(u64, SimTime)>,
+    pub(super) last_send: Option<SimTime>,
+    /// Mathis' instruments: what this sender reports of its sends, samples and reductions.
+    pub inst: Instruments,
+}
+
+impl SenderCore {
+    pub fn new(
+        flow: u32,
+        node: NodeId,
+        peer: NodeId,
+        cfg: SenderConfig,
+        win: Window,
+        rtt: RtoEstimator,
+    ) -> Self {
+        SenderCore {
+            flow,
+            node,
+            peer,
+            win,
+            sb: cfg.sack.then(Scoreboard::default),
+            cfg,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            recover: 0,
+            rtt,
+            rto_deadline: None,
+            timed: None,
+            last_send: None,
+            inst: Instruments::default(),
+        }
+    }
+
+    pub fn mss(&self) -> u64 {
+        self.cfg.mss as u64
+    }
+
+    /// Data sent and not yet acknowledged (RFC 5681 FlightSize).
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// The facts of a loss detected now, for the congestion control: the window in use,
+    /// min(cwnd, rwnd), and RFC 5681's FlightSize.
+    pub fn loss(&self, now: SimTime) -> Loss {
+        Loss {
+            now,
+            window: self.win.cwnd.min(self.cfg.rwnd),
+            flight_size: self.flight_size(),
+        }
+    }
+
+    pub fn app_limit(&self) -> u64 {
+        self.cfg.total_bytes.unwrap_or(u64::MAX)
+    }
+
+    /// Has the application's data all been acknowledged?
+    pub fn finished(&self) -> bool {
+        self.snd_una >= self.app_limit()
+    }
+
+    /// May the third duplicate ACK trigger a fast retransmit? Only if the cumulative ACK covers
+    /// more than the highest byte sent at the last reaction, i.e. ACK > `recover` (RFC 6582
+    /// Sec. 3.2 step 1; `recover` here is one past that byte), or before any reaction. Without
+    /// the strict inequality, go-back-N's duplicates of data the receiver already holds produce
+    /// dupACKs equal to `recover` and a spurious second fast retransmit.
+    pub fn fast_retransmit_allowed(&self) -> bool {
+        self.recover == 0 || self.snd_una > self.recover
+    }
+
+    /// Reports a window reduction to the instruments (a loss episode opens, or the open one
+    /// is marked as not clean).
+    pub fn signal_loss(&mut self, signal: LossSignal) {
+        self.inst.window_reduced(signal, self.snd_max);
+    }
+
+    /// Sends the segment starting at `seq` (at most one MSS, never beyond the data, and a
+    /// retransmission never beyond what was sent before).
+    pub fn send_segment(&mut self, now: SimTime, seq: u64, out: &mut Vec<Segment>) {
+        let retransmit = seq < self.snd_max;
+        let mut len = self.mss().min(self.app_limit() - seq);
+        if retransmit {
+            len = len.min(self.snd_max - seq);
+        }
+        let end = seq + len;
+        if retransmit {
+            // Karn: a retransmission makes the timed segment's sample ambiguous.
+            self.timed = None;
+            let snd_max = self.snd_max;
+            if let Some(sb) = &mut self.sb {
+                sb.mark_rtx(seq, snd_max);
+            }
+        } else {
+            if self.timed.is_none() && !self.cfg.timestamps {
+                self.timed = Some((end, now));
+            }
+            if let Some(sb) = &mut self.sb {
+                sb.on_send_new(seq, end);
+            }
+        }
+        self.inst.sent(retransmit);
+        self.snd_max = self.snd_max.max(end);
+        self.last_send = Some(now);
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
+        }
+        out.push(Segment {
+            ts_val: now,
+            retransmit,
+            ..Segment::data(seq, len as u32, len as u32 + self.cfg.header_bytes)
+        });
+    }
+
+    /// Sends one new segment at the right edge if `window` (bytes above snd_una) and the
+    /// receiver's window allow it; returns whether it did.
+    pub fn send_new_segment(&mut self, now: SimTime, window: u64, out: &mut Vec<Segment>) -> bool {
+        let seq = self.snd_max;
+        let len = self.mss().min(self.app_limit().saturating_sub(seq));
+        let limit = self.snd_una + window.min(self.cfg.rwnd);
+        if len == 0 || seq + len > limit || self.snd_nxt != self.snd_max {
+            return false;
+        }
+        self.send_segment(now, seq, out);
+        self.snd_nxt = self.snd_max;
+        true
+    }
+
+    /// The send loop: new or go-back-N data while `window` allows (segments the receiver has
+    /// SACKed are skipped). A segment smaller than the MSS is sent only at the end of the data
+    /// (sender silly-window avoidance).
+    pub fn send_allowed(&mut self, now: SimTime, window: u64, out: &mut Vec<Segment>) {
+        let limit = self.snd_una + window.min(self.cfg.rwnd);
+        let app = self.app_limit();
+        while self.snd_nxt < app && self.snd_nxt < limit {
+            if self.snd_nxt < self.snd_max {
+                if let Some(seg) = self.sb.as_ref().and_then(|sb| sb.is_sacked_at(self.snd_nxt)) {
+                    if seg.sacked {
+                        self.snd_nxt = seg.end;
+                        continue;
+                    }
+                }
+            }
+            let usable = limit - self.snd_nxt;
+            if usable < self.mss() && app - self.snd_nxt > usable {
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.send_segment(now, seq, out);
+            self.snd_nxt = out.last().map_or(seq, |p| p.end());
+        }
+    }
+
+    /// RFC 3042 limited transmit: on the first and second duplicate ACK, one new segment if the
+    /// flight stays within cwnd + 2 SMSS.
+    pub(super) fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.cfg.limited_transmit && self.dupacks <= 2 {
+            let w = self.win.cwnd + 2 * self.mss();
+            self.send_new_segment(now, w, out);
+        }
+    }
+
+    /// Reports the window after an event to the instruments.
+    pub(super) fn record_trace(&mut self, now: SimTime) {
+        self.inst.observe(now, self.win.cwnd, self.win.ssthresh);
+    }
+}

@@ -26,11 +26,11 @@ pub struct Packet {
     pub dst: NodeId,
     /// Bytes on the wire (payload + headers).
     pub size: u32,
-    pub seg: Segment,
     /// When the packet entered the queue of the link it is on (or last was on): stamped by the
-    /// queue on every enqueue, read by disciplines that measure sojourn time (CoDel, RFC 8289
+    /// link on every enqueue, read by disciplines that measure sojourn time (CoDel, RFC 8289
     /// Sec. 5.4).
     pub enqueued: SimTime,
+    pub seg: Segment,
 }
 
 impl Packet {
@@ -46,8 +46,8 @@ impl Packet {
             src,
             dst,
             size: seg.size,
-            seg,
             enqueued: SimTime::ZERO,
+            seg,
         }
     }
 

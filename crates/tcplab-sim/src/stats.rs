@@ -46,8 +46,14 @@ pub struct LinkCounters {
     /// Packets (bytes) fully serialized onto the wire.
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Packets the queue dropped, all causes: drops_overflow + drops_early + drops_sojourn.
     pub drops_queue: u64,
     pub drops_loss: u64,
+    /// Queue drops by cause (net::queue::DropCause): the buffer was full; an active queue's
+    /// choice at enqueue (RED); an active queue's choice at dequeue by sojourn time (CoDel).
+    pub drops_overflow: u64,
+    pub drops_early: u64,
+    pub drops_sojourn: u64,
     /// Packets that reached the far end.
     pub delivered: u64,
     /// Integral of the number of waiting packets (excluding the one on the wire) over time.
@@ -98,6 +104,9 @@ counter_arithmetic!(LinkCounters {
     bytes_sent,
     drops_queue,
     drops_loss,
+    drops_overflow,
+    drops_early,
+    drops_sojourn,
     delivered,
     queue_area,
     queue_bytes_area,
@@ -173,8 +182,16 @@ pub struct LinkResult {
     pub packets_in: u64,
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Queue drops, all causes (the sum of the three below).
     pub drops_queue: u64,
     pub drops_loss: u64,
+    /// Queue drops because the buffer was full (drop-tail, Random Drop and Drop-from-Front
+    /// victims, RED's forced drops, FQ-CoDel's drops from the fattest flow).
+    pub drops_overflow: u64,
+    /// Queue drops an active queue chose at enqueue (RED's early drops).
+    pub drops_early: u64,
+    /// Queue drops an active queue chose at dequeue by sojourn time (CoDel's control law).
+    pub drops_sojourn: u64,
     /// Drops (queue + loss module) per packet offered.
     pub drop_rate: f64,
     /// Time-average number of packets waiting (not counting the one being sent).

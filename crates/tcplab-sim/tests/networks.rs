@@ -42,6 +42,8 @@ fn example_scenarios_run_conserve_packets_and_repeat_exactly() {
         ("barakat-chain", "60s"),
         ("multiple-gateways", "60s"),
         ("parvez-background", "30s"),
+        ("codel", "30s"),
+        ("fq-codel", "30s"),
     ] {
         let r = deterministic(&scenario(name), &sets(&[("duration", dur), ("warmup", "5s")]));
         assert!(r.flows.iter().all(|f| f.bytes_delivered > 0), "{name}");

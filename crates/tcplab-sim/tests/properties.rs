@@ -1,5 +1,6 @@
 //! Invariants over random scenarios: packet conservation on every link and end to end, the
-//! cwnd floor, and determinism (same scenario and seed, identical results).
+//! cwnd floor, and determinism (same scenario and seed, identical results), with every queue
+//! discipline.
 
 use proptest::prelude::*;
 use tcplab_sim::run_toml;
@@ -10,6 +11,26 @@ struct Hop {
     delay_ms: u32,
     limit: u32,
     loss_pct: f64,
+    /// The queue's discipline and its options, as TOML key-values after the limit.
+    discipline: String,
+}
+
+/// Every discipline, CoDel's and FQ-CoDel's with random parameters (few flow queues, so flows
+/// share them).
+fn discipline() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(", discipline = \"red\"".to_string()),
+        Just(", discipline = \"random_drop\"".to_string()),
+        Just(", discipline = \"drop_front\"".to_string()),
+        (1u32..20, 1u32..10).prop_map(|(t, k)| format!(
+            ", discipline = \"codel\", codel = {{ target = \"{t}ms\", interval = \"{}ms\" }}",
+            t * (k + 1)
+        )),
+        (1u32..9, 1500u32..4000, 1u32..20).prop_map(|(flows, quantum, t)| format!(
+            ", discipline = \"fq_codel\", fq_codel = {{ flows = {flows}, quantum = {quantum}, target = \"{t}ms\" }}"
+        )),
+    ]
 }
 
 fn hop() -> impl Strategy<Value = Hop> {
@@ -18,12 +39,14 @@ fn hop() -> impl Strategy<Value = Hop> {
         1u32..60,
         2u32..60,
         prop_oneof![Just(0.0), 0.0f64..8.0],
+        discipline(),
     )
-        .prop_map(|(rate_kbps, delay_ms, limit, loss_pct)| Hop {
+        .prop_map(|(rate_kbps, delay_ms, limit, loss_pct, discipline)| Hop {
             rate_kbps,
             delay_ms,
             limit,
             loss_pct,
+            discipline,
         })
 }
 
@@ -55,8 +78,8 @@ fn scenario(hops: &[Hop], flows: &[String], seed: u64) -> String {
                 String::new()
             };
             format!(
-                "{{ rate = \"{}kbit/s\", delay = \"{}ms\", queue = {{ limit = {} }}{loss} }}",
-                h.rate_kbps, h.delay_ms, h.limit
+                "{{ rate = \"{}kbit/s\", delay = \"{}ms\", queue = {{ limit = {}{} }}{loss} }}",
+                h.rate_kbps, h.delay_ms, h.limit, h.discipline
             )
         })
         .collect();
@@ -81,6 +104,10 @@ proptest! {
         // Per link: offered = dropped by the queue + lost + delivered + still inside.
         for t in &r.totals {
             prop_assert_eq!(t.arrivals, t.drops_queue + t.drops_loss + t.delivered + t.in_link, "link {}", &t.link);
+        }
+        // Every queue drop has one cause.
+        for l in &r.links {
+            prop_assert_eq!(l.drops_queue, l.drops_overflow + l.drops_early + l.drops_sojourn, "link {}", &l.link);
         }
         // Along the path: what one hop delivers is what the next one is offered.
         let n = hops.len();

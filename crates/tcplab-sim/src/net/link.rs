@@ -1,10 +1,17 @@
 //! One direction of a point-to-point link: a loss module, a queue, a transmitter of fixed rate
 //! and a propagation delay. Packets on the wire propagate in FIFO order (constant delay), so
 //! they wait in `propagating` and the engine's Deliver event only names the link.
+//!
+//! Every packet that passes the loss module goes through the queue: it is stamped with the time
+//! (`Packet::enqueued`) and offered to the discipline; when the transmitter is idle (so the queue
+//! is empty) it is taken straight back out (its sojourn time is zero), or, for a discipline that
+//! is transparent when empty (`QueueDiscipline::transparent_limit`), sent without entering it. The discipline may drop at either end;
+//! the link counts each drop by cause and keeps the packets dropped by the last `offer` or
+//! `tx_done` in `dropped()`, so the simulation can trace drops made at dequeue.
 
 use super::loss::LossModel;
 use super::packet::{NodeId, Packet};
-use super::queue::Queue;
+use super::queue::{DropCause, Drops, Queue};
 use crate::stats::LinkCounters;
 use crate::time::{serialization_time, SimTime};
 use std::collections::VecDeque;
@@ -14,7 +21,8 @@ use std::collections::VecDeque;
 pub enum Offer {
     /// Dropped by the loss module.
     Lost,
-    /// The queue dropped this packet (the arrival on overflow, or the discipline's choice).
+    /// The queue dropped this packet: the arrival itself (as offered), or a waiting packet the
+    /// discipline dropped to make room for the arrival (then the arrival was queued).
     Dropped(Packet),
     /// Waiting in the queue.
     Queued,
@@ -32,9 +40,16 @@ pub struct Link {
     pub queue: Queue,
     pub loss: Option<LossModel>,
     on_wire: Option<Packet>,
+    /// Serialization time of the packet on the wire (computed once, when it starts).
+    wire_time: SimTime,
+    /// The last packet size serialized and its time: most packets on a link direction have
+    /// the same size, so the 128-bit division is rarely needed.
+    memo: (u32, SimTime),
     propagating: VecDeque<Packet>,
     pub counters: LinkCounters,
     last_change: SimTime,
+    /// What the queue dropped during the last `offer` or `tx_done`.
+    dropped: Drops,
 }
 
 impl Link {
@@ -56,9 +71,12 @@ impl Link {
             queue,
             loss,
             on_wire: None,
+            wire_time: SimTime::ZERO,
+            memo: (0, SimTime::ZERO),
             propagating: VecDeque::new(),
             counters: LinkCounters::default(),
             last_change: SimTime::ZERO,
+            dropped: Drops::new(),
         }
     }
 
@@ -82,41 +100,103 @@ impl Link {
                 return Offer::Lost;
             }
         }
-        if self.on_wire.is_none() {
-            debug_assert!(self.queue.is_empty());
-            if self.queue.drops_at_idle_link(now, &pkt) {
-                self.counters.drops_queue += 1;
-                return Offer::Dropped(pkt);
+        self.dropped.clear();
+        // An idle transmitter means an empty queue: the arrival passes straight through, and
+        // the queue's length stays zero, so the integrals need no update.
+        let idle = self.on_wire.is_none();
+        if idle {
+            if let Some(limit) = self.queue.transparent() {
+                if limit.admits_alone(pkt.size) {
+                    let t = self.serialization(pkt.size);
+                    self.on_wire = Some(Packet { enqueued: now, ..pkt });
+                    self.wire_time = t;
+                    return Offer::Transmit(t);
+                }
+                self.dropped.push((pkt, DropCause::Overflow));
             }
-            let t = serialization_time(pkt.size, self.rate_bps);
-            self.on_wire = Some(pkt);
-            return Offer::Transmit(t);
+        } else {
+            self.integrate(now);
         }
-        self.integrate(now);
-        match self.queue.enqueue(now, pkt) {
-            Some(dropped) => {
-                self.counters.drops_queue += 1;
-                Offer::Dropped(dropped)
+        if self.dropped.is_empty() {
+            if let Err(cause) = self.queue.enqueue(now, &pkt, &mut self.dropped) {
+                self.dropped.push((pkt, cause));
             }
+        }
+        debug_assert!(
+            self.dropped.len() <= 1,
+            "one drop per enqueue (Offer reports one)"
+        );
+        self.count_from(0);
+        if idle && !self.queue.is_empty() {
+            if let Some(t) = self.start_next(now) {
+                debug_assert!(self.dropped.is_empty(), "a drop at an idle link");
+                return Offer::Transmit(t);
+            }
+        }
+        match self.dropped.first() {
+            Some(&(d, _)) => Offer::Dropped(d),
             None => Offer::Queued,
         }
     }
 
+    /// `serialization_time(size, rate)`, remembered for the last size.
+    #[inline]
+    fn serialization(&mut self, size: u32) -> SimTime {
+        if size != self.memo.0 {
+            self.memo = (size, serialization_time(size, self.rate_bps));
+        }
+        self.memo.1
+    }
+
+    /// Counts the drops in `dropped` from position `from` on, by cause.
+    #[inline]
+    fn count_from(&mut self, from: usize) {
+        for &(_, cause) in &self.dropped[from..] {
+            self.counters.drops_queue += 1;
+            match cause {
+                DropCause::Overflow => self.counters.drops_overflow += 1,
+                DropCause::Early => self.counters.drops_early += 1,
+                DropCause::Sojourn => self.counters.drops_sojourn += 1,
+            }
+        }
+    }
+
+    /// Puts the queue's next packet on the wire, if there is one; returns its serialization
+    /// time. Drops the discipline makes on the way are added to `dropped` and counted.
+    #[inline(always)]
+    fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
+        let counted = self.dropped.len();
+        let next = self.queue.dequeue(now, &mut self.dropped);
+        if self.dropped.len() > counted {
+            self.count_from(counted);
+        }
+        next.map(|p| {
+            let t = self.serialization(p.size);
+            self.on_wire = Some(p);
+            self.wire_time = t;
+            t
+        })
+    }
+
     /// The packet on the wire is fully serialized. Returns when it reaches the far end and,
-    /// if another packet starts, how long its serialization takes.
+    /// if another packet starts, how long its serialization takes. Packets the queue dropped
+    /// while choosing the next one are in `dropped()`.
     pub fn tx_done(&mut self, now: SimTime) -> (SimTime, Option<SimTime>) {
         let pkt = self.on_wire.take().expect("TxDone with nothing on the wire");
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += pkt.size as u64;
-        self.counters.busy_ns += serialization_time(pkt.size, self.rate_bps).ns();
+        self.counters.busy_ns += self.wire_time.ns();
         self.propagating.push_back(pkt);
         self.integrate(now);
-        let next = self.queue.dequeue(now).map(|p| {
-            let t = serialization_time(p.size, self.rate_bps);
-            self.on_wire = Some(p);
-            t
-        });
+        self.dropped.clear();
+        let next = self.start_next(now);
         (now + self.delay, next)
+    }
+
+    /// The packets the queue dropped during the last `offer` or `tx_done`, in order, with
+    /// their causes (for `tx_done`: drops at dequeue, which the packet trace records as "d").
+    pub fn dropped(&self) -> &[(Packet, DropCause)] {
+        &self.dropped
     }
 
     /// The oldest propagating packet reaches the far end.

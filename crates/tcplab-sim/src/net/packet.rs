@@ -2,6 +2,7 @@
 //! datagram of a background source.
 
 use crate::tcp::segment::{Segment, SegmentKind};
+use crate::time::SimTime;
 
 /// Index of a node in the topology's arena.
 pub type NodeId = u32;
@@ -25,6 +26,10 @@ pub struct Packet {
     pub dst: NodeId,
     /// Bytes on the wire (payload + headers).
     pub size: u32,
+    /// When the packet entered the queue of the link it is on (or last was on): stamped by the
+    /// link on every enqueue, read by disciplines that measure sojourn time (CoDel, RFC 8289
+    /// Sec. 5.4).
+    pub enqueued: SimTime,
     pub seg: Segment,
 }
 
@@ -41,6 +46,7 @@ impl Packet {
             src,
             dst,
             size: seg.size,
+            enqueued: SimTime::ZERO,
             seg,
         }
     }

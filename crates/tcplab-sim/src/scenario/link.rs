@@ -1,5 +1,5 @@
 //! Links of a scenario's network: rates, delays, queues (drop-tail, RED, Random Drop,
-//! Drop-from-Front) and loss modules.
+//! Drop-from-Front, CoDel, FQ-CoDel; see net/queue/) and loss modules.
 
 use super::invalid;
 use crate::error::Error;
@@ -47,49 +47,9 @@ impl LinkSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum Discipline {
-    /// Drop the arrival when the buffer is full.
-    Droptail,
-    /// Random Early Detection (Floyd & Jacobson 1993); parameters in `red`.
-    Red,
-    /// On overflow, drop a packet chosen uniformly among those waiting (Barakat & Altman Sec. 7.2).
-    RandomDrop,
-    /// On overflow, drop the packet at the head of the queue (Barakat & Altman Sec. 7.2).
-    DropFront,
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QueueSpec {
-    #[serde(default = "default_discipline")]
-    pub discipline: Discipline,
-    /// Capacity in packets (default 100 if neither limit is given).
-    #[serde(default)]
-    pub limit: Option<u64>,
-    /// Capacity in bytes (instead of packets).
-    #[serde(default)]
-    pub limit_bytes: Option<Size>,
-    /// RED parameters (discipline = "red"); every one has a default.
-    #[serde(default)]
-    pub red: Option<RedSpec>,
-}
-
-fn default_discipline() -> Discipline {
-    Discipline::Droptail
-}
-
-impl Default for QueueSpec {
-    fn default() -> Self {
-        QueueSpec {
-            discipline: Discipline::Droptail,
-            limit: None,
-            limit_bytes: None,
-            red: None,
-        }
-    }
-}
+// The queue's table is generated from the list of disciplines in net/queue/mod.rs (one line
+// per discipline, each with its options sub-table); the checks common to every queue are here.
+pub use crate::net::queue::{DisciplineKind as Discipline, QueueSpec, RedSpec};
 
 impl QueueSpec {
     pub fn packets(limit: u64) -> Self {
@@ -97,53 +57,6 @@ impl QueueSpec {
             limit: Some(limit),
             ..Default::default()
         }
-    }
-}
-
-/// RED's parameters (Floyd & Jacobson 1993). Thresholds are in the unit of the queue's limit
-/// (packets, or bytes with `limit_bytes`).
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, Default)]
-#[serde(deny_unknown_fields)]
-pub struct RedSpec {
-    /// Minimum threshold (default: 1/3 of the limit, as Parvez et al. 2010 Sec. IV-A set it).
-    #[serde(default)]
-    pub min_th: Option<f64>,
-    /// Maximum threshold (default: 2/3 of the limit).
-    #[serde(default)]
-    pub max_th: Option<f64>,
-    /// Weight of the queue average (default 0.002, FJ93 Sec. 4 and ns-2).
-    #[serde(default)]
-    pub w_q: Option<f64>,
-    /// Drop probability at max_th (default 0.1, ns-2's linterm 10).
-    #[serde(default)]
-    pub max_p: Option<Probability>,
-    /// Gentle RED: the drop probability ramps from max_p to 1 between max_th and 2 max_th.
-    #[serde(default)]
-    pub gentle: bool,
-    /// Byte mode (FJ93 Sec. 4): drop probability proportional to the packet's size.
-    #[serde(default)]
-    pub byte_mode: bool,
-    /// A typical packet's size (idle-time correction, byte mode); default 1000 bytes.
-    #[serde(default)]
-    pub mean_packet: Option<Size>,
-}
-
-/// RED with its defaults resolved against a queue limit.
-pub fn red_params(spec: &QueueSpec) -> crate::net::queue::RedParams {
-    use crate::net::queue::Limit;
-    let r = spec.red.clone().unwrap_or_default();
-    let limit = match spec.limit_or_default() {
-        Limit::Packets(n) => n as f64,
-        Limit::Bytes(b) => b as f64,
-    };
-    crate::net::queue::RedParams {
-        w_q: r.w_q.unwrap_or(0.002),
-        min_th: r.min_th.unwrap_or(limit / 3.0),
-        max_th: r.max_th.unwrap_or(2.0 * limit / 3.0),
-        max_p: r.max_p.map_or(0.1, |p| p.0),
-        gentle: r.gentle,
-        byte_mode: r.byte_mode,
-        mean_packet: r.mean_packet.map_or(1000, |s| s.0 as u32),
     }
 }
 
@@ -262,49 +175,16 @@ impl QueueSpec {
             }
             _ => {}
         }
-        if self.red.is_some() && self.discipline != Discipline::Red {
-            return Err(invalid(format!("{at}.red"), "applies only to discipline \"red\""));
-        }
-        if self.discipline == Discipline::Red {
-            let p = red_params(self);
-            let r = format!("{at}.red");
-            if !(p.w_q > 0.0 && p.w_q <= 1.0) {
-                return Err(invalid(
-                    format!("{r}.w_q"),
-                    format!("{} (expected a weight in (0, 1])", p.w_q),
-                ));
-            }
-            if !(p.min_th >= 0.0 && p.min_th.is_finite()) {
-                return Err(invalid(
-                    format!("{r}.min_th"),
-                    format!("{} (expected a threshold >= 0)", p.min_th),
-                ));
-            }
-            if !(p.max_th > p.min_th && p.max_th.is_finite()) {
-                return Err(invalid(
-                    format!("{r}.max_th"),
-                    format!(
-                        "{} is not above min_th {} (expected min_th < max_th)",
-                        p.max_th, p.min_th
-                    ),
-                ));
-            }
-            if p.mean_packet == 0 {
-                return Err(invalid(
-                    format!("{r}.mean_packet"),
-                    "0 bytes (expected a packet size > 0)",
-                ));
-            }
-        }
-        Ok(())
+        self.validate_discipline(at)
     }
 
+    /// The capacity: `limit_bytes`, `limit`, or the discipline's default.
     pub fn limit_or_default(&self) -> crate::net::queue::Limit {
         use crate::net::queue::Limit;
         match (self.limit, self.limit_bytes) {
             (_, Some(b)) => Limit::Bytes(b.0),
             (Some(n), None) => Limit::Packets(n),
-            (None, None) => Limit::Packets(100),
+            (None, None) => self.discipline.default_limit(),
         }
     }
 }

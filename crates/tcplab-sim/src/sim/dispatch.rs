@@ -45,6 +45,13 @@ impl Simulation {
             Event::TxDone { link } => {
                 let (arrive, next) = self.links[link as usize].tx_done(now);
                 self.q.schedule(arrive, Event::Deliver { link });
+                if self.packet_traced[link as usize] {
+                    // Packets the queue dropped at dequeue (CoDel) before the next one started.
+                    for i in 0..self.links[link as usize].dropped().len() {
+                        let (p, _) = self.links[link as usize].dropped()[i];
+                        self.trace_packet(now, link, "d", &p);
+                    }
+                }
                 if let Some(t) = next {
                     self.q.schedule(now + t, Event::TxDone { link });
                     if self.packet_traced[link as usize] {

@@ -124,6 +124,9 @@ impl Simulation {
                     bytes_sent: c.bytes_sent,
                     drops_queue: c.drops_queue,
                     drops_loss: c.drops_loss,
+                    drops_overflow: c.drops_overflow,
+                    drops_early: c.drops_early,
+                    drops_sojourn: c.drops_sojourn,
                     drop_rate: if c.arrivals > 0 {
                         drops as f64 / c.arrivals as f64
                     } else {

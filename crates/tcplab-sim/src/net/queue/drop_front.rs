@@ -7,25 +7,69 @@
 //! make the arrival fit, the arrival is dropped instead and the queue is left as it was (one
 //! victim per arrival, so every drop is one packet in the link's instruments).
 
-use super::QueueParts;
+use super::{DropCause, Drops, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
 use crate::net::packet::Packet;
+use crate::time::SimTime;
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DropFront;
+#[derive(Clone, Debug)]
+pub struct DropFront {
+    fifo: Fifo,
+    limit: Limit,
+}
 
 impl DropFront {
-    pub fn enqueue(&mut self, mut q: QueueParts<'_>, pkt: Packet) -> Option<Packet> {
-        if q.fits(&pkt) {
+    pub fn new(limit: Limit) -> Self {
+        DropFront {
+            fifo: Fifo::default(),
+            limit,
+        }
+    }
+
+    /// The waiting packets.
+    pub fn fifo(&self) -> &Fifo {
+        &self.fifo
+    }
+}
+
+impl QueueDiscipline for DropFront {
+    type Spec = NoOptions;
+
+    fn build(_: &NoOptions, limit: Limit, _: &LinkContext<'_>) -> Self {
+        Self::new(limit)
+    }
+
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
+        let q = &mut self.fifo;
+        if q.fits(self.limit, &pkt) {
             q.push(pkt);
-            return None;
+            return Ok(());
         }
-        match q.buf.front() {
-            Some(head) if q.fits_without(head.size, &pkt) => {
-                let victim = q.remove(0);
+        match q.front() {
+            Some(head) if q.fits_without(self.limit, head.size, &pkt) => {
+                if let Some(victim) = q.pop() {
+                    drops.push((victim, DropCause::Overflow));
+                }
                 q.push(pkt);
-                Some(victim)
+                Ok(())
             }
-            _ => Some(pkt),
+            _ => Err(DropCause::Overflow),
         }
+    }
+
+    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+        self.fifo.pop()
+    }
+
+    /// An empty buffer lets an arrival that fits straight through; nothing else changes.
+    fn transparent_limit(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
+
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
     }
 }

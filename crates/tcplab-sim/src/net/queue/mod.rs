@@ -1,23 +1,39 @@
-//! Queue disciplines. A queue holds packets waiting for a link; its discipline decides, when a
-//! packet arrives, whether to admit it and which packet (if any) to drop: drop-tail, RED,
-//! Random Drop and Drop-from-Front. Disciplines that need time or randomness (RED) get the
-//! arrival time and their own random stream, so every run is deterministic.
+//! Queue disciplines: the buffer in front of a link's transmitter and the policy that decides
+//! which packets it drops. A discipline sees both ends (DESIGN.md, "Queue disciplines decide at
+//! both ends"): `enqueue` when a packet arrives and `dequeue` when the transmitter takes the
+//! next one, both with the time, and both may drop. Each discipline owns its buffers (a FIFO
+//! for most, one queue per flow for FQ-CoDel); packets carry the time they were enqueued
+//! (`Packet::enqueued`, stamped by the link), which is what CoDel measures.
+//!
+//! Disciplines that draw random numbers (RED, Random Drop) or hash flows (FQ-CoDel) get their
+//! own stream from (seed, link name), so every run is deterministic. docs/queues.md lists what
+//! each implements and the drop causes they report.
 
-mod drop_front;
-mod droptail;
-mod random_drop;
-mod red;
+#[macro_use]
+mod registry;
+
+mod fifo;
 #[cfg(test)]
 mod tests;
 
-pub use drop_front::DropFront;
-pub use droptail::DropTail;
-pub use random_drop::RandomDrop;
-pub use red::{Red, RedParams};
+pub use fifo::Fifo;
+pub use red::{RedParams, RedSpec};
 
+use crate::error::Error;
 use crate::net::packet::Packet;
+use crate::rng::Stream;
 use crate::time::SimTime;
-use std::collections::VecDeque;
+
+// The registry: one line per discipline, `module::Type = "name" { options }, "description";`
+// (registry.rs says what it generates).
+disciplines! {
+    droptail::DropTail = "droptail", "Drop the arrival when the buffer is full.";
+    red::Red = "red" { red }, "Random Early Detection (Floyd & Jacobson 1993), options in `red`.";
+    random_drop::RandomDrop = "random_drop", "When full, drop a waiting packet chosen uniformly.";
+    drop_front::DropFront = "drop_front", "When full, drop the packet at the head of the queue.";
+    codel::Codel = "codel" { codel }, "CoDel (RFC 8289), options in `codel`.";
+    fq_codel::FqCodel = "fq_codel" { fq_codel }, "FQ-CoDel (RFC 8290), options in `fq_codel`.";
+}
 
 /// A queue's capacity, in packets or in bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,135 +42,215 @@ pub enum Limit {
     Bytes(u64),
 }
 
-/// The policy that decides drops.
-#[derive(Clone, Debug)]
-pub enum Discipline {
-    DropTail(DropTail),
-    Red(Box<Red>),
-    RandomDrop(RandomDrop),
-    DropFront(DropFront),
+impl Limit {
+    /// Does a packet of `size` bytes fit an empty queue?
+    #[inline]
+    pub fn admits_alone(self, size: u32) -> bool {
+        match self {
+            Limit::Packets(n) => n >= 1,
+            Limit::Bytes(b) => size as u64 <= b,
+        }
+    }
 }
 
-/// A FIFO of packets with a capacity and a drop policy.
+/// Why a queue dropped a packet. Names follow the literature: a buffer `overflow` (the limit
+/// is reached: drop-tail's arrival, the victim of Random Drop or Drop-from-Front, FQ-CoDel's
+/// drop from the fattest flow, RFC 8290 Sec. 4.1); an `early` drop, an active queue's choice
+/// at enqueue before the buffer is full (RED, Floyd & Jacobson 1993 Sec. 4, including its drops
+/// when the average is above max_th); a `sojourn` drop, an active queue's choice at dequeue
+/// because packets have waited too long (CoDel's control law, RFC 8289 Secs. 3.3 and 5.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropCause {
+    Overflow,
+    Early,
+    Sojourn,
+}
+
+/// Packets a discipline dropped, in the order it dropped them, with their causes. The link
+/// owns one, clears it before each operation and counts what it holds afterwards.
+pub type Drops = Vec<(Packet, DropCause)>;
+
+/// What a discipline may know of the link it serves when it is built.
+pub struct LinkContext<'a> {
+    /// The link direction's name, e.g. "bottleneck.fwd".
+    pub name: &'a str,
+    pub rate_bps: u64,
+    /// The scenario's seed.
+    pub seed: u64,
+}
+
+impl LinkContext<'_> {
+    /// The discipline's own random stream: (seed, "queue:" + link name).
+    pub fn stream(&self) -> Stream {
+        Stream::new(self.seed, &format!("queue:{}", self.name))
+    }
+}
+
+/// Options of a discipline that has none (no sub-table in the scenario).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+pub struct NoOptions {}
+
+/// The interface every discipline implements. Both ends see `now` and may drop; a dropped
+/// packet goes into `drops` with its cause (an arrival the discipline refuses is returned as
+/// `Err(cause)` instead: the caller still holds it). A discipline drops at most one packet per
+/// `enqueue` (the arrival, or one victim to make room for it): the link reports that one to the
+/// simulation, which traces it. `dequeue` may drop any number before it returns a packet.
+pub trait QueueDiscipline: Sized {
+    /// The options sub-table a scenario may give (`NoOptions` if none).
+    type Spec: Clone
+        + Default
+        + std::fmt::Debug
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + schemars::JsonSchema;
+
+    /// The capacity when a scenario gives no limit.
+    const DEFAULT_LIMIT: Limit = Limit::Packets(100);
+
+    /// Checks the options (`at` is the queue's field path, e.g. "network.path.hops[0].queue";
+    /// an option's path is `{at}.{sub-table}.{option}`). Errors name the field, the value and
+    /// what was expected.
+    fn validate(_spec: &Self::Spec, _limit: Limit, _at: &str) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// The discipline for a validated queue of capacity `limit` on `link`.
+    fn build(spec: &Self::Spec, limit: Limit, link: &LinkContext<'_>) -> Self;
+
+    /// A packet (already stamped with `enqueued = now`) arrives. `Ok` if admitted (a victim
+    /// dropped to make room goes into `drops`), `Err(cause)` if the arrival is refused.
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause>;
+
+    /// The transmitter takes the next packet at `now`; `None` means the queue is empty (the
+    /// link goes idle). Packets dropped on the way go into `drops`.
+    fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet>;
+
+    /// `Some(limit)` if the discipline is transparent when empty: an arrival at an empty queue
+    /// that fits `limit` comes straight back out of `enqueue` then `dequeue` unchanged, leaving
+    /// no state behind, and one that does not fit is refused as an overflow. The link then sends
+    /// arrivals at an idle transmitter without calling the discipline (the hot path of most
+    /// links). `None` (the default): every arrival is enqueued and dequeued.
+    fn transparent_limit(&self) -> Option<Limit> {
+        None
+    }
+
+    /// Packets waiting.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes waiting.
+    fn bytes(&self) -> u64;
+}
+
+/// A link's queue: its discipline, called through static dispatch, and the packets and bytes
+/// it holds (kept here from what goes in and out, so reading them costs no dispatch).
 #[derive(Clone, Debug)]
 pub struct Queue {
-    buf: VecDeque<Packet>,
-    bytes: u64,
-    limit: Limit,
     discipline: Discipline,
+    len: usize,
+    bytes: u64,
+    transparent: Option<Limit>,
 }
 
 impl Queue {
-    pub fn new(limit: Limit, discipline: Discipline) -> Self {
+    pub fn new(discipline: Discipline) -> Self {
         Queue {
-            buf: VecDeque::new(),
-            bytes: 0,
-            limit,
+            transparent: discipline.transparent_limit(),
             discipline,
+            len: 0,
+            bytes: 0,
         }
     }
 
     pub fn drop_tail(limit: Limit) -> Self {
-        Self::new(limit, Discipline::DropTail(DropTail))
+        Self::new(Discipline::DropTail(DropTail::new(limit)))
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
-        self.buf.len()
+        self.len
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len == 0
     }
 
+    #[inline]
     pub fn bytes(&self) -> u64 {
         self.bytes
-    }
-
-    pub fn limit(&self) -> Limit {
-        self.limit
     }
 
     pub fn discipline(&self) -> &Discipline {
         &self.discipline
     }
 
-    /// Offers a packet at time `now`; returns the packet dropped, if any (the arrival itself
-    /// or another one the discipline chose).
+    /// Takes the packets dropped from the buffer (`drops[from..]`) off the counts.
     #[inline]
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Option<Packet> {
-        let parts = QueueParts {
-            buf: &mut self.buf,
-            bytes: &mut self.bytes,
-            limit: self.limit,
-        };
-        match &mut self.discipline {
-            Discipline::DropTail(d) => d.enqueue(parts, pkt),
-            Discipline::Red(d) => d.enqueue(now, parts, pkt),
-            Discipline::RandomDrop(d) => d.enqueue(parts, pkt),
-            Discipline::DropFront(d) => d.enqueue(parts, pkt),
-        }
-    }
-
-    /// An arrival finds the link idle (empty queue, transmitter free). Only an active queue
-    /// (RED) may drop it; the others always let it through. Returns true to drop it.
-    #[inline]
-    pub fn drops_at_idle_link(&mut self, now: SimTime, pkt: &Packet) -> bool {
-        match &mut self.discipline {
-            Discipline::Red(d) => d.arrival_at_idle_link(now, pkt),
-            _ => false,
-        }
-    }
-
-    /// The transmitter takes the next packet at `now`; `None` means the link goes idle.
-    #[inline]
-    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        match self.buf.pop_front() {
-            Some(p) => {
+    fn forget(&mut self, drops: &Drops, from: usize) {
+        if drops.len() > from {
+            for (p, _) in &drops[from..] {
+                self.len -= 1;
                 self.bytes -= p.size as u64;
-                Some(p)
-            }
-            None => {
-                if let Discipline::Red(d) = &mut self.discipline {
-                    d.link_idle(now);
-                }
-                None
             }
         }
     }
-}
 
-/// The parts of a queue a discipline may touch.
-pub struct QueueParts<'a> {
-    pub buf: &'a mut VecDeque<Packet>,
-    pub bytes: &'a mut u64,
-    pub limit: Limit,
-}
+    #[inline]
+    fn check(&self) {
+        debug_assert_eq!(
+            (self.len, self.bytes),
+            (self.discipline.len(), self.discipline.bytes())
+        );
+    }
 
-impl QueueParts<'_> {
-    pub fn fits(&self, pkt: &Packet) -> bool {
-        match self.limit {
-            Limit::Packets(n) => (self.buf.len() as u64) < n,
-            Limit::Bytes(b) => *self.bytes + pkt.size as u64 <= b,
+    /// Offers a copy of `pkt` stamped with its enqueue time, `now` (see
+    /// `QueueDiscipline::enqueue`; a refused arrival is the caller's to report).
+    #[inline]
+    pub fn enqueue(&mut self, now: SimTime, pkt: &Packet, drops: &mut Drops) -> Result<(), DropCause> {
+        let from = drops.len();
+        let size = pkt.size as u64;
+        let r = self.discipline.enqueue(
+            now,
+            Packet {
+                enqueued: now,
+                ..*pkt
+            },
+            drops,
+        );
+        if r.is_ok() {
+            self.len += 1;
+            self.bytes += size;
         }
+        self.forget(drops, from);
+        self.check();
+        r
     }
 
-    /// Would `pkt` fit once a waiting packet of `victim_size` bytes is removed?
-    pub fn fits_without(&self, victim_size: u32, pkt: &Packet) -> bool {
-        match self.limit {
-            Limit::Packets(n) => (self.buf.len() as u64) <= n,
-            Limit::Bytes(b) => *self.bytes - victim_size as u64 + pkt.size as u64 <= b,
+    /// The next packet for the transmitter at `now` (see `QueueDiscipline::dequeue`).
+    #[inline]
+    pub fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+        let from = drops.len();
+        let p = self.discipline.dequeue(now, drops);
+        self.forget(drops, from);
+        if let Some(p) = &p {
+            self.len -= 1;
+            self.bytes -= p.size as u64;
         }
-    }
-
-    pub fn push(&mut self, pkt: Packet) {
-        *self.bytes += pkt.size as u64;
-        self.buf.push_back(pkt);
-    }
-
-    /// Removes the waiting packet at position `i` (0 = head).
-    pub fn remove(&mut self, i: usize) -> Packet {
-        let p = self.buf.remove(i).expect("index within the queue");
-        *self.bytes -= p.size as u64;
+        self.check();
         p
+    }
+
+    /// The limit under which the empty queue is transparent, if it is (see
+    /// `QueueDiscipline::transparent_limit`).
+    #[inline]
+    pub fn transparent(&self) -> Option<Limit> {
+        self.transparent
     }
 }

@@ -6,37 +6,77 @@
 //! With a byte limit, if dropping the chosen victim does not make the arrival fit, the arrival
 //! is dropped instead and the queue is left as it was (one victim per arrival).
 
-use super::QueueParts;
+use super::{DropCause, Drops, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
 use crate::net::packet::Packet;
 use crate::rng::Stream;
+use crate::time::SimTime;
 
 #[derive(Clone, Debug)]
 pub struct RandomDrop {
+    fifo: Fifo,
+    limit: Limit,
     rng: Stream,
 }
 
 impl RandomDrop {
-    pub fn new(rng: Stream) -> Self {
-        RandomDrop { rng }
+    pub fn new(limit: Limit, rng: Stream) -> Self {
+        RandomDrop {
+            fifo: Fifo::default(),
+            limit,
+            rng,
+        }
     }
 
-    pub fn enqueue(&mut self, mut q: QueueParts<'_>, pkt: Packet) -> Option<Packet> {
-        if q.fits(&pkt) {
+    /// The waiting packets.
+    pub fn fifo(&self) -> &Fifo {
+        &self.fifo
+    }
+}
+
+impl QueueDiscipline for RandomDrop {
+    type Spec = NoOptions;
+
+    fn build(_: &NoOptions, limit: Limit, link: &LinkContext<'_>) -> Self {
+        Self::new(limit, link.stream())
+    }
+
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
+        let q = &mut self.fifo;
+        if q.fits(self.limit, &pkt) {
             q.push(pkt);
-            return None;
+            return Ok(());
         }
-        let n = q.buf.len();
+        let n = q.len();
         if n == 0 {
-            return Some(pkt);
+            return Err(DropCause::Overflow);
         }
         // Uniform index in 0..n: floor(u * n) with u in [0, 1) never reaches n.
         let i = ((self.rng.uniform() * n as f64) as usize).min(n - 1);
-        if q.fits_without(q.buf[i].size, &pkt) {
-            let victim = q.remove(i);
-            q.push(pkt);
-            Some(victim)
-        } else {
-            Some(pkt)
+        let victim_size = q.get(i).map_or(0, |p| p.size);
+        if !q.fits_without(self.limit, victim_size, &pkt) {
+            return Err(DropCause::Overflow);
         }
+        if let Some(victim) = q.remove(i) {
+            drops.push((victim, DropCause::Overflow));
+        }
+        q.push(pkt);
+        Ok(())
+    }
+
+    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+        self.fifo.pop()
+    }
+
+    /// An empty buffer lets an arrival that fits straight through; nothing else changes.
+    fn transparent_limit(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
+
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
     }
 }

@@ -20,10 +20,66 @@
 //! packets, or bytes for a byte limit. An arrival that does not fit the limit is dropped
 //! whatever the average says (a forced drop).
 
-use super::{Limit, QueueParts};
+//!
+//! The link calls `dequeue` when its transmitter is free; finding the buffer empty there is
+//! how RED learns that the link went idle (FJ93's q_time), and the next arrival's `enqueue`
+//! applies the idle-time correction.
+
+use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
+use crate::error::Error;
 use crate::net::packet::Packet;
 use crate::rng::Stream;
-use crate::time::SimTime;
+use crate::scenario::invalid;
+use crate::time::{Probability, SimTime, Size};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// RED's parameters in a scenario (`red = { ... }`). Thresholds are in the unit of the queue's
+/// limit (packets, or bytes with `limit_bytes`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Minimum threshold (default: 1/3 of the limit, as Parvez et al. 2010 Sec. IV-A set it).
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    /// Maximum threshold (default: 2/3 of the limit).
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// Weight of the queue average (default 0.002, FJ93 Sec. 4 and ns-2).
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    /// Drop probability at max_th (default 0.1, ns-2's linterm 10).
+    #[serde(default)]
+    pub max_p: Option<Probability>,
+    /// Gentle RED: the drop probability ramps from max_p to 1 between max_th and 2 max_th.
+    #[serde(default)]
+    pub gentle: bool,
+    /// Byte mode (FJ93 Sec. 4): drop probability proportional to the packet's size.
+    #[serde(default)]
+    pub byte_mode: bool,
+    /// A typical packet's size (idle-time correction, byte mode); default 1000 bytes.
+    #[serde(default)]
+    pub mean_packet: Option<Size>,
+}
+
+impl RedSpec {
+    /// The parameters with their defaults resolved against the queue's limit.
+    pub fn params(&self, limit: Limit) -> RedParams {
+        let limit = match limit {
+            Limit::Packets(n) => n as f64,
+            Limit::Bytes(b) => b as f64,
+        };
+        RedParams {
+            w_q: self.w_q.unwrap_or(0.002),
+            min_th: self.min_th.unwrap_or(limit / 3.0),
+            max_th: self.max_th.unwrap_or(2.0 * limit / 3.0),
+            max_p: self.max_p.map_or(0.1, |p| p.0),
+            gentle: self.gentle,
+            byte_mode: self.byte_mode,
+            mean_packet: self.mean_packet.map_or(1000, |s| s.0 as u32),
+        }
+    }
+}
 
 /// RED's parameters, resolved (thresholds in the queue limit's unit).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +96,8 @@ pub struct RedParams {
 
 #[derive(Clone, Debug)]
 pub struct Red {
+    fifo: Fifo,
+    limit: Limit,
     p: RedParams,
     /// Transmission time of a typical packet at the link's rate, ns (at least 1).
     s_ns: u64,
@@ -74,11 +132,13 @@ fn pow_int(base: f64, mut m: u64) -> f64 {
 
 impl Red {
     /// `rate_bps` is the link's rate (for the idle-time correction); the link starts idle at 0.
-    pub fn new(p: RedParams, rate_bps: u64, rng: Stream) -> Self {
+    pub fn new(limit: Limit, p: RedParams, rate_bps: u64, rng: Stream) -> Self {
         let s_ns = crate::time::serialization_time(p.mean_packet, rate_bps)
             .ns()
             .max(1);
         Red {
+            fifo: Fifo::default(),
+            limit,
             p,
             s_ns,
             avg: 0.0,
@@ -140,36 +200,91 @@ impl Red {
         }
     }
 
-    fn measure(q: &QueueParts<'_>) -> f64 {
-        match q.limit {
-            Limit::Packets(_) => q.buf.len() as f64,
-            Limit::Bytes(_) => *q.bytes as f64,
+    /// The queue in the limit's unit: packets, or bytes for a byte limit.
+    fn measure(&self) -> f64 {
+        match self.limit {
+            Limit::Packets(_) => self.fifo.len() as f64,
+            Limit::Bytes(_) => self.fifo.bytes() as f64,
         }
     }
 
-    pub fn enqueue(&mut self, now: SimTime, mut q: QueueParts<'_>, pkt: Packet) -> Option<Packet> {
-        self.update_avg(now, Self::measure(&q));
-        if !q.fits(&pkt) {
+    /// The waiting packets.
+    pub fn fifo(&self) -> &Fifo {
+        &self.fifo
+    }
+}
+
+impl QueueDiscipline for Red {
+    type Spec = RedSpec;
+
+    fn validate(spec: &RedSpec, limit: Limit, at: &str) -> Result<(), Error> {
+        let p = spec.params(limit);
+        let r = format!("{at}.red");
+        if !(p.w_q > 0.0 && p.w_q <= 1.0) {
+            return Err(invalid(
+                format!("{r}.w_q"),
+                format!("{} (expected a weight in (0, 1])", p.w_q),
+            ));
+        }
+        if !(p.min_th >= 0.0 && p.min_th.is_finite()) {
+            return Err(invalid(
+                format!("{r}.min_th"),
+                format!("{} (expected a threshold >= 0)", p.min_th),
+            ));
+        }
+        if !(p.max_th > p.min_th && p.max_th.is_finite()) {
+            return Err(invalid(
+                format!("{r}.max_th"),
+                format!(
+                    "{} is not above min_th {} (expected min_th < max_th)",
+                    p.max_th, p.min_th
+                ),
+            ));
+        }
+        if p.mean_packet == 0 {
+            return Err(invalid(
+                format!("{r}.mean_packet"),
+                "0 bytes (expected a packet size > 0)",
+            ));
+        }
+        Ok(())
+    }
+
+    fn build(spec: &RedSpec, limit: Limit, link: &LinkContext<'_>) -> Self {
+        Red::new(limit, spec.params(limit), link.rate_bps, link.stream())
+    }
+
+    /// FJ93 Fig. 2 on every arrival: update the average, then a forced drop if the buffer is
+    /// full, or an early drop by the average.
+    #[inline(never)]
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+        self.update_avg(now, self.measure());
+        if !self.fifo.fits(self.limit, &pkt) {
             self.count = 0;
-            return Some(pkt);
+            return Err(DropCause::Overflow);
         }
         if self.early_drop(pkt.size) {
-            return Some(pkt);
+            return Err(DropCause::Early);
         }
-        q.push(pkt);
-        None
+        self.fifo.push(pkt);
+        Ok(())
     }
 
-    /// An arrival that finds the link idle (empty queue, nothing on the wire): it would be
-    /// sent at once, unless RED drops it early. Returns true to drop it.
-    pub fn arrival_at_idle_link(&mut self, now: SimTime, pkt: &Packet) -> bool {
-        self.update_avg(now, 0.0);
-        self.early_drop(pkt.size)
+    /// An empty buffer means the link's transmitter goes idle now (FJ93 Sec. 4's q_time).
+    fn dequeue(&mut self, now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+        let p = self.fifo.pop();
+        if p.is_none() {
+            self.idle_since = Some(now);
+        }
+        p
     }
 
-    /// The link's transmitter found the queue empty and went idle.
-    pub fn link_idle(&mut self, now: SimTime) {
-        self.idle_since = Some(now);
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
     }
 }
 

@@ -1,4 +1,4 @@
-//! Known-answer tests of each discipline's drop decisions on scripted arrivals.
+//! Known-answer tests of the FIFO disciplines' drop decisions on scripted arrivals.
 
 use super::*;
 use crate::rng::Stream;
@@ -10,19 +10,53 @@ pub(crate) fn pkt(seq: u64, size: u32) -> Packet {
 
 const T0: SimTime = SimTime::ZERO;
 
+/// The queue as the link drives it: offers `pkt` at `now` (stamped), returns the packet
+/// dropped, if any (the arrival itself, or the victim that made room for it).
+pub(crate) trait Drive {
+    fn offer(&mut self, now: SimTime, pkt: Packet) -> Option<Packet>;
+    fn take(&mut self, now: SimTime) -> Option<Packet>;
+}
+
+impl Drive for Queue {
+    fn offer(&mut self, now: SimTime, pkt: Packet) -> Option<Packet> {
+        let mut drops = Drops::new();
+        match self.enqueue(now, &pkt, &mut drops) {
+            Err(_) => Some(pkt),
+            Ok(()) => {
+                assert!(drops.len() <= 1);
+                drops.first().map(|d| d.0)
+            }
+        }
+    }
+
+    fn take(&mut self, now: SimTime) -> Option<Packet> {
+        let mut drops = Drops::new();
+        let p = self.dequeue(now, &mut drops);
+        assert!(drops.is_empty(), "these disciplines never drop at dequeue");
+        p
+    }
+}
+
 fn seqs(q: &Queue) -> Vec<u64> {
-    q.buf.iter().map(|p| p.seg.seq).collect()
+    let fifo = match q.discipline() {
+        Discipline::DropTail(d) => d.fifo(),
+        Discipline::DropFront(d) => d.fifo(),
+        Discipline::RandomDrop(d) => d.fifo(),
+        Discipline::Red(d) => d.fifo(),
+        _ => unreachable!(),
+    };
+    fifo.iter().map(|p| p.seg.seq).collect()
 }
 
 #[test]
 fn drop_tail_packets_limit() {
     let mut q = Queue::drop_tail(Limit::Packets(2));
-    assert!(q.enqueue(T0, pkt(0, 1000)).is_none());
-    assert!(q.enqueue(T0, pkt(1, 1000)).is_none());
-    let dropped = q.enqueue(T0, pkt(2, 1000)).expect("third arrival dropped");
+    assert!(q.offer(T0, pkt(0, 1000)).is_none());
+    assert!(q.offer(T0, pkt(1, 1000)).is_none());
+    let dropped = q.offer(T0, pkt(2, 1000)).expect("third arrival dropped");
     assert_eq!(dropped.seg.seq, 2);
-    assert_eq!(q.dequeue(T0).unwrap().seg.seq, 0);
-    assert!(q.enqueue(T0, pkt(3, 1000)).is_none());
+    assert_eq!(q.take(T0).unwrap().seg.seq, 0);
+    assert!(q.offer(T0, pkt(3, 1000)).is_none());
     assert_eq!(q.len(), 2);
     assert_eq!(q.bytes(), 2000);
 }
@@ -30,49 +64,49 @@ fn drop_tail_packets_limit() {
 #[test]
 fn drop_tail_bytes_limit() {
     let mut q = Queue::drop_tail(Limit::Bytes(2500));
-    assert!(q.enqueue(T0, pkt(0, 1000)).is_none());
-    assert!(q.enqueue(T0, pkt(1, 1000)).is_none());
+    assert!(q.offer(T0, pkt(0, 1000)).is_none());
+    assert!(q.offer(T0, pkt(1, 1000)).is_none());
     // 3000 > 2500: dropped; a 500-byte packet still fits exactly.
-    assert!(q.enqueue(T0, pkt(2, 1000)).is_some());
-    assert!(q.enqueue(T0, pkt(3, 500)).is_none());
+    assert!(q.offer(T0, pkt(2, 1000)).is_some());
+    assert!(q.offer(T0, pkt(3, 500)).is_none());
     assert_eq!(q.bytes(), 2500);
 }
 
 #[test]
 fn drop_from_front_drops_the_head_and_admits_the_arrival() {
-    let mut q = Queue::new(Limit::Packets(3), Discipline::DropFront(DropFront));
+    let mut q = Queue::new(Discipline::DropFront(DropFront::new(Limit::Packets(3))));
     for s in 0..3 {
-        assert!(q.enqueue(T0, pkt(s, 1000)).is_none());
+        assert!(q.offer(T0, pkt(s, 1000)).is_none());
     }
-    assert_eq!(q.enqueue(T0, pkt(3, 1000)).unwrap().seg.seq, 0);
-    assert_eq!(q.enqueue(T0, pkt(4, 1000)).unwrap().seg.seq, 1);
+    assert_eq!(q.offer(T0, pkt(3, 1000)).unwrap().seg.seq, 0);
+    assert_eq!(q.offer(T0, pkt(4, 1000)).unwrap().seg.seq, 1);
     assert_eq!(seqs(&q), vec![2, 3, 4]);
     assert_eq!(q.bytes(), 3000);
 }
 
 #[test]
 fn drop_from_front_with_bytes_drops_the_arrival_if_the_head_is_too_small() {
-    let mut q = Queue::new(Limit::Bytes(2500), Discipline::DropFront(DropFront));
+    let mut q = Queue::new(Discipline::DropFront(DropFront::new(Limit::Bytes(2500))));
     for (s, size) in [(0, 500), (1, 1000), (2, 1000)] {
-        assert!(q.enqueue(T0, pkt(s, size)).is_none());
+        assert!(q.offer(T0, pkt(s, size)).is_none());
     }
     // Dropping the 500-byte head leaves 2000 + 1500 > 2500: the arrival goes instead.
-    assert_eq!(q.enqueue(T0, pkt(3, 1500)).unwrap().seg.seq, 3);
+    assert_eq!(q.offer(T0, pkt(3, 1500)).unwrap().seg.seq, 3);
     assert_eq!(seqs(&q), vec![0, 1, 2]);
     // A 500-byte arrival fits once the head goes: 2500 - 500 + 500 = 2500.
-    assert_eq!(q.enqueue(T0, pkt(4, 500)).unwrap().seg.seq, 0);
+    assert_eq!(q.offer(T0, pkt(4, 500)).unwrap().seg.seq, 0);
     assert_eq!(seqs(&q), vec![1, 2, 4]);
     assert_eq!(q.bytes(), 2500);
 }
 
 #[test]
 fn random_drop_victim_is_the_streams_uniform_choice() {
-    let mut q = Queue::new(
+    let mut q = Queue::new(Discipline::RandomDrop(RandomDrop::new(
         Limit::Packets(4),
-        Discipline::RandomDrop(RandomDrop::new(Stream::new(5, "queue:x"))),
-    );
+        Stream::new(5, "queue:x"),
+    )));
     for s in 0..4 {
-        assert!(q.enqueue(T0, pkt(s, 1000)).is_none());
+        assert!(q.offer(T0, pkt(s, 1000)).is_none());
     }
     // The same stream, drawn by hand: victim index floor(u * 4) among the waiting packets.
     let mut shadow: Vec<u64> = (0..4).collect();
@@ -82,7 +116,7 @@ fn random_drop_victim_is_the_streams_uniform_choice() {
         let expected = shadow.remove(i);
         shadow.push(s);
         assert_eq!(
-            q.enqueue(T0, pkt(s, 1000)).unwrap().seg.seq,
+            q.offer(T0, pkt(s, 1000)).unwrap().seg.seq,
             expected,
             "arrival {s}"
         );
@@ -92,17 +126,17 @@ fn random_drop_victim_is_the_streams_uniform_choice() {
 
 #[test]
 fn random_drop_spreads_victims_uniformly_over_positions() {
-    let mut q = Queue::new(
+    let mut q = Queue::new(Discipline::RandomDrop(RandomDrop::new(
         Limit::Packets(5),
-        Discipline::RandomDrop(RandomDrop::new(Stream::new(9, "queue:y"))),
-    );
+        Stream::new(9, "queue:y"),
+    )));
     for s in 0..5 {
-        q.enqueue(T0, pkt(s, 1000));
+        q.offer(T0, pkt(s, 1000));
     }
     let mut by_pos = [0u32; 5];
     for s in 5..50_005 {
         let before = seqs(&q);
-        let v = q.enqueue(T0, pkt(s, 1000)).unwrap().seg.seq;
+        let v = q.offer(T0, pkt(s, 1000)).unwrap().seg.seq;
         by_pos[before.iter().position(|&x| x == v).unwrap()] += 1;
     }
     // 10000 expected per position, binomial sd ~ 89: allow 5 sd.
@@ -122,8 +156,13 @@ fn red(w_q: f64, min_th: f64, max_th: f64, max_p: f64, gentle: bool, limit: u64)
         mean_packet: 1000,
     };
     // 8 Mbit/s: a 1000-byte packet takes exactly 1 ms.
-    let d = Red::new(params, 8_000_000, Stream::new(3, "queue:red"));
-    Queue::new(Limit::Packets(limit), Discipline::Red(Box::new(d)))
+    let d = Red::new(
+        Limit::Packets(limit),
+        params,
+        8_000_000,
+        Stream::new(3, "queue:red"),
+    );
+    Queue::new(Discipline::Red(d))
 }
 
 fn avg(q: &Queue) -> f64 {
@@ -139,11 +178,11 @@ fn red_average_is_the_ewma_of_the_queue_seen_by_arrivals() {
     // avg <- (1 - w) avg + w q with w = 1/2 (FJ93 Fig. 2), by hand: 0, 0.5, 1.25, 2.125.
     let mut q = red(0.5, 2.0, 100.0, 0.0, false, 1000);
     // The first arrival finds the link idle since t = 0: m = 0, avg stays 0.
-    q.enqueue(T0, pkt(0, 1000));
+    q.offer(T0, pkt(0, 1000));
     assert_eq!(avg(&q), 0.0);
     let mut got = vec![];
     for s in 1..4 {
-        q.enqueue(T0, pkt(s, 1000));
+        q.offer(T0, pkt(s, 1000));
         got.push(avg(&q));
     }
     assert_eq!(got, vec![0.5, 1.25, 2.125]);
@@ -152,17 +191,17 @@ fn red_average_is_the_ewma_of_the_queue_seen_by_arrivals() {
 #[test]
 fn red_idle_time_decays_the_average_by_the_packets_not_sent() {
     let mut q = red(0.5, 100.0, 200.0, 0.1, false, 1000);
-    q.enqueue(T0, pkt(0, 1000));
+    q.offer(T0, pkt(0, 1000));
     for s in 1..5 {
-        q.enqueue(T0, pkt(s, 1000)); // avg: 0.5, 1.25, 2.125, 3.0625
+        q.offer(T0, pkt(s, 1000)); // avg: 0.5, 1.25, 2.125, 3.0625
     }
     assert_eq!(avg(&q), 3.0625);
-    while q.dequeue(SimTime::from_ms(10)).is_some() {}
+    while q.take(SimTime::from_ms(10)).is_some() {}
     // Idle from 10 ms to 13.5 ms: m = floor(3.5 ms / 1 ms) = 3 packet times.
-    q.enqueue(SimTime::from_us(13_500), pkt(9, 1000));
+    q.offer(SimTime::from_us(13_500), pkt(9, 1000));
     assert_eq!(avg(&q), 3.0625 * 0.125);
     // The link is busy again: the next arrival uses the EWMA (queue of 1 packet).
-    q.enqueue(SimTime::from_ms(14), pkt(10, 1000));
+    q.offer(SimTime::from_ms(14), pkt(10, 1000));
     assert_eq!(avg(&q), 3.0625 * 0.125 * 0.5 + 0.5);
 }
 
@@ -172,15 +211,15 @@ fn red_idle_time_decays_the_average_by_the_packets_not_sent() {
 fn red_drops(mut q: Queue, hold: u64, n: u64) -> Vec<bool> {
     let mut s = 0;
     while (q.len() as u64) < hold {
-        q.enqueue(T0, pkt(s, 1000));
+        q.offer(T0, pkt(s, 1000));
         s += 1;
         assert!(s < 100_000, "cannot fill to {hold}");
     }
     (0..n)
         .map(|s| {
-            let dropped = q.enqueue(T0, pkt(1_000_000 + s, 1000)).is_some();
+            let dropped = q.offer(T0, pkt(1_000_000 + s, 1000)).is_some();
             if !dropped {
-                q.dequeue(T0);
+                q.take(T0);
             }
             dropped
         })
@@ -250,7 +289,7 @@ fn red_forced_drop_when_the_buffer_is_full() {
     // Thresholds above the limit: RED never drops early, the limit still applies.
     let mut q = red(0.002, 50.0, 100.0, 0.1, false, 3);
     for s in 0..3 {
-        assert!(q.enqueue(T0, pkt(s, 1000)).is_none());
+        assert!(q.offer(T0, pkt(s, 1000)).is_none());
     }
-    assert_eq!(q.enqueue(T0, pkt(3, 1000)).unwrap().seg.seq, 3);
+    assert_eq!(q.offer(T0, pkt(3, 1000)).unwrap().seg.seq, 3);
 }

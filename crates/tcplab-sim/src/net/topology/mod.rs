@@ -9,7 +9,7 @@ mod shapes;
 use super::link::Link;
 use super::loss::{LossModel, Span};
 use super::packet::NodeId;
-use super::queue::{Discipline, DropFront, DropTail, Queue, RandomDrop, Red};
+use super::queue::{Discipline, LinkContext, Queue};
 use crate::error::Error;
 use crate::rng::Stream;
 use crate::scenario::{
@@ -34,16 +34,12 @@ pub struct Topology {
 }
 
 fn queue(spec: &QueueSpec, rate_bps: u64, seed: u64, link: &str) -> Queue {
-    let stream = || Stream::new(seed, &format!("queue:{link}"));
-    let discipline = match spec.discipline {
-        scenario::Discipline::Droptail => Discipline::DropTail(DropTail),
-        scenario::Discipline::Red => {
-            Discipline::Red(Box::new(Red::new(scenario::red_params(spec), rate_bps, stream())))
-        }
-        scenario::Discipline::RandomDrop => Discipline::RandomDrop(RandomDrop::new(stream())),
-        scenario::Discipline::DropFront => Discipline::DropFront(DropFront),
+    let ctx = LinkContext {
+        name: link,
+        rate_bps,
+        seed,
     };
-    Queue::new(spec.limit_or_default(), discipline)
+    Queue::new(Discipline::build(spec, &ctx))
 }
 
 fn prob(p: Option<crate::time::Probability>, default: f64) -> f64 {

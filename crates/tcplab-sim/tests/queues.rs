@@ -331,3 +331,34 @@ fn bad_queue_options_are_named() {
         "{at}.discipline: unknown variant `pie`, expected one of `droptail`, `red`, `random_drop`, `drop_front`, `codel`, `fq_codel`"
     )));
 }
+
+/// docs/architecture.md, "How to add a queue discipline", shows CoDel's registry line and the
+/// trait's methods: they must be the code's.
+#[test]
+fn the_architecture_page_shows_the_code_as_it_is() {
+    let read = |p: &str| {
+        let path = format!("{}/{p}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let doc = read("../../docs/architecture.md");
+    let section = doc
+        .split("## How to add a queue discipline")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    let code = read("src/net/queue/mod.rs");
+    let line = section
+        .lines()
+        .find(|l| l.starts_with("+    codel::Codel"))
+        .expect("the diff");
+    assert!(code.lines().any(|l| l == &line[1..]), "{line}");
+    let signatures: Vec<&str> = section
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("fn ") && l.ends_with(';'))
+        .collect();
+    assert!(signatures.len() >= 5);
+    for s in signatures {
+        assert!(code.contains(s), "{s}");
+    }
+}

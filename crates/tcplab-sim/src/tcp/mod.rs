@@ -20,7 +20,7 @@ pub mod state;
 
 use crate::net::packet::NodeId;
 use crate::scenario::{
-    AckKind, Algorithm, Estimator, FlowSpec, PartialAckTimer, SsthreshRule, Variant, WindowGrowth,
+    AckKind, Algorithm, CcSpec, Estimator, FlowSpec, PartialAckTimer, SsthreshRule, Variant, WindowGrowth,
 };
 use crate::time::SimTime;
 use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
@@ -110,7 +110,8 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
 /// The congestion control a flow's spec describes (`cc`, or the variant's default).
 pub fn cc_for(f: &FlowSpec) -> CongestionControl {
     let mss = f.mss as u64;
-    let opts = f.cc.clone().unwrap_or_default();
+    let unset = CcSpec::default();
+    let opts = f.cc.as_ref().unwrap_or(&unset);
     // Validated: d and u are in range to 6 decimal places (scenario/flow/cc.rs).
     let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
     match f.algorithm() {

@@ -36,10 +36,11 @@ pub struct SenderConfig {
     pub sack: bool,
 }
 
-/// What a variant did with a new ACK.
+/// What a loss recovery did with a new ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckResult {
-    /// The variant set cwnd itself: no slow-start / CA growth on this ACK.
+    /// The recovery set cwnd itself: the congestion control is told (`cc::Ack::recovering`)
+    /// and does not grow it on this ACK.
     pub window_set: bool,
     /// Restart the retransmit timer (RFC 6298 Sec. 5.3); NewReno's Impatient variant declines
     /// after the first partial ACK.
@@ -59,7 +60,8 @@ impl AckResult {
     };
 }
 
-/// Shared sender state, in the papers' and RFCs' vocabulary. Variants read and write it.
+/// Shared sender state, in the papers' and RFCs' vocabulary. The loss recoveries read and
+/// write it; the congestion control sees only its `win`.
 #[derive(Clone, Debug)]
 pub struct SenderCore {
     pub flow: u32,

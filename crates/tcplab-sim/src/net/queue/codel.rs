@@ -20,7 +20,7 @@
 use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::Packet;
-use crate::scenario::invalid;
+use super::invalid;
 use crate::time::{Duration, SimTime, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

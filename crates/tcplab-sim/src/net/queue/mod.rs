@@ -3,7 +3,7 @@
 //! both ends"): `enqueue` when a packet arrives and `dequeue` when the transmitter takes the
 //! next one, both with the time, and both may drop. Each discipline owns its buffers (a FIFO
 //! for most, one queue per flow for FQ-CoDel); packets carry the time they were enqueued
-//! (`Packet::enqueued`, stamped by the link), which is what CoDel measures.
+//! (`Packet::enqueued`, stamped as they enter the queue), which is what CoDel measures.
 //!
 //! Disciplines that draw random numbers (RED, Random Drop) or hash flows (FQ-CoDel) get their
 //! own stream from (seed, link name), so every run is deterministic. docs/queues.md lists what
@@ -65,6 +65,15 @@ pub enum DropCause {
     Overflow,
     Early,
     Sojourn,
+}
+
+/// A user error in a queue's options: the field's path and what is wrong with its value.
+/// (Here rather than `scenario::invalid`, so queues do not depend on the scenario module.)
+pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::Invalid {
+        field: field.into(),
+        message: message.into(),
+    }
 }
 
 /// Packets a discipline dropped, in the order it dropped them, with their causes. The link

@@ -29,7 +29,7 @@ use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::Packet;
 use crate::rng::Stream;
-use crate::scenario::invalid;
+use super::invalid;
 use crate::time::{Probability, SimTime, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -79,7 +79,7 @@ macro_rules! disciplines {
             pub(crate) fn validate_discipline(&self, at: &str) -> Result<(), $crate::error::Error> {
                 $($(
                     if self.$opt.is_some() && self.discipline != DisciplineKind::$variant {
-                        return Err($crate::scenario::invalid(
+                        return Err($crate::net::queue::invalid(
                             format!("{at}.{}", stringify!($opt)),
                             format!(
                                 "does not apply to discipline \"{}\" (expected discipline = \"{}\")",

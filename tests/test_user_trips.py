@@ -139,3 +139,22 @@ def test_ctrl_c_stops_a_long_run_from_the_cli(tmp_path: Path):
         p.kill()
         pytest.fail("the run did not stop on SIGINT")
     assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["mathis", "--rtt", "100ms", "--loss", "20%"], ["below 4"]),
+        (["mathis", "--rtt", "100ms", "--inverse", "--rate", "100kbit/s"], ["below 4"]),
+        (["newreno", "--rtt", "100ms", "--loss", "1%", "--q", "0.39"], ["not small", "exceeds NoTO"]),
+        (["mathis", "--rtt", "100ms", "--loss", "1%"], []),
+        (["newreno", "--rtt", "100ms", "--loss", "1%"], []),
+    ],
+)
+def test_models_outside_their_stated_domain_say_so(args, expected):
+    out = subprocess.run([*TCLI, "model", *args, "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    warnings = json.loads(out.stdout)["warnings"]
+    assert len(warnings) == len(expected) and all(e in w for e, w in zip(expected, warnings))
+    table = subprocess.run([*TCLI, "model", *args], capture_output=True, text=True)
+    assert table.stderr.count("warning: ") == len(expected)

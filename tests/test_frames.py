@@ -152,7 +152,8 @@ def test_results_survive_pickling_for_the_sweep_workers(result):
 
 def test_json_output_has_no_nan(result):
     doc = json.loads(result.to_json())
-    assert set(doc) == {"flows", "links", "totals", "traffic", "seed", "duration_s", "warmup_s", "events"}
+    assert set(doc) == {"flows", "links", "totals", "traffic", "seed", "duration_s", "warmup_s", "window_s", "events",
+                        "warnings"}
     assert doc["flows"][0]["completion_time_s"] is None
     assert doc["traffic"][0]["mean_response_bytes"] is None  # a CBR group has no responses: NaN
 

@@ -272,7 +272,7 @@ fn every_option_is_checked_against_its_algorithm_and_range() {
         ("cc = { abc_limit = 2 }", "flows[0].cc.abc_limit: applies only with growth = \"abc\" (set flows[0].cc.growth)"),
         ("cc = { growth = \"abc\", abc_limit = 0 }", "flows[0].cc.abc_limit: 0 (expected at least 1 segment)"),
         ("cc = { ssthresh_rule = \"rwnd\" }", "flows[0].cc.ssthresh_rule: unknown variant `rwnd`, expected `flight_size` or `cwnd`"),
-        ("cc = \"cubic\"", "flows[0].cc: unknown variant `cubic`, expected `aimd` or `none`"),
+        ("cc = \"bbr\"", "flows[0].cc: unknown variant `bbr`, expected one of `aimd`, `cubic`, `none`"),
         ("cc = 7", "flows[0].cc: invalid type: integer `7`, expected a congestion control (\"aimd\") or a table { algorithm = \"aimd\", <its options> }"),
         ("cc = { algorithm = \"none\", u = 2 }", "flows[0].cc.u: not an option of none (none has no options)"),
         ("tcp = \"bsd43\"\ncc = { d = 0.7 }", "flows[0].cc.d: not an option of none (none has no options)"),
@@ -299,7 +299,7 @@ fn the_schema_describes_each_algorithms_options() {
     let defs = &v["definitions"];
     let tcp = defs["TcpSpec"]["anyOf"].as_array().unwrap();
     let cc = defs["CcSpec"]["anyOf"].as_array().unwrap();
-    assert_eq!((tcp.len(), cc.len()), (4, 3)); // a name, or one table shape per algorithm
+    assert_eq!((tcp.len(), cc.len()), (4, 4)); // a name, or one table shape per algorithm
     let props = |shape: &serde_json::Value| -> Vec<String> {
         let shape = shape
             .get("$ref")
@@ -322,6 +322,10 @@ fn the_schema_describes_each_algorithms_options() {
         .map(String::from)
         .into();
     assert!(tables.contains(&aimd), "{tables:?}");
+    let cubic: Vec<String> = ["abc_limit", "algorithm", "beta", "c", "fast_convergence", "growth"]
+        .map(String::from)
+        .into();
+    assert!(tables.contains(&cubic), "{tables:?}");
 }
 
 #[test]
@@ -347,4 +351,72 @@ fn the_architecture_docs_show_the_real_aimd_code() {
     for b in blocks {
         assert!(sources.iter().any(|s| s.contains(b)), "not in the source:\n{b}");
     }
+}
+
+/// CUBIC (RFC 9438) in the simulator: one loss at a window of about 100 segments in congestion
+/// avoidance, SACK recovery, 100 ms RTT.
+fn cubic_after_one_loss(options: &str) -> RunResult {
+    let flow = format!(
+        "tcp = \"sack\"\ncc = {{ algorithm = \"cubic\"{options} }}\nack = \"immediate\"\ninitial_window = 100\ninitial_ssthresh = 100000\nrwnd = \"10MB\""
+    );
+    run(&one_hop(&flow, &[400], "12s"))
+}
+
+#[test]
+fn cubic_reduces_to_beta_cwnd_and_regains_w_max_after_k_seconds() {
+    let r = cubic_after_one_loss("");
+    let t_fr = retransmissions(&r)[0].t;
+    let c = cwnd(&r);
+    let w_max = c.iter().rfind(|x| x.t < t_fr).unwrap().cwnd;
+    let at = *c.iter().find(|x| x.t >= t_fr).unwrap();
+    // Sec. 4.6: ssthresh = beta x cwnd with beta = 0.7, exactly (integer millionths).
+    assert_eq!(ss(&at), w_max * 7 / 10, "W_max {w_max}");
+    // Sec. 4.2: back at W_max K = cbrt(W_max (1 - beta) / C) seconds after the avoidance stage
+    // begins: when the SACK recovery ends, one RTT after the loss, with cwnd at ssthresh (within
+    // a segment: RFC 6675 sets it from pipe).
+    let segments = w_max as f64 / 1000.0;
+    let k = (segments * 0.3 / 0.4).cbrt();
+    let end_of_recovery = c
+        .iter()
+        .find(|x| x.t > t_fr + 0.05 && x.cwnd.abs_diff(ss(&at)) <= 1000)
+        .unwrap()
+        .t;
+    let back = c.iter().find(|x| x.t > end_of_recovery && x.cwnd >= w_max).unwrap().t;
+    let took = back - end_of_recovery;
+    assert!((took - k).abs() < 0.25, "back at W_max after {took:.3} s, K = {k:.3} s");
+    // No loss after it: the window keeps growing, convex, past W_max.
+    let last = c.last().unwrap();
+    assert!(last.cwnd > w_max + 20_000, "{} vs W_max {w_max}", last.cwnd);
+}
+
+#[test]
+fn cubic_options_beta_and_c_change_the_reduction_and_the_time_to_w_max() {
+    let r = cubic_after_one_loss(", beta = 0.5");
+    let t_fr = retransmissions(&r)[0].t;
+    let c = cwnd(&r);
+    let w_max = c.iter().rfind(|x| x.t < t_fr).unwrap().cwnd;
+    let at = *c.iter().find(|x| x.t >= t_fr).unwrap();
+    assert_eq!(ss(&at), w_max / 2);
+    // A larger C reaches W_max sooner (K ~ C^(-1/3)).
+    let time_to_w_max = |options: &str| {
+        let r = cubic_after_one_loss(options);
+        let t_fr = retransmissions(&r)[0].t;
+        let c = cwnd(&r);
+        let w_max = c.iter().rfind(|x| x.t < t_fr).unwrap().cwnd;
+        c.iter().find(|x| x.t > t_fr + 0.2 && x.cwnd >= w_max).unwrap().t - t_fr
+    };
+    let (slow, fast) = (time_to_w_max(""), time_to_w_max(", c = 3.2"));
+    assert!(fast < 0.7 * slow, "C = 3.2: {fast:.3} s, C = 0.4: {slow:.3} s");
+}
+
+#[test]
+fn cubic_options_are_checked() {
+    let bad = |cc: &str| {
+        let flow = format!("tcp = \"sack\"\ncc = {cc}");
+        tcplab_sim::run_toml(&one_hop(&flow, &[], "1s"), &[]).unwrap_err().to_string()
+    };
+    assert!(bad("{ algorithm = \"cubic\", beta = 1.0 }").starts_with("flows[0].cc.beta: 1 is not a valid decrease factor"));
+    assert!(bad("{ algorithm = \"cubic\", c = 0 }").starts_with("flows[0].cc.c: 0 is not a valid C"));
+    assert!(bad("{ algorithm = \"cubic\", d = 0.5 }").starts_with("flows[0].cc.d: not an option of cubic"));
+    assert!(bad("{ algorithm = \"aimd\", beta = 0.7 }").starts_with("flows[0].cc.beta: not an option of aimd"));
 }

@@ -211,6 +211,22 @@ fn limited_transmit_turns_a_timeout_into_a_fast_retransmit() {
 }
 
 #[test]
+fn limited_transmit_data_stays_out_of_the_flightsize_that_sets_ssthresh() {
+    // RFC 5681 Sec. 3.2 step 2: with RFC 3042 in use, the segments limited transmit sent on the
+    // first two duplicate ACKs MUST NOT count in FlightSize. 8 segments out, the first lost:
+    // limited transmit adds segments 9 and 10, so snd_max - snd_una is 10 segments at the third
+    // dupACK, but ssthresh is FlightSize/2 = 8000/2 either way (it was 5000 with limited transmit).
+    let flow = |lt: bool| {
+        format!("tcp = \"reno\"\nack = \"immediate\"\ninitial_window = 8\ninitial_ssthresh = 8000\nlimited_transmit = {lt}")
+    };
+    for lt in [false, true] {
+        let r = run(&one_hop(&flow(lt), &[1], "1s"));
+        assert_eq!(counts(&r).0, 1, "limited_transmit = {lt}");
+        assert_eq!(ssthresh_after(&r, 0.9), 4000, "limited_transmit = {lt}");
+    }
+}
+
+#[test]
 fn bsd43_sends_the_whole_window_and_goes_back_n_after_a_timeout() {
     // No slow start: the receiver's 8-segment window leaves at once; no fast retransmit.
     let flow = "tcp = \"bsd43\"\nack = \"immediate\"\nrwnd = 8000\ninitial_rto = \"1s\"\nclock_tick = \"0\"";

@@ -8,9 +8,10 @@ Submodules, one per source:
 * :mod:`tcplab.models.multibottleneck` -- Barakat & Altman 1999, several bottleneck nodes.
 * :mod:`tcplab.models.gateways` -- Mathis Sec. 6, multiple congested gateways.
 * :mod:`tcplab.models.jacobson` -- Jacobson & Karels 1988, damage loss, equilibration, RTO.
+* :mod:`tcplab.models.cubic` -- RFC 9438 Sec. 5, CUBIC's response function beside Reno's.
 
 All functions take SI units (bytes, seconds, bit/s), broadcast over numpy arrays and raise
 ``ValueError`` naming the parameter when an argument is outside its domain.
 """
 
-__all__ = ["gateways", "jacobson", "mathis", "multibottleneck", "newreno", "pftk"]
+__all__ = ["cubic", "gateways", "jacobson", "mathis", "multibottleneck", "newreno", "pftk"]

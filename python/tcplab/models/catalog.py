@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tcplab import units
-from tcplab.models import gateways, jacobson, mathis, multibottleneck, newreno, pftk
+from tcplab.models import cubic, gateways, jacobson, mathis, multibottleneck, newreno, pftk
 
 REQUIRED = object()
 
@@ -192,6 +192,29 @@ def _newreno_domain(a: dict[str, Any], out: dict[str, Any]) -> list[str]:
     return notes
 
 
+# ---------------------------------------------------------------------------------- cubic
+def _cubic(a: dict[str, Any]) -> list[Row]:
+    mss, rtt, p, c, beta = a["mss"], a["rtt"], a["loss"], a["c"], a["beta"]
+    w_cubic = cubic.average_window(rtt, p, c, beta)
+    w_est = cubic.reno_friendly_window(p, beta)
+    return [
+        Row("w_max", "window at each loss W_max", cubic.w_max(rtt, p, c, beta), "segments", "Sec. 5.1 (derived)"),
+        Row("k", "time back to W_max K", cubic.k_seconds(rtt, p, c, beta), "s", "Figure 2"),
+        Row("avg_w_cubic", "average window, cubic curve", w_cubic, "segments", "Sec. 5.1"),
+        Row("avg_w_est", "average window, Reno-friendly", w_est, "segments", "Sec. 5.1"),
+        Row("region", "region in force", "cubic" if w_cubic > w_est else "Reno-friendly", "", "Sec. 4.2-4.3"),
+        Row("throughput", "CUBIC throughput", cubic.throughput(mss, rtt, p, c, beta), "bit/s", "Sec. 5.1"),
+        Row("reno", "Reno (Mathis, C = sqrt(3/2))", mathis.throughput(mss=mss, rtt=rtt, p=p), "bit/s", "Mathis Eq. 3"),
+    ]
+
+
+def _cubic_domain(a: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    # The peak window of the region in force: W_max on the curve, or Reno's 2 avg / (1 + beta).
+    peak = max(out["w_max"], 2 * out["avg_w_est"] / (1 + a["beta"]))
+    return _fast_retransmit_needs(a["beta"] * peak, "the window after a loss",
+                                  "RFC 9438 Sec. 5: periodic losses recovered by fast retransmit")
+
+
 # ------------------------------------------------------------------------ multibottleneck
 def _multibottleneck(a: dict[str, Any]) -> list[Row]:
     mu, t, b, mup, bp, size = a["mu"], a["rtt"], a["b"], a["mu_prime"], a["b_prime"], a["packet_size"]
@@ -292,6 +315,21 @@ MODELS: dict[str, Model] = {
             _newreno,
             {"p": "loss"},
             _newreno_domain,
+        ),
+        Model(
+            "cubic",
+            "CUBIC's response function (p^-3/4 where the cubic curve rules) beside Reno's",
+            "RFC 9438 Sec. 4-5",
+            (
+                _MSS,
+                _RTT,
+                _LOSS,
+                Param("c", "number", "C of W(t) = C (t - K)^3 + W_max, segments/s^3", 0.4),
+                Param("beta", "number", "beta_cubic, the decrease factor", 0.7),
+            ),
+            _cubic,
+            {"p": "loss"},
+            _cubic_domain,
         ),
         Model(
             "multibottleneck",

@@ -94,6 +94,8 @@ def _domain_message(model, message: str) -> str:
 def _format_value(value: Any, unit: str) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
     if isinstance(value, int):
         return str(value)
     if not math.isfinite(value):

@@ -41,11 +41,11 @@ fn the_result_tables_have_a_column_for_every_field() {
         cols.sort();
         assert_eq!(cols, keys, "{list}");
     }
-    let run: Vec<String> = ["seed", "duration_s", "warmup_s", "events"]
+    let run: Vec<String> = ["seed", "duration_s", "warmup_s", "window_s", "events"]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    assert_eq!(names(&get("run"))[..4], run[..]);
+    assert_eq!(names(&get("run"))[..5], run[..]);
     assert_eq!(get("flows").num_rows(), 1);
     assert_eq!(get("links").num_rows(), 2);
 }

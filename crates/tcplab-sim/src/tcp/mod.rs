@@ -24,6 +24,7 @@ use crate::scenario::{
 };
 use crate::time::SimTime;
 use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
+use cc::cubic::{Cubic, CubicConfig};
 use cc::{CongestionControl, Millionths, NoControl};
 use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
@@ -116,6 +117,20 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
     let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
     match f.algorithm() {
         Algorithm::None => CongestionControl::None(NoControl { rwnd: f.rwnd.0 }),
+        Algorithm::Cubic => CongestionControl::Cubic(Cubic::new(CubicConfig {
+            mss,
+            initial_window: f.initial_window as u64 * mss,
+            initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
+            beta: millionths(opts.beta, Millionths(700_000)),
+            c: opts.c.unwrap_or(0.4),
+            fast_convergence: opts.fast_convergence.unwrap_or(true),
+            growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
+                WindowGrowth::PerAck => Growth::PerAck,
+                WindowGrowth::Abc => Growth::Abc {
+                    limit: opts.abc_limit.unwrap_or(2),
+                },
+            },
+        })),
         Algorithm::Aimd => CongestionControl::Aimd(Aimd::new(AimdConfig {
             mss,
             initial_window: f.initial_window as u64 * mss,

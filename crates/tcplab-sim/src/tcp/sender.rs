@@ -127,6 +127,7 @@ impl Sender {
             }
             c.snd_una = ack.ack;
             c.snd_nxt = c.snd_nxt.max(c.snd_una);
+            c.limited_bytes = 0;
             let r = self.recovery.on_new_ack(c, &mut self.cc, now, newly_acked, out);
             let sample = Ack {
                 now,

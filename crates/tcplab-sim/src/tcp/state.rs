@@ -93,6 +93,9 @@ pub struct SenderCore {
     /// Karn: the one segment being timed (its end) and when it was sent, if any.
     pub(super) timed: Option<(u64, SimTime)>,
     pub(super) last_send: Option<SimTime>,
+    /// Bytes limited transmit sent since the cumulative ACK last advanced (RFC 3042): left out
+    /// of the FlightSize a loss reports (RFC 5681 Sec. 3.2 step 2).
+    pub(super) limited_bytes: u64,
     /// Mathis' instruments: what this sender reports of its sends, samples and reductions.
     pub inst: Instruments,
 }
@@ -122,6 +125,7 @@ impl SenderCore {
             rto_deadline: None,
             timed: None,
             last_send: None,
+            limited_bytes: 0,
             inst: Instruments::default(),
         }
     }
@@ -136,12 +140,14 @@ impl SenderCore {
     }
 
     /// The facts of a loss detected now, for the congestion control: the window in use,
-    /// min(cwnd, rwnd), and RFC 5681's FlightSize.
+    /// min(cwnd, rwnd), and RFC 5681's FlightSize without what limited transmit sent on this
+    /// episode's duplicate ACKs (Sec. 3.2 step 2: with RFC 3042 in use, that data "MUST NOT be
+    /// included").
     pub fn loss(&self, now: SimTime) -> Loss {
         Loss {
             now,
             window: self.win.cwnd.min(self.cfg.rwnd),
-            flight_size: self.flight_size(),
+            flight_size: self.flight_size() - self.limited_bytes.min(self.flight_size()),
         }
     }
 
@@ -250,7 +256,10 @@ impl SenderCore {
     pub(super) fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.cfg.limited_transmit && self.dupacks <= 2 {
             let w = self.win.cwnd + 2 * self.mss();
-            self.send_new_segment(now, w, out);
+            let before = self.snd_max;
+            if self.send_new_segment(now, w, out) {
+                self.limited_bytes += self.snd_max - before;
+            }
         }
     }
 

@@ -16,6 +16,8 @@ use std::fmt;
 pub enum Algorithm {
     /// Additive increase, multiplicative decrease (Jacobson & Karels 1988), with their d and u.
     Aimd,
+    /// CUBIC (RFC 9438): W_cubic(t) = C (t - K)^3 + W_max, beta 0.7, the Reno-friendly region.
+    Cubic,
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None,
 }
@@ -24,6 +26,7 @@ impl Algorithm {
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Aimd => "aimd",
+            Algorithm::Cubic => "cubic",
             Algorithm::None => "none",
         }
     }
@@ -32,13 +35,23 @@ impl Algorithm {
     pub fn options(self) -> &'static [&'static str] {
         match self {
             Algorithm::Aimd => &["d", "u", "growth", "abc_limit", "ssthresh_rule"],
+            Algorithm::Cubic => &["beta", "c", "fast_convergence", "growth", "abc_limit"],
             Algorithm::None => &[],
         }
     }
 }
 
 /// Every congestion-control option, of any algorithm (for the hint when one is given to `tcp`).
-pub(crate) const ALL_OPTIONS: &[&str] = &["d", "u", "growth", "abc_limit", "ssthresh_rule"];
+pub(crate) const ALL_OPTIONS: &[&str] = &[
+    "d",
+    "u",
+    "growth",
+    "abc_limit",
+    "ssthresh_rule",
+    "beta",
+    "c",
+    "fast_convergence",
+];
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -78,6 +91,13 @@ pub struct CcSpec {
     pub abc_limit: Option<u32>,
     /// aimd: what d multiplies on a loss: RFC 5681's FlightSize (default) or cwnd.
     pub ssthresh_rule: Option<SsthreshRule>,
+    /// cubic: beta_cubic, the window after a loss is beta x cwnd (RFC 9438 Sec. 4.6; default
+    /// 0.7), 0 < beta < 1.
+    pub beta: Option<f64>,
+    /// cubic: C in W_cubic(t) = C (t - K)^3 + W_max, segments/s^3 (default 0.4), 0 < C <= 100.
+    pub c: Option<f64>,
+    /// cubic: fast convergence (RFC 9438 Sec. 4.7; default true).
+    pub fast_convergence: Option<bool>,
     /// Keys of the table that no algorithm has (reported by `validate`).
     unknown: Vec<String>,
 }
@@ -97,6 +117,9 @@ impl CcSpec {
             ("growth", self.growth.is_some()),
             ("abc_limit", self.abc_limit.is_some()),
             ("ssthresh_rule", self.ssthresh_rule.is_some()),
+            ("beta", self.beta.is_some()),
+            ("c", self.c.is_some()),
+            ("fast_convergence", self.fast_convergence.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, given)| given.then_some(k))
@@ -133,6 +156,22 @@ impl CcSpec {
                 return Err(invalid(
                     format!("{at}.cc.d"),
                     format!("{d} is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)"),
+                ));
+            }
+        }
+        if let Some(b) = self.beta {
+            if !(b > 0.0 && b < 1.0 && micro(b) > 0.0 && micro(b) < 1e6) {
+                return Err(invalid(
+                    format!("{at}.cc.beta"),
+                    format!("{b} is not a valid decrease factor (expected 0 < beta < 1, to 6 decimal places)"),
+                ));
+            }
+        }
+        if let Some(c) = self.c {
+            if !(c > 0.0 && c <= 100.0) {
+                return Err(invalid(
+                    format!("{at}.cc.c"),
+                    format!("{c} is not a valid C (expected 0 < C <= 100 segments per second cubed)"),
                 ));
             }
         }
@@ -183,6 +222,15 @@ impl Serialize for CcSpec {
         if let Some(r) = self.ssthresh_rule {
             m.serialize_entry("ssthresh_rule", &r)?;
         }
+        if let Some(b) = self.beta {
+            m.serialize_entry("beta", &b)?;
+        }
+        if let Some(c) = self.c {
+            m.serialize_entry("c", &c)?;
+        }
+        if let Some(f) = self.fast_convergence {
+            m.serialize_entry("fast_convergence", &f)?;
+        }
         m.end()
     }
 }
@@ -211,6 +259,9 @@ impl<'de> Deserialize<'de> for CcSpec {
                         "growth" => c.growth = Some(map.next_value()?),
                         "abc_limit" => c.abc_limit = Some(map.next_value()?),
                         "ssthresh_rule" => c.ssthresh_rule = Some(map.next_value()?),
+                        "beta" => c.beta = Some(map.next_value()?),
+                        "c" => c.c = Some(map.next_value()?),
+                        "fast_convergence" => c.fast_convergence = Some(map.next_value()?),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             c.unknown.push(key);
@@ -232,6 +283,7 @@ enum CcSchema {
     /// An algorithm with its default options.
     Name(Algorithm),
     Aimd(AimdTable),
+    Cubic(CubicTable),
     None(NoneTable),
 }
 
@@ -260,6 +312,32 @@ struct AimdTable {
     abc_limit: Option<u32>,
     /// What d multiplies on a loss: RFC 5681's FlightSize (default) or cwnd.
     ssthresh_rule: Option<SsthreshRule>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum CubicName {
+    Cubic,
+}
+
+/// CUBIC (RFC 9438) and its options.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct CubicTable {
+    algorithm: CubicName,
+    /// beta_cubic: after a loss the window is beta x cwnd, 0 < beta < 1 (default 0.7).
+    beta: Option<f64>,
+    /// C of W_cubic(t) = C (t - K)^3 + W_max, segments/s^3, 0 < C <= 100 (default 0.4).
+    c: Option<f64>,
+    /// Fast convergence, RFC 9438 Sec. 4.7 (default true).
+    fast_convergence: Option<bool>,
+    /// Slow start per ACK (default) or by bytes acknowledged (RFC 3465).
+    growth: Option<WindowGrowth>,
+    /// RFC 3465's L in segments, with growth = "abc" only (default 2).
+    #[schemars(range(min = 1))]
+    abc_limit: Option<u32>,
 }
 
 #[derive(JsonSchema)]

@@ -63,6 +63,15 @@ impl Aimd {
     pub fn new(cfg: AimdConfig) -> Self {
         Aimd { cfg, abc_bytes: 0 }
     }
+
+    /// RFC 3465 Sec. 2.1: u x SMSS once per cwnd of acknowledged bytes.
+    fn avoid_by_bytes(&mut self, w: &mut Window, acked: u64) {
+        self.abc_bytes += acked;
+        if self.abc_bytes >= w.cwnd {
+            self.abc_bytes -= w.cwnd;
+            w.cwnd += self.cfg.u.of(self.cfg.mss).max(1);
+        }
+    }
 }
 
 impl Controller for Aimd {
@@ -87,15 +96,17 @@ impl Controller for Aimd {
                 w.cwnd += (inc as u64).max(1);
             }
             Growth::Abc { limit } if w.cwnd < w.ssthresh => {
-                w.cwnd += ack.acked.min(limit as u64 * mss);
-            }
-            Growth::Abc { .. } => {
-                self.abc_bytes += ack.acked;
-                if self.abc_bytes >= w.cwnd {
-                    self.abc_bytes -= w.cwnd;
-                    w.cwnd += self.cfg.u.of(mss).max(1);
+                // Slow start stops at ssthresh; the rest of what this ACK counts goes to
+                // congestion avoidance (Linux's tcp_slow_start / tcp_cong_avoid_ai). Without the
+                // cap one cumulative ACK after a timeout, with a large L, took cwnd far past it.
+                let inc = ack.acked.min(limit as u64 * mss);
+                let room = w.ssthresh - w.cwnd;
+                w.cwnd += inc.min(room);
+                if inc > room {
+                    self.avoid_by_bytes(w, inc - room);
                 }
             }
+            Growth::Abc { .. } => self.avoid_by_bytes(w, ack.acked),
         }
     }
 
@@ -212,6 +223,26 @@ mod tests {
                 1000 + 1000 + if growth == Growth::PerAck { 1000 } else { 2000 }
             );
         }
+    }
+
+    #[test]
+    fn byte_counted_slow_start_stops_at_ssthresh_and_carries_the_rest_into_avoidance() {
+        // After a timeout: cwnd 1 SMSS, ssthresh 4 SMSS, and one cumulative ACK of 20 SMSS with a
+        // large L (Linux counts every acknowledged byte). Slow start takes cwnd to ssthresh
+        // (4000, using 3000 of the ACK), not to 21000; the remaining 17000 bytes count toward
+        // congestion avoidance: 4000 of them complete one window (+1 SMSS), 13000 stay counted.
+        let mut c = aimd(0.5, 1.0, Growth::Abc { limit: 100 }, SsthreshBase::FlightSize);
+        let mut w = Window { cwnd: 1000, ssthresh: 4000 };
+        c.on_ack(&mut w, &ack(20 * MSS));
+        assert_eq!(w, Window { cwnd: 5000, ssthresh: 4000 });
+        assert_eq!(c.abc_bytes, 13000);
+        // Below the cap nothing changes: 1000 + min(2000, L = 2 SMSS) = 3000.
+        let mut c = aimd(0.5, 1.0, Growth::Abc { limit: 2 }, SsthreshBase::FlightSize);
+        let mut w = Window { cwnd: 1000, ssthresh: 4000 };
+        c.on_ack(&mut w, &ack(2 * MSS));
+        assert_eq!(w.cwnd, 3000);
+        c.on_ack(&mut w, &ack(2 * MSS));
+        assert_eq!((w.cwnd, c.abc_bytes), (4000, 1000));
     }
 
     #[test]

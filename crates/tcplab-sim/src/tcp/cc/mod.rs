@@ -35,7 +35,7 @@
 //!
 //! CUBIC therefore is one file, `cc/cubic.rs`, a variant of [`CongestionControl`], its options in
 //! the scenario's `cc` table, and no change to any recovery: each of them keeps asking
-//! `ssthresh_after_loss` and gets beta x cwnd instead of d x FlightSize.
+//! `ssthresh_after_loss` and gets beta x cwnd instead of d x FlightSize. (So it was built.)
 //!
 //! # Adding a controller
 //!
@@ -44,10 +44,12 @@
 //! `tcp::cc_for`, which builds it. See docs/architecture.md, "How to add a congestion control".
 
 pub mod aimd;
+pub mod cubic;
 pub mod none;
 
 use crate::time::SimTime;
 pub use aimd::Aimd;
+pub use cubic::Cubic;
 pub use none::NoControl;
 
 /// The window state both seams see and change (ns-3's `TcpSocketState`, reduced to what they
@@ -186,6 +188,8 @@ macro_rules! controllers {
 controllers! {
     /// Jacobson & Karels' additive increase, multiplicative decrease, with their d and u.
     Aimd(Aimd),
+    /// CUBIC (RFC 9438).
+    Cubic(Cubic),
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None(NoControl),
 }

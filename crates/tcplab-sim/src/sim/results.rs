@@ -15,6 +15,7 @@ impl Simulation {
         }
         for l in &mut self.links {
             l.integrate(now);
+            l.integrate_red_avg(now);
         }
     }
 
@@ -126,6 +127,9 @@ impl Simulation {
                         0.0
                     },
                     utilization: c.busy_ns as f64 / window_ns as f64,
+                    mean_red_avg: l
+                        .red_avg()
+                        .map(|_| c.red_avg_area / (window_ns as f64 * 1e-9)),
                 }
             })
             .collect();

@@ -183,6 +183,9 @@ pub struct Red {
     old: bool,
     /// Since when the link has been idle (FJ93's q_time), while it is.
     idle_since: Option<SimTime>,
+    /// Integral of `avg` over time up to `avg_at` (average x seconds), for the link's results.
+    avg_area: f64,
+    avg_at: SimTime,
     rng: Stream,
 }
 
@@ -220,6 +223,8 @@ impl Red {
             count_bytes: 0,
             old: false,
             idle_since: Some(SimTime::ZERO),
+            avg_area: 0.0,
+            avg_at: SimTime::ZERO,
             rng,
         }
     }
@@ -227,6 +232,12 @@ impl Red {
     /// The average queue, in the limit's unit.
     pub fn avg(&self) -> f64 {
         self.avg
+    }
+
+    /// The integral of the average over [0, now] (average x seconds): it changes only at
+    /// arrivals and holds its value in between.
+    pub fn avg_area(&self, now: SimTime) -> f64 {
+        self.avg_area + self.avg * now.ns().saturating_sub(self.avg_at.ns()) as f64 * 1e-9
     }
 
     /// Typical packets the link could have sent in `idle_ns`: floor(idle rate / (8 mean)),
@@ -429,6 +440,8 @@ impl QueueDiscipline for Red {
     /// module's description).
     #[inline(never)]
     fn enqueue(&mut self, now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+        self.avg_area = self.avg_area(now);
+        self.avg_at = now;
         self.update_avg(now, self.measure());
         let early = match self.p.rules {
             RedRules::Ns2 => self.early_drop_ns2(pkt.size),

@@ -198,9 +198,13 @@ sender within 10%.
 """
 
 DOC_TAIL = """
-Differences in the native column come from the native sender's own mechanisms (Linux-like RTO
-estimator and limits, its SACK recovery per RFC 6675), not from the queue: the `ns2` column runs the
-same queue with ns-2's agent.
+The `ns2` profile column runs ns-2's own agent (Sack1) on tcplab's RED: it is the check of the queue.
+The native `sack` column differs from ns-2 where the agent differs, not the queue. Its misses are in
+the drop counts at N = 32 (and the mean queue with gentle RED at N = 32), where each flow's share
+of the pipe is about two packets: the native sender then loses about half as many packets for the
+same goodput. The mechanism has not been isolated yet (candidates: the native sender's RTO floor
+and estimator, and its RFC 6675 recovery at windows of 2-3 segments, against ns-2's Sack1); it is
+left open rather than explained away.
 """
 
 

@@ -64,6 +64,8 @@ pub struct LinkCounters {
     pub queue_bytes_area: u128,
     /// Time the transmitter was busy, ns.
     pub busy_ns: u64,
+    /// Integral of RED's average queue over time (average x seconds; 0 for other queues).
+    pub red_avg_area: f64,
 }
 
 /// `since` (counters accumulated after an earlier snapshot: the measurement window) and `add`
@@ -114,7 +116,8 @@ counter_arithmetic!(LinkCounters {
     delivered,
     queue_area,
     queue_bytes_area,
-    busy_ns
+    busy_ns,
+    red_avg_area
 });
 
 /// One flow's results over the measurement window (after warm-up).
@@ -215,6 +218,8 @@ pub struct LinkResult {
     /// Mean time a packet waits in the queue (Little's law over the window), s.
     pub mean_queue_delay_s: f64,
     pub utilization: f64,
+    /// Time-average of RED's average queue (in its limit's unit); None for other queues.
+    pub mean_red_avg: Option<f64>,
 }
 
 /// Conservation totals over the whole run (not windowed), for checking.

@@ -314,6 +314,34 @@ fn bad_queue_options_are_named() {
             format!("{at}.codel: does not apply to discipline \"fq_codel\" (expected discipline = \"codel\")"),
         ),
         (
+            "{ discipline = \"red\", red = { min_th = 15, max_th = 15 } }",
+            format!("{at}.red.max_th: 15 is not above min_th 15 (expected min_th < max_th)"),
+        ),
+        (
+            "{ discipline = \"red\", red = { max_p = 0 } }",
+            format!("{at}.red.max_p: 0 is outside (0, 1] (expected 0 < max_p <= 1)"),
+        ),
+        (
+            "{ discipline = \"red\", red = { w_q = 1 } }",
+            format!("{at}.red.w_q: 1 is outside (0, 1) (expected 0 < w_q < 1)"),
+        ),
+        (
+            "{ discipline = \"red\", red = { w_q = 0 } }",
+            format!("{at}.red.w_q: 0 is outside (0, 1) (expected 0 < w_q < 1)"),
+        ),
+        (
+            "{ discipline = \"red\", limit = 10, red = { min_th = 5, max_th = 15 } }",
+            format!("{at}.limit: 10 is below red.max_th 15 (expected limit >= max_th)"),
+        ),
+        (
+            "{ discipline = \"red\", red = { mean_packet = 0 } }",
+            format!("{at}.red.mean_packet: 0 bytes is not a packet size (expected mean_packet > 0)"),
+        ),
+        (
+            "{ discipline = \"red\", red = { min_th = -1 } }",
+            format!("{at}.red.min_th: -1 is not a threshold (expected min_th >= 0)"),
+        ),
+        (
             "{ discipline = \"red\", fq_codel = { flows = 8 } }",
             format!("{at}.fq_codel: does not apply to discipline \"red\" (expected discipline = \"fq_codel\")"),
         ),

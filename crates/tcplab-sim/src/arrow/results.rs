@@ -95,6 +95,7 @@ pub fn links(rows: &[LinkResult]) -> Result<RecordBatch, ArrowError> {
         f64s("mean_queue_bytes", it().map(|l| l.mean_queue_bytes)),
         f64s("mean_queue_delay_s", it().map(|l| l.mean_queue_delay_s)),
         f64s("utilization", it().map(|l| l.utilization)),
+        opt_f64s("mean_red_avg", it().map(|l| l.mean_red_avg)),
     ])
 }
 

@@ -80,6 +80,22 @@ impl Link {
         }
     }
 
+    /// Brings the integral of RED's average up to `now` (RED queues only; called when the
+    /// counters are read, not on the packet path).
+    pub fn integrate_red_avg(&mut self, now: SimTime) {
+        if let crate::net::queue::Discipline::Red(r) = self.queue.discipline() {
+            self.counters.red_avg_area = r.avg_area(now);
+        }
+    }
+
+    /// RED's current average, if the queue is RED.
+    pub fn red_avg(&self) -> Option<f64> {
+        match self.queue.discipline() {
+            crate::net::queue::Discipline::Red(r) => Some(r.avg()),
+            _ => None,
+        }
+    }
+
     /// Brings the queue-length integrals up to `now`.
     pub fn integrate(&mut self, now: SimTime) {
         let dt = (now.ns() - self.last_change.ns()) as u128;

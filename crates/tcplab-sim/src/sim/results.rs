@@ -15,6 +15,7 @@ impl Simulation {
         }
         for l in &mut self.links {
             l.integrate(now);
+            l.integrate_red_avg(now);
         }
     }
 
@@ -141,6 +142,13 @@ impl Simulation {
                         0.0
                     },
                     utilization: per_ns(c.busy_ns as f64, window_ns),
+                    mean_red_avg: l.red_avg().map(|_| {
+                        if window_ns > 0 {
+                            c.red_avg_area / (window_ns as f64 * 1e-9)
+                        } else {
+                            f64::NAN
+                        }
+                    }),
                 }
             })
             .collect();

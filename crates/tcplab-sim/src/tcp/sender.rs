@@ -170,8 +170,8 @@ impl Sender {
             _ => return,
         }
         // A repeated timeout of one segment (the timer is backed off) may keep ssthresh
-        // (RFC 5681 Sec. 3.1).
-        let loss = c.loss(now);
+        // (RFC 5681 Sec. 3.1). FlightSize is the data in flight (RFC 6675 pipe with SACK).
+        let loss = c.timeout_loss(now);
         c.win = self.cc.on_timeout(c.win, &loss, c.rtt.backoff() > 0);
         c.recover = c.snd_max;
         c.snd_nxt = c.snd_una;
@@ -225,6 +225,41 @@ mod tests {
             SimTime::ZERO,
         ));
         Sender::new(0, 0, 1, cfg, LossRecovery::Reno(Reno::default()), cc, rtt)
+    }
+
+    /// Issue #18's traced case, scaled: a SACK sender with 400 segments out; segment 0 is
+    /// lost, three duplicate ACKs start the recovery (ssthresh = cwnd = 200 segments) and
+    /// retransmit it; then the receiver SACKs 1..367 and the sender fills the window with 166 new
+    /// segments (pipe: the retransmission, 33 old and 166 new unSACKed segments = 200). The
+    /// retransmission is lost, so the RTO ends the recovery: ssthresh = pipe / 2 = 100 segments,
+    /// where snd_max - snd_una (566 segments, 366 of them SACKed) would give 283.
+    #[test]
+    fn rto_after_a_stalled_sack_recovery_takes_ssthresh_from_pipe() {
+        let mut s = sender();
+        s.core.cfg.sack = true;
+        s.core.sb = Some(crate::tcp::sack::Scoreboard::default());
+        s.recovery = LossRecovery::Sack(crate::tcp::recovery::sack::SackRecovery::new(false));
+        s.core.win.cwnd = 400_000;
+        let mut out = vec![];
+        s.start(SimTime::ZERO, &mut out);
+        assert_eq!(out.len(), 400);
+        out.clear();
+        for k in 1..=3u32 {
+            let mut a = ack(0);
+            a.sack.n = 1;
+            a.sack.blocks[0] = (1000, 1000 + k * 1000);
+            s.on_ack(SimTime::from_ms(100), &a, &mut out);
+        }
+        assert!(out.iter().any(|p| p.retransmit && p.seq == 0), "fast retransmit");
+        let mut a = ack(0);
+        a.sack.n = 1;
+        a.sack.blocks[0] = (1000, 367_000);
+        s.on_ack(SimTime::from_ms(101), &a, &mut out);
+        let t = s.deadline().unwrap();
+        assert_eq!((s.core.snd_una, s.core.snd_max), (0, 566_000));
+        s.on_timer(t, &mut out);
+        assert_eq!(s.core.win.ssthresh, 100_000);
+        assert_eq!(s.core.win.cwnd, 1000);
     }
 
     fn ack(n: u64) -> Segment {

@@ -151,6 +151,22 @@ impl SenderCore {
         }
     }
 
+    /// The facts of a retransmit timeout. With a SACK scoreboard, FlightSize is the data
+    /// actually in flight, RFC 6675's pipe (Sec. 4 SetPipe: unSACKed segments not deemed lost,
+    /// plus retransmissions), not snd_max - snd_una, which counts the SACKed data: after a
+    /// recovery stalled on a lost retransmission that can be many times the window (issue #18's
+    /// traced case: 367 packets with cwnd 31), and the next slow start would overshoot. ns-3's
+    /// `ReTxTimeout` does the same (`GetSsThresh(tcb, BytesInFlight())`). Without SACK it is
+    /// RFC 5681's FlightSize, and with no SACK information the two are equal.
+    pub fn timeout_loss(&self, now: SimTime) -> Loss {
+        let mut l = self.loss(now);
+        if let Some(sb) = &self.sb {
+            let lost = sb.lost_flags(self.cfg.dupthresh, self.mss());
+            l.flight_size = sb.pipe(&lost);
+        }
+        l
+    }
+
     pub fn app_limit(&self) -> u64 {
         self.cfg.total_bytes.unwrap_or(u64::MAX)
     }

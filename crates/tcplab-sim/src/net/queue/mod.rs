@@ -17,7 +17,7 @@ mod fifo;
 mod tests;
 
 pub use fifo::Fifo;
-pub use red::{RedParams, RedSpec};
+pub use red::{RedParams, RedRules, RedSpec};
 
 use crate::error::Error;
 use crate::net::packet::Packet;

@@ -1,38 +1,82 @@
 //! Random Early Detection (Floyd & Jacobson 1993, "Random Early Detection Gateways for
-//! Congestion Avoidance", Fig. 2 and Secs. 4, 7), with the gentle variant (Floyd 2000).
+//! Congestion Avoidance", FJ93) as Floyd's own implementation runs it: ns-2.35's
+//! `queue/red.cc` (`REDQueue::enque`, `estimator`, `drop_early`, `calculate_p_new`,
+//! `modify_p`), with ns-2's defaults (`use_mark_p_ true`, `wait_ true`, no ECN). That is what
+//! the RED papers' simulations ran, and it is the default (`rules = "ns2"`). The paper's Fig. 2
+//! as printed differs in three places; `rules = "fj93-fig2"` follows the figure instead (below).
 //!
-//! On every arrival the average queue `avg` is updated (Sec. 4): while the link is busy,
-//! `avg <- (1 - w_q) avg + w_q q`; after an idle period (the link's transmitter had nothing to
-//! send), `avg <- (1 - w_q)^m avg` with `m` the number of typical packets (`mean_packet` bytes)
-//! the link could have sent while idle. Then (Fig. 2):
-//! - `avg < min_th`: admit; `count <- 0`.
-//! - `min_th <= avg < max_th`: `p_b = max_p (avg - min_th) / (max_th - min_th)`,
-//!   `p_a = p_b / (1 - count p_b)` (1 once `count p_b >= 1`): drop with probability `p_a`
-//!   and set `count <- 0`, or admit and `count += 1`. `count` is the number of packets
-//!   admitted since the last drop, as in Sec. 7, which makes the gap between drops uniform on
-//!   1..=1/p_b. (Fig. 2 increments count before computing p_a, which would make the gap
-//!   uniform on 1..=1/p_b - 1 instead, contradicting Sec. 7's derivation; we follow Sec. 7.)
-//! - `avg >= max_th`: drop; `count <- 0`. In gentle mode this applies only from `2 max_th`;
-//!   between `max_th` and `2 max_th`, `p_b = max_p + (1 - max_p)(avg - max_th) / max_th`.
+//! On every arrival, `rules = "ns2"`:
+//! 1. The average (`estimator`): if the link has been idle since `t_idle`, `m` =
+//!    floor((now - t_idle) rate / (8 mean_packet)) typical packets could have been sent, and
+//!    `avg <- (1 - w_q)^m avg` (FJ93 Sec. 4, red.cc's `m = int(ptc * (now - idletime_))`); then,
+//!    idle or not, one EWMA step `avg <- (1 - w_q) avg + w_q q` with the queue `q` the arrival
+//!    finds (red.cc runs the estimator with `m + 1`).
+//! 2. `count` (arrivals since the last drop) += 1, `count_bytes` += the arrival's size.
+//! 3. If `avg >= min_th` and more than one packet waits (`qlen > 1` in red.cc: "a packet that
+//!    arrives to an idle queue will never be dropped", nor one behind a single packet):
+//!    - if the previous arrival did not see this state (`old == 0`: the average just crossed
+//!      min_th, or the queue just grew past one packet), `count <- 1` and admit;
+//!    - else `p_b` (`calculate_p_new`): `max_p (avg - min_th) / (max_th - min_th)` below max_th;
+//!      above it 1, or with gentle (Floyd 2000) `max_p + (1 - max_p)(avg - max_th)/max_th`
+//!      capped at 1, which reaches 1 at 2 max_th; so the drops "at max_th" (2 max_th with
+//!      gentle) are the arrivals drawn with probability 1 (ns-2's `use_mark_p_ true` default
+//!      sends them through `drop_early` too, after the `old` check);
+//!    - the count-based uniformization (`modify_p`, FJ93 Sec. 7): with `wait` (ns-2's default
+//!      `wait_ true`), `p_a = 0` while `count p_b < 1`, `p_b / (2 - count p_b)` while
+//!      `count p_b < 2`, else 1, so the gap between drops is uniform on 1/p_b ..= 2/p_b - 1
+//!      arrivals; without `wait`, `p_a = p_b / (1 - count p_b)` (1 once `count p_b >= 1`),
+//!      uniform on 1 ..= 1/p_b - 1 (count includes the arrival itself). In byte mode `count` is `count_bytes / mean_packet` (integer division, as
+//!      red.cc) and then `p_a <- p_a size / mean_packet` (capped at 1);
+//!    - a uniform draw `u <= p_a` drops the arrival (early) and resets both counts.
+//!    Otherwise (average below min_th, or at most one packet waiting) `old <- 0`.
+//! 4. If the arrival finds the buffer full (red.cc's `qlen >= qlim`), it is dropped (overflow)
+//!    whatever step 3 decided, and the counts are reset (red.cc's `!ns1_compat_` fix).
 //!
-//! Byte mode (Sec. 4): `p_b <- p_b * size / mean_packet`, so large packets are more likely to
-//! be dropped. The queue and the thresholds are measured in the unit of the queue's limit:
-//! packets, or bytes for a byte limit. An arrival that does not fit the limit is dropped
-//! whatever the average says (a forced drop).
+//! `rules = "fj93-fig2"`, the paper's Fig. 2 as printed: the idle correction is the decay
+//! `(1 - w_q)^m avg` alone (no EWMA step with the arrival); an early drop needs only
+//! `avg >= min_th`, however short the queue; `count` starts at -1, is set back to -1 whenever
+//! `avg < min_th`, is incremented before `p_a = p_b / (1 - count p_b)` and reset to 0 by a
+//! drop; every arrival with `avg >= max_th` (2 max_th with gentle) is dropped; byte mode scales
+//! `p_b` by `size / mean_packet` before the uniformization (Sec. 4). `wait` defaults to off
+//! there (the paper has no such rule) but may be set.
+//!
+//! Both: the queue and the thresholds are in the unit of the queue's limit (packets, or bytes
+//! for a byte limit; with a byte limit "more than one packet waits" still counts packets,
+//! where red.cc's `qlen > 1` would count bytes). Drops decided by the average are `early`,
+//! drops at the limit `overflow`.
+//!
+//! The idle period (FJ93's q_time, red.cc's `idle_`/`idletime_`): the link calls `dequeue`
+//! when its transmitter is free, and an empty buffer there starts an idle period; a `dequeue`
+//! that returns a packet ends it. An arrival during an idle period applies the decay up to
+//! its own time and, whether it is admitted or dropped, restarts the idle period at that time
+//! (red.cc: the link's `deque()` right after `enque()` finds the queue empty again if the
+//! arrival was dropped, and sets `idletime_ = now`). So the average decays over every idle
+//! period, however it starts (an early or forced drop at an idle link, a link never busy since
+//! time 0) and however it ends. (Before issue #18 the period ended at the first arrival even if
+//! that arrival was dropped; the average then stayed above max_th with an empty queue and every
+//! later arrival was dropped: the link locked out every flow.)
 
-//!
-//! The link calls `dequeue` when its transmitter is free; finding the buffer empty there is
-//! how RED learns that the link went idle (FJ93's q_time), and the next arrival's `enqueue`
-//! applies the idle-time correction.
-
+use super::invalid;
 use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::Packet;
 use crate::rng::Stream;
-use super::invalid;
 use crate::time::{Probability, SimTime, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// Which text of RED the drop rules follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum RedRules {
+    /// Floyd's ns-2.35 `queue/red.cc` with ns-2's defaults (the default).
+    #[default]
+    #[serde(rename = "ns2")]
+    Ns2,
+    /// Floyd & Jacobson 1993 Fig. 2 as printed (early drops at any queue length, count from -1,
+    /// idle decay without the arrival's EWMA step).
+    #[serde(rename = "fj93-fig2")]
+    Fj93Fig2,
+}
 
 /// RED's parameters in a scenario (`red = { ... }`). Thresholds are in the unit of the queue's
 /// limit (packets, or bytes with `limit_bytes`).
@@ -45,13 +89,14 @@ pub struct RedSpec {
     /// Maximum threshold (default: 2/3 of the limit).
     #[serde(default)]
     pub max_th: Option<f64>,
-    /// Weight of the queue average (default 0.002, FJ93 Sec. 4 and ns-2).
+    /// Weight of the queue average, in (0, 1) (default 0.002, FJ93 Sec. 4).
     #[serde(default)]
     pub w_q: Option<f64>,
-    /// Drop probability at max_th (default 0.1, ns-2's linterm 10).
+    /// Drop probability at max_th, in (0, 1] (default 0.1, ns-2's linterm 10).
     #[serde(default)]
     pub max_p: Option<Probability>,
-    /// Gentle RED: the drop probability ramps from max_p to 1 between max_th and 2 max_th.
+    /// Gentle RED (Floyd 2000): the drop probability ramps from max_p to 1 between max_th and
+    /// 2 max_th. Default off (ns-2.35's default is on: set it to compare).
     #[serde(default)]
     pub gentle: bool,
     /// Byte mode (FJ93 Sec. 4): drop probability proportional to the packet's size.
@@ -60,6 +105,13 @@ pub struct RedSpec {
     /// A typical packet's size (idle-time correction, byte mode); default 1000 bytes.
     #[serde(default)]
     pub mean_packet: Option<Size>,
+    /// "ns2" (default): Floyd's ns-2 `queue/red.cc`; "fj93-fig2": the 1993 paper's Fig. 2.
+    #[serde(default)]
+    pub rules: RedRules,
+    /// ns-2's `wait_`: no drop until `count p_b >= 1` after the last drop, so drops are at
+    /// least 1/p_b arrivals apart. Default on with rules "ns2", off with "fj93-fig2".
+    #[serde(default)]
+    pub wait: Option<bool>,
 }
 
 impl RedSpec {
@@ -77,6 +129,8 @@ impl RedSpec {
             gentle: self.gentle,
             byte_mode: self.byte_mode,
             mean_packet: self.mean_packet.map_or(1000, |s| s.0 as u32),
+            rules: self.rules,
+            wait: self.wait.unwrap_or(self.rules == RedRules::Ns2),
         }
     }
 }
@@ -92,6 +146,26 @@ pub struct RedParams {
     pub byte_mode: bool,
     /// Size of a typical packet, bytes (idle-time correction and byte mode).
     pub mean_packet: u32,
+    pub rules: RedRules,
+    pub wait: bool,
+}
+
+impl RedParams {
+    /// ns-2's defaults for the given thresholds (w_q 0.002, max_p 0.1, no gentle, packet mode,
+    /// mean packet 1000 bytes, wait).
+    pub fn ns2(min_th: f64, max_th: f64) -> Self {
+        RedParams {
+            w_q: 0.002,
+            min_th,
+            max_th,
+            max_p: 0.1,
+            gentle: false,
+            byte_mode: false,
+            mean_packet: 1000,
+            rules: RedRules::Ns2,
+            wait: true,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -99,13 +173,19 @@ pub struct Red {
     fifo: Fifo,
     limit: Limit,
     p: RedParams,
-    /// Transmission time of a typical packet at the link's rate, ns (at least 1).
-    s_ns: u64,
+    rate_bps: u64,
     avg: f64,
-    /// Packets admitted since the last drop (FJ93 Sec. 7).
-    count: u64,
-    /// When the link last went idle (FJ93's q_time), while it stays idle.
+    /// Arrivals since the last drop (red.cc's `count`; FJ93 Fig. 2's count, from -1).
+    count: i64,
+    /// Bytes of those arrivals (red.cc's `count_bytes`, byte mode).
+    count_bytes: u64,
+    /// red.cc's `old`: the previous arrival saw `avg >= min_th` with more than one waiting.
+    old: bool,
+    /// Since when the link has been idle (FJ93's q_time), while it is.
     idle_since: Option<SimTime>,
+    /// Integral of `avg` over time up to `avg_at` (average x seconds), for the link's results.
+    avg_area: f64,
+    avg_at: SimTime,
     rng: Stream,
 }
 
@@ -133,17 +213,18 @@ fn pow_int(base: f64, mut m: u64) -> f64 {
 impl Red {
     /// `rate_bps` is the link's rate (for the idle-time correction); the link starts idle at 0.
     pub fn new(limit: Limit, p: RedParams, rate_bps: u64, rng: Stream) -> Self {
-        let s_ns = crate::time::serialization_time(p.mean_packet, rate_bps)
-            .ns()
-            .max(1);
         Red {
             fifo: Fifo::default(),
             limit,
             p,
-            s_ns,
+            rate_bps,
             avg: 0.0,
-            count: 0,
+            count: if p.rules == RedRules::Fj93Fig2 { -1 } else { 0 },
+            count_bytes: 0,
+            old: false,
             idle_since: Some(SimTime::ZERO),
+            avg_area: 0.0,
+            avg_at: SimTime::ZERO,
             rng,
         }
     }
@@ -153,49 +234,131 @@ impl Red {
         self.avg
     }
 
-    /// FJ93 Sec. 4: the EWMA of the queue, with the idle-time correction.
-    fn update_avg(&mut self, now: SimTime, q: f64) {
-        match self.idle_since.take() {
-            Some(t) => {
-                let m = now.ns().saturating_sub(t.ns()) / self.s_ns;
-                self.avg *= pow_int(1.0 - self.p.w_q, m);
-            }
-            None => self.avg = (1.0 - self.p.w_q) * self.avg + self.p.w_q * q,
-        }
+    /// The integral of the average over [0, now] (average x seconds): it changes only at
+    /// arrivals and holds its value in between.
+    pub fn avg_area(&self, now: SimTime) -> f64 {
+        self.avg_area + self.avg * now.ns().saturating_sub(self.avg_at.ns()) as f64 * 1e-9
     }
 
-    /// FJ93 Fig. 2: the early-drop decision for an arrival of `size` bytes.
-    fn early_drop(&mut self, size: u32) -> bool {
+    /// Typical packets the link could have sent in `idle_ns`: floor(idle rate / (8 mean)),
+    /// exactly (red.cc: `int(ptc * (now - idletime_))`, ptc = rate / (8 mean_pktsize)).
+    fn idle_packets(&self, idle_ns: u64) -> u64 {
+        let bits = idle_ns as u128 * self.rate_bps as u128;
+        let per_packet = 8u128 * self.p.mean_packet as u128 * 1_000_000_000;
+        (bits / per_packet).min(u64::MAX as u128) as u64
+    }
+
+    /// The average at an arrival that finds `q` waiting (red.cc's `estimator`; FJ93 Sec. 4).
+    /// During an idle period the decay is applied up to `now` and the period restarts at
+    /// `now`: it goes on if the arrival is dropped, and the link's `dequeue` ends it if not.
+    fn update_avg(&mut self, now: SimTime, q: f64) {
+        let w = self.p.w_q;
+        if let Some(t) = self.idle_since {
+            let m = self.idle_packets(now.ns().saturating_sub(t.ns()));
+            self.avg *= pow_int(1.0 - w, m);
+            self.idle_since = Some(now);
+            if self.p.rules == RedRules::Fj93Fig2 {
+                return;
+            }
+        }
+        self.avg = (1.0 - w) * self.avg + w * q;
+    }
+
+    /// `p_b` for the current average (red.cc's `calculate_p_new`), for `avg >= min_th`.
+    fn p_b(&self) -> f64 {
         let RedParams {
             min_th,
             max_th,
             max_p,
+            gentle,
             ..
         } = self.p;
         let avg = self.avg;
-        let pb = if avg < min_th {
-            self.count = 0;
-            return false;
-        } else if avg < max_th {
+        let p = if avg < max_th {
             max_p * (avg - min_th) / (max_th - min_th)
-        } else if self.p.gentle && avg < 2.0 * max_th {
+        } else if gentle {
             max_p + (1.0 - max_p) * (avg - max_th) / max_th
         } else {
+            1.0
+        };
+        p.min(1.0)
+    }
+
+    /// The count-based uniformization (red.cc's `modify_p`; FJ93 Sec. 7).
+    fn p_a(&self, pb: f64, count: f64) -> f64 {
+        let cp = count * pb;
+        let p = if self.p.wait {
+            if cp < 1.0 {
+                0.0
+            } else if cp < 2.0 {
+                pb / (2.0 - cp)
+            } else {
+                1.0
+            }
+        } else if cp < 1.0 {
+            pb / (1.0 - cp)
+        } else {
+            1.0
+        };
+        p.min(1.0)
+    }
+
+    /// Steps 2-3 of the module's description (ns-2 rules): is the arrival dropped early?
+    fn early_drop_ns2(&mut self, size: u32) -> bool {
+        self.count += 1;
+        self.count_bytes += size as u64;
+        if !(self.avg >= self.p.min_th && self.fifo.len() > 1) {
+            self.old = false;
+            return false;
+        }
+        if !self.old {
+            self.old = true;
+            self.count = 1;
+            self.count_bytes = size as u64;
+            return false;
+        }
+        let pb = self.p_b();
+        let mean = self.p.mean_packet as u64;
+        let count = if self.p.byte_mode {
+            (self.count_bytes / mean) as f64
+        } else {
+            self.count as f64
+        };
+        let mut pa = self.p_a(pb, count);
+        if self.p.byte_mode && pa < 1.0 {
+            pa = (pa * size as f64 / mean as f64).min(1.0);
+        }
+        if self.rng.uniform() <= pa {
+            self.count = 0;
+            self.count_bytes = 0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// FJ93 Fig. 2 as printed: is the arrival dropped early?
+    fn early_drop_fig2(&mut self, size: u32) -> bool {
+        let RedParams { min_th, max_th, gentle, .. } = self.p;
+        let avg = self.avg;
+        if avg < min_th {
+            self.count = -1;
+            return false;
+        }
+        if avg >= if gentle { 2.0 * max_th } else { max_th } {
             self.count = 0;
             return true;
-        };
-        let pb = if self.p.byte_mode {
-            (pb * size as f64 / self.p.mean_packet as f64).min(1.0)
-        } else {
-            pb
-        };
-        let c = self.count as f64;
-        let pa = if c * pb >= 1.0 { 1.0 } else { pb / (1.0 - c * pb) };
+        }
+        self.count += 1;
+        let mut pb = self.p_b();
+        if self.p.byte_mode {
+            pb = (pb * size as f64 / self.p.mean_packet as f64).min(1.0);
+        }
+        let pa = self.p_a(pb, self.count as f64);
         if self.rng.uniform() < pa {
             self.count = 0;
             true
         } else {
-            self.count += 1;
             false
         }
     }
@@ -220,16 +383,26 @@ impl QueueDiscipline for Red {
     fn validate(spec: &RedSpec, limit: Limit, at: &str) -> Result<(), Error> {
         let p = spec.params(limit);
         let r = format!("{at}.red");
-        if !(p.w_q > 0.0 && p.w_q <= 1.0) {
+        let lim = match limit {
+            Limit::Packets(n) => n as f64,
+            Limit::Bytes(b) => b as f64,
+        };
+        if !(p.w_q > 0.0 && p.w_q < 1.0) {
             return Err(invalid(
                 format!("{r}.w_q"),
-                format!("{} (expected a weight in (0, 1])", p.w_q),
+                format!("{} is outside (0, 1) (expected 0 < w_q < 1)", p.w_q),
+            ));
+        }
+        if !(p.max_p > 0.0 && p.max_p <= 1.0) {
+            return Err(invalid(
+                format!("{r}.max_p"),
+                format!("{} is outside (0, 1] (expected 0 < max_p <= 1)", p.max_p),
             ));
         }
         if !(p.min_th >= 0.0 && p.min_th.is_finite()) {
             return Err(invalid(
                 format!("{r}.min_th"),
-                format!("{} (expected a threshold >= 0)", p.min_th),
+                format!("{} is not a threshold (expected min_th >= 0)", p.min_th),
             ));
         }
         if !(p.max_th > p.min_th && p.max_th.is_finite()) {
@@ -241,10 +414,19 @@ impl QueueDiscipline for Red {
                 ),
             ));
         }
+        if lim < p.max_th {
+            return Err(invalid(
+                format!("{at}.limit"),
+                format!(
+                    "{lim} is below red.max_th {} (expected limit >= max_th)",
+                    p.max_th
+                ),
+            ));
+        }
         if p.mean_packet == 0 {
             return Err(invalid(
                 format!("{r}.mean_packet"),
-                "0 bytes (expected a packet size > 0)",
+                "0 bytes is not a packet size (expected mean_packet > 0)",
             ));
         }
         Ok(())
@@ -254,28 +436,34 @@ impl QueueDiscipline for Red {
         Red::new(limit, spec.params(limit), link.rate_bps, link.stream())
     }
 
-    /// FJ93 Fig. 2 on every arrival: update the average, then a forced drop if the buffer is
-    /// full, or an early drop by the average.
+    /// On every arrival: the average, then the early-drop rules, then the limit (see the
+    /// module's description).
     #[inline(never)]
     fn enqueue(&mut self, now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+        self.avg_area = self.avg_area(now);
+        self.avg_at = now;
         self.update_avg(now, self.measure());
+        let early = match self.p.rules {
+            RedRules::Ns2 => self.early_drop_ns2(pkt.size),
+            RedRules::Fj93Fig2 => self.early_drop_fig2(pkt.size),
+        };
         if !self.fifo.fits(self.limit, &pkt) {
             self.count = 0;
+            self.count_bytes = 0;
             return Err(DropCause::Overflow);
         }
-        if self.early_drop(pkt.size) {
+        if early {
             return Err(DropCause::Early);
         }
         self.fifo.push(pkt);
         Ok(())
     }
 
-    /// An empty buffer means the link's transmitter goes idle now (FJ93 Sec. 4's q_time).
+    /// An empty buffer means the link's transmitter goes idle now (FJ93 Sec. 4's q_time,
+    /// red.cc's `deque`); a packet to send means it is busy.
     fn dequeue(&mut self, now: SimTime, _drops: &mut Drops) -> Option<Packet> {
         let p = self.fifo.pop();
-        if p.is_none() {
-            self.idle_since = Some(now);
-        }
+        self.idle_since = if p.is_none() { Some(now) } else { None };
         p
     }
 

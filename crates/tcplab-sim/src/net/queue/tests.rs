@@ -145,24 +145,23 @@ fn random_drop_spreads_victims_uniformly_over_positions() {
     }
 }
 
-fn red(w_q: f64, min_th: f64, max_th: f64, max_p: f64, gentle: bool, limit: u64) -> Queue {
-    let params = RedParams {
+fn red_with(p: RedParams, limit: Limit) -> Queue {
+    // 8 Mbit/s: a 1000-byte packet takes exactly 1 ms.
+    let d = Red::new(limit, p, 8_000_000, Stream::new(3, "queue:red"));
+    Queue::new(Discipline::Red(d))
+}
+
+fn params(w_q: f64, min_th: f64, max_th: f64, max_p: f64, gentle: bool) -> RedParams {
+    RedParams {
         w_q,
-        min_th,
-        max_th,
         max_p,
         gentle,
-        byte_mode: false,
-        mean_packet: 1000,
-    };
-    // 8 Mbit/s: a 1000-byte packet takes exactly 1 ms.
-    let d = Red::new(
-        Limit::Packets(limit),
-        params,
-        8_000_000,
-        Stream::new(3, "queue:red"),
-    );
-    Queue::new(Discipline::Red(d))
+        ..RedParams::ns2(min_th, max_th)
+    }
+}
+
+fn red(w_q: f64, min_th: f64, max_th: f64, max_p: f64, gentle: bool, limit: u64) -> Queue {
+    red_with(params(w_q, min_th, max_th, max_p, gentle), Limit::Packets(limit))
 }
 
 fn avg(q: &Queue) -> f64 {
@@ -172,43 +171,112 @@ fn avg(q: &Queue) -> f64 {
     }
 }
 
+const fn ms(x: u64) -> SimTime {
+    SimTime::from_us(x * 1000)
+}
+
 #[test]
 fn red_average_is_the_ewma_of_the_queue_seen_by_arrivals() {
-    // max_p = 0: no early drops, so the queue grows by one per arrival and avg follows
-    // avg <- (1 - w) avg + w q with w = 1/2 (FJ93 Fig. 2), by hand: 0, 0.5, 1.25, 2.125.
-    let mut q = red(0.5, 2.0, 100.0, 0.0, false, 1000);
-    // The first arrival finds the link idle since t = 0: m = 0, avg stays 0.
-    q.offer(T0, pkt(0, 1000));
-    assert_eq!(avg(&q), 0.0);
+    // No early drops (min_th above anything seen): avg <- (1 - w) avg + w q with w = 1/2,
+    // by hand: 0, 0, 0.5, 1.25, 2.125.
+    let mut q = red(0.5, 50.0, 100.0, 0.1, false, 1000);
+    assert!(q.offer(T0, pkt(0, 1000)).is_none()); // idle link since 0: m = 0, then q = 0
+    assert_eq!(q.take(T0).unwrap().seg.seq, 0); // on the wire
     let mut got = vec![];
-    for s in 1..4 {
-        q.offer(T0, pkt(s, 1000));
+    for s in 1..5 {
+        assert!(q.offer(T0, pkt(s, 1000)).is_none());
         got.push(avg(&q));
     }
-    assert_eq!(got, vec![0.5, 1.25, 2.125]);
+    assert_eq!(got, vec![0.0, 0.5, 1.25, 2.125]);
 }
 
 #[test]
-fn red_idle_time_decays_the_average_by_the_packets_not_sent() {
-    let mut q = red(0.5, 100.0, 200.0, 0.1, false, 1000);
+fn red_idle_gap_decays_the_average_then_takes_one_ewma_step() {
+    // As above to avg = 2.125 with 4 waiting; the link sends them at 1..4 ms and finds the
+    // buffer empty at 5 ms. An arrival at 8.5 ms: m = floor(3.5 ms / 1 ms) = 3 packet times,
+    // then red.cc's EWMA step with q = 0: 2.125 / 8 / 2 = 0.1328125.
+    let mut q = red(0.5, 50.0, 100.0, 0.1, false, 1000);
     q.offer(T0, pkt(0, 1000));
+    q.take(T0);
     for s in 1..5 {
-        q.offer(T0, pkt(s, 1000)); // avg: 0.5, 1.25, 2.125, 3.0625
+        q.offer(T0, pkt(s, 1000));
     }
-    assert_eq!(avg(&q), 3.0625);
-    while q.take(SimTime::from_ms(10)).is_some() {}
-    // Idle from 10 ms to 13.5 ms: m = floor(3.5 ms / 1 ms) = 3 packet times.
-    q.offer(SimTime::from_us(13_500), pkt(9, 1000));
-    assert_eq!(avg(&q), 3.0625 * 0.125);
-    // The link is busy again: the next arrival uses the EWMA (queue of 1 packet).
-    q.offer(SimTime::from_ms(14), pkt(10, 1000));
-    assert_eq!(avg(&q), 3.0625 * 0.125 * 0.5 + 0.5);
+    assert_eq!(avg(&q), 2.125);
+    for t in 1..5 {
+        assert!(q.take(ms(t)).is_some());
+    }
+    assert!(q.take(ms(5)).is_none());
+    assert!(q.offer(SimTime::from_us(8_500), pkt(9, 1000)).is_none());
+    assert_eq!(avg(&q), 0.1328125);
+    assert!(q.take(SimTime::from_us(8_500)).is_some());
+    // Busy again: the next arrival is one EWMA step (q = 0, the packet is on the wire).
+    q.offer(ms(9), pkt(10, 1000));
+    assert_eq!(avg(&q), 0.06640625);
 }
 
-/// Holds the queue at `hold` packets (w_q = 1 makes avg the instantaneous queue) and offers
-/// `n` arrivals; returns which were dropped. Filling may itself drop (and draw): arrivals are
-/// offered until the queue holds `hold`.
-fn red_drops(mut q: Queue, hold: u64, n: u64) -> Vec<bool> {
+#[test]
+fn red_idle_period_goes_on_after_an_early_drop_at_the_idle_link() {
+    // FJ93 Fig. 2 as printed drops early at any queue length, so an arrival at an idle link
+    // can be dropped: the idle period must go on (issue #18's lock-out). w = 1/2, min_th 0.1,
+    // max_th 0.2: p1 (q = 0, avg 0) admitted; p2, p3 (q = 1: avg 0.5, 0.75) dropped.
+    let p = RedParams {
+        rules: RedRules::Fj93Fig2,
+        wait: false,
+        ..params(0.5, 0.1, 0.2, 0.1, false)
+    };
+    let mut q = red_with(p, Limit::Packets(100));
+    q.offer(T0, pkt(0, 1000));
+    q.take(T0);
+    assert!(q.offer(T0, pkt(1, 1000)).is_none());
+    assert!(q.offer(T0, pkt(2, 1000)).is_some());
+    assert!(q.offer(T0, pkt(3, 1000)).is_some());
+    assert_eq!(avg(&q), 0.75);
+    assert!(q.take(ms(1)).is_some());
+    assert!(q.take(ms(2)).is_none()); // idle from 2 ms
+    // 3.5 ms: m = 1, avg 0.375 >= max_th: dropped at the idle link.
+    assert!(q.offer(SimTime::from_us(3_500), pkt(4, 1000)).is_some());
+    assert_eq!(avg(&q), 0.375);
+    // 6.5 ms: still idle, m = 3 since 3.5 ms: 0.375 / 8, below min_th: admitted. (Before the
+    // fix this arrival took one busy EWMA step, avg 0.1875, and kept drawing drops.)
+    assert!(q.offer(SimTime::from_us(6_500), pkt(5, 1000)).is_none());
+    assert_eq!(avg(&q), 0.046875);
+}
+
+#[test]
+fn red_idle_period_goes_on_after_a_forced_drop_at_the_idle_link() {
+    // A byte limit of 1500 B (thresholds in bytes); w = 1/2. p0 on the wire, p1 admitted
+    // (q = 0 B), p2 does not fit: overflow, avg 500 B. Idle from 2 ms.
+    let mut q = red_with(params(0.5, 1000.0, 1500.0, 0.1, false), Limit::Bytes(1500));
+    q.offer(T0, pkt(0, 1000));
+    q.take(T0);
+    assert!(q.offer(T0, pkt(1, 1000)).is_none());
+    assert!(q.offer(T0, pkt(2, 1000)).is_some());
+    assert_eq!(avg(&q), 500.0);
+    q.take(ms(1));
+    assert!(q.take(ms(2)).is_none());
+    // 3.5 ms: a 2000-byte packet never fits: m = 1 and one step with q = 0: 125.
+    assert!(q.offer(SimTime::from_us(3_500), pkt(3, 2000)).is_some());
+    assert_eq!(avg(&q), 125.0);
+    // 6.5 ms: idle since 3.5 ms, m = 3: 125 / 8 / 2.
+    assert!(q.offer(SimTime::from_us(6_500), pkt(4, 1000)).is_none());
+    assert_eq!(avg(&q), 7.8125);
+}
+
+#[test]
+fn red_link_never_busy_decays_from_time_zero() {
+    // The link is idle from 0 whatever happens first: an overflow at 2.5 ms (nothing fits a
+    // 500-byte limit) keeps it idle; the first packet that fits, at 5 ms, sees m = 2.
+    let mut q = red_with(params(0.5, 100.0, 400.0, 0.1, false), Limit::Bytes(500));
+    assert!(q.offer(SimTime::from_us(2_500), pkt(0, 1000)).is_some());
+    assert_eq!(avg(&q), 0.0);
+    assert!(q.offer(ms(5), pkt(1, 400)).is_none());
+    assert_eq!(avg(&q), 0.0);
+}
+
+/// Holds the queue at `hold` packets by offering arrivals at T0 (w_q = 1 makes avg the queue
+/// each arrival finds) and then `n` arrivals of `sizes` (cycled): a dropped one leaves the
+/// queue as it was, an admitted one is followed by a departure. Returns which were dropped.
+fn red_drops(mut q: Queue, hold: u64, n: u64, sizes: &[u32]) -> Vec<bool> {
     let mut s = 0;
     while (q.len() as u64) < hold {
         q.offer(T0, pkt(s, 1000));
@@ -217,7 +285,8 @@ fn red_drops(mut q: Queue, hold: u64, n: u64) -> Vec<bool> {
     }
     (0..n)
         .map(|s| {
-            let dropped = q.offer(T0, pkt(1_000_000 + s, 1000)).is_some();
+            let size = sizes[s as usize % sizes.len()];
+            let dropped = q.offer(T0, pkt(1_000_000 + s, size)).is_some();
             if !dropped {
                 q.take(T0);
             }
@@ -226,67 +295,145 @@ fn red_drops(mut q: Queue, hold: u64, n: u64) -> Vec<bool> {
         .collect()
 }
 
-#[test]
-fn red_spreads_drops_with_the_count_rule() {
-    // avg = 3 between min_th 2 and max_th 4, max_p 0.2: p_b = 0.1 and
-    // p_a = p_b / (1 - count p_b), count = arrivals admitted since the last drop (FJ93 Sec. 7).
-    let drops = red_drops(red(1.0, 2.0, 4.0, 0.2, false, 100), 3, 20_000);
-    // Filling: arrivals see q = 0 (idle), 1 (below min_th: count 0) and 2 (= min_th: p_b = 0,
-    // one draw that cannot drop, count 1). So the held phase starts with count 1, one draw used.
+/// red.cc's decisions for arrivals that all see the queue at `hold` (w_q = 1), its own text:
+/// `++count; count_bytes += size`; `modify_p(p_b, count, ...)`; `u <= p` drops. `count`,
+/// `count_bytes` are the state the filling left.
+fn red_cc(p: &RedParams, pb: f64, mut count: i64, mut cbytes: u64, sizes: &[u32], n: usize) -> Vec<bool> {
     let mut u = Stream::new(3, "queue:red");
-    u.uniform();
-    let mut count: u64 = 1;
-    for (i, &got) in drops.iter().enumerate() {
-        let c = count as f64;
-        let pa = if c * 0.1 >= 1.0 {
-            1.0
-        } else {
-            0.1 / (1.0 - c * 0.1)
-        };
-        let d = u.uniform() < pa;
-        count = if d { 0 } else { count + 1 };
-        assert_eq!(got, d, "arrival {i}");
-    }
-    // The gap between drops is uniform on 1..=10 arrivals (FJ93 Sec. 7): never more than 10,
-    // mean 5.5.
+    let mean = p.mean_packet as u64;
+    (0..n)
+        .map(|i| {
+            let size = sizes[i % sizes.len()];
+            count += 1;
+            cbytes += size as u64;
+            let c = if p.byte_mode { (cbytes / mean) as f64 } else { count as f64 };
+            let mut pa = if p.wait {
+                if c * pb < 1.0 {
+                    0.0
+                } else if c * pb < 2.0 {
+                    pb / (2.0 - c * pb)
+                } else {
+                    1.0
+                }
+            } else if c * pb < 1.0 {
+                pb / (1.0 - c * pb)
+            } else {
+                1.0
+            };
+            if p.byte_mode && pa < 1.0 {
+                pa = pa * size as f64 / mean as f64;
+            }
+            let d = u.uniform() <= pa.min(1.0);
+            if d {
+                count = 0;
+                cbytes = 0;
+            }
+            d
+        })
+        .collect()
+}
+
+fn gaps(drops: &[bool]) -> Vec<usize> {
     let at: Vec<usize> = drops.iter().enumerate().filter(|d| *d.1).map(|d| d.0).collect();
-    let gaps: Vec<usize> = at.windows(2).map(|w| w[1] - w[0]).collect();
-    assert!(gaps.iter().all(|&g| (1..=10).contains(&g)));
-    let mean = gaps.iter().sum::<usize>() as f64 / gaps.len() as f64;
-    assert!((mean - 5.5).abs() < 0.1, "mean gap {mean}");
-    for g in 1..=10 {
-        let share = gaps.iter().filter(|&&x| x == g).count() as f64 / gaps.len() as f64;
-        assert!((share - 0.1).abs() < 0.02, "gap {g}: {share}");
+    at.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[test]
+fn red_ns2_count_rule_with_wait_spaces_drops_uniformly_from_1_over_pb() {
+    // avg = 3 between min_th 2 and max_th 4, max_p 0.2: p_b = 0.1. Filling: arrivals see q = 0,
+    // 1 (below min_th) and 2 (>= min_th, more than one waiting, `old` was 0: count <- 1, no
+    // draw). Then every arrival sees q = 3.
+    let p = params(1.0, 2.0, 4.0, 0.2, false);
+    let drops = red_drops(red_with(p, Limit::Packets(100)), 3, 20_000, &[1000]);
+    assert_eq!(drops, red_cc(&p, 0.1, 1, 1000, &[1000], 20_000));
+    // With wait, the gap is uniform on 10..=19 arrivals (each 1/10): never outside, mean 14.5.
+    let g = gaps(&drops);
+    assert!(g.iter().all(|&x| (10..=19).contains(&x)), "{g:?}");
+    let mean = g.iter().sum::<usize>() as f64 / g.len() as f64;
+    assert!((mean - 14.5).abs() < 0.15, "mean gap {mean}");
+    // Without wait: p_a = p_b / (1 - count p_b), gaps uniform on 1..=9.
+    let p = RedParams { wait: false, ..p };
+    let drops = red_drops(red_with(p, Limit::Packets(100)), 3, 20_000, &[1000]);
+    assert_eq!(drops, red_cc(&p, 0.1, 1, 1000, &[1000], 20_000));
+    let g = gaps(&drops);
+    assert!(g.iter().all(|&x| (1..=9).contains(&x)), "{g:?}");
+    let mean = g.iter().sum::<usize>() as f64 / g.len() as f64;
+    assert!((mean - 5.0).abs() < 0.1, "mean gap {mean}");
+}
+
+#[test]
+fn red_ns2_byte_mode_counts_mean_packets_and_scales_by_size() {
+    // As above (p_b = 0.1) in byte mode with arrivals of 500 and 1500 bytes: count is
+    // count_bytes / 1000 (integer division), p_a is scaled by size / 1000 after modify_p.
+    let p = RedParams {
+        byte_mode: true,
+        ..params(1.0, 2.0, 4.0, 0.2, false)
+    };
+    let sizes = [500, 1500, 1500, 500, 500];
+    let drops = red_drops(red_with(p, Limit::Packets(100)), 3, 20_000, &sizes);
+    assert_eq!(drops, red_cc(&p, 0.1, 1, 1000, &sizes, 20_000));
+    // Large packets are dropped more often than small ones, about 3 times as often.
+    let (mut big, mut small) = (0.0, 0.0);
+    for (i, &d) in drops.iter().enumerate() {
+        if d {
+            if sizes[i % 5] == 1500 { big += 1.0 } else { small += 1.0 }
+        }
     }
+    let ratio = (big / 2.0) / (small / 3.0);
+    assert!(ratio > 2.0 && ratio < 4.5, "{ratio}");
+}
+
+#[test]
+fn red_ns2_never_drops_early_while_at_most_one_packet_waits() {
+    // w = 1, min_th 0.5, max_th 1: p0 on the wire; p1 finds 0 waiting, p2 finds 1 (avg 1 >=
+    // max_th): both admitted (red.cc's `qlen > 1`); p3 finds 2: `old` was 0, so count <- 1 and
+    // it is admitted; p4, p5 find 3 with p_b = 1: dropped.
+    let mut q = red(1.0, 0.5, 1.0, 0.1, false, 100);
+    q.offer(T0, pkt(0, 1000));
+    q.take(T0);
+    let got: Vec<bool> = (1..6).map(|s| q.offer(T0, pkt(s, 1000)).is_some()).collect();
+    assert_eq!(got, vec![false, false, false, true, true]);
+    // FJ93 Fig. 2 as printed drops p2 already (avg 1 >= max_th with one waiting).
+    let p = RedParams {
+        rules: RedRules::Fj93Fig2,
+        wait: false,
+        ..params(1.0, 0.5, 1.0, 0.1, false)
+    };
+    let mut q = red_with(p, Limit::Packets(100));
+    q.offer(T0, pkt(0, 1000));
+    q.take(T0);
+    let got: Vec<bool> = (1..4).map(|s| q.offer(T0, pkt(s, 1000)).is_some()).collect();
+    assert_eq!(got, vec![false, true, true]);
 }
 
 #[test]
 fn red_admits_below_min_th_and_drops_every_arrival_above_max_th() {
-    assert!(red_drops(red(1.0, 5.0, 10.0, 1.0, false, 100), 4, 1000)
+    assert!(red_drops(red(1.0, 5.0, 10.0, 1.0, false, 100), 4, 1000, &[1000])
         .iter()
         .all(|d| !d));
-    assert!(red_drops(red(1.0, 5.0, 10.0, 0.1, false, 100), 10, 1000)
+    // Held at 10 = max_th (after the filling's first arrival at >= min_th set `old`).
+    assert!(red_drops(red(1.0, 5.0, 10.0, 0.1, false, 100), 10, 1000, &[1000])
         .iter()
         .all(|&d| d));
 }
 
 #[test]
 fn red_gentle_ramps_from_max_p_to_one_between_max_th_and_twice_it() {
-    // avg = 15 with max_th 10: p_b = 0.1 + 0.9 * 5 / 10 = 0.55: not every arrival is dropped,
-    // but the count rule makes p_a = 0.55 / 0.45 > 1 once one arrival was admitted.
-    let d = red_drops(red(1.0, 5.0, 10.0, 0.1, true, 100), 15, 1000);
-    let rate = d.iter().filter(|&&x| x).count();
-    assert!(rate > 500 && rate < 1000, "{rate}");
-    assert!(d.windows(2).all(|w| w[0] || w[1]), "two admitted in a row");
+    // avg = 15 with max_th 10: p_b = 0.1 + 0.9 * 5 / 10 = 0.55; with wait, count 1 gives
+    // p_a = 0 (count p_b < 1), count 2 gives 0.55 / 0.9, count 3 gives 1: gaps of 2 or 3.
+    let d = red_drops(red(1.0, 5.0, 10.0, 0.1, true, 100), 15, 1000, &[1000]);
+    let g = gaps(&d);
+    assert!(g.iter().all(|&x| x == 2 || x == 3), "{g:?}");
+    assert!(g.contains(&2) && g.contains(&3));
     // At 2 max_th and above every arrival is dropped, as without gentle mode.
-    assert!(red_drops(red(1.0, 5.0, 10.0, 0.1, true, 100), 20, 100)
+    assert!(red_drops(red(1.0, 5.0, 10.0, 0.1, true, 100), 20, 100, &[1000])
         .iter()
         .all(|&x| x));
 }
 
 #[test]
 fn red_forced_drop_when_the_buffer_is_full() {
-    // Thresholds above the limit: RED never drops early, the limit still applies.
+    // Thresholds above the queue: RED never drops early, the limit still applies.
     let mut q = red(0.002, 50.0, 100.0, 0.1, false, 3);
     for s in 0..3 {
         assert!(q.offer(T0, pkt(s, 1000)).is_none());

@@ -1,0 +1,212 @@
+"""RED on a plain dumbbell, tcplab against ns-2 2.35 (issue #18).
+
+    python -m tcplab.validation.red [--workers N] [--run-ns2] [--doc]
+
+N = 2, 8 and 32 long-lived SACK flows (1000-byte segments + 42 header bytes, an ACK per segment)
+share a 10 Mbit/s, 20 ms bottleneck; access links are 100 Mbit/s with one-way delays 1..5 ms
+spread evenly, receiver links 100 Mbit/s, 1 ms. The bottleneck queue is drop-tail (limit 100, the
+control) or RED (packet mode, limit 100, min_th 5, max_th 15, max_p 0.1, w_q 0.002, mean packet
+1000 bytes, wait, no ECN) with gentle off and on. Flows start uniformly in [0, 1] s; 100 s runs,
+measured after 20 s, seeds 1-3.
+
+The ns-2 side is `data/red_dumbbell.tcl` (Floyd's `queue/red.cc`, `Agent/TCP/Sack1`); its outputs
+are stored in `data/red_ns2.csv` so that the table and docs/validation/red.md can be regenerated
+without ns-2 (`--run-ns2` reruns it with the local `ns`). tcplab runs each cell with the `ns2`
+profile's Sack1 agent and with the native `sack` sender. Targets (issue #18): the ns2 profile
+within 5% of ns-2 on goodput, mean queue, mean RED average and drops (means over the seeds); the
+native sender within 10%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+TCL = DATA / "red_dumbbell.tcl"
+NS2_CSV = DATA / "red_ns2.csv"
+ROOT = Path(__file__).resolve().parents[3]
+DOC = ROOT / "docs" / "validation" / "red.md"
+
+NS = (2, 8, 32)
+QUEUES = (("droptail", 0), ("red", 0), ("red", 1))  # (discipline, gentle)
+SEEDS = (1, 2, 3)
+DURATION, WARMUP = 100, 20
+METRICS = ("goodput", "mean_queue", "mean_avg", "drops")
+LABEL = {"goodput": "goodput Mbit/s", "mean_queue": "mean queue (pkts)",
+         "mean_avg": "mean RED average (pkts)", "drops": "drops"}
+TARGET = {"ns2": 0.05, "native": 0.10}
+FIELDS = ("n", "disc", "gentle", "seed", *METRICS)
+
+
+def delays(n: int) -> list[str]:
+    return [f"{1.0 + 4.0 * i / (n - 1) if n > 1 else 1.0:g}ms" for i in range(n)]
+
+
+def scenario(n: int, disc: str, gentle: int, seed: int, sender: str,
+             duration: float = DURATION, warmup: float = WARMUP) -> dict:
+    """The tcplab scenario of one cell; `sender` is "ns2" (the profile's Sack1) or "native"."""
+    queue: dict = {"discipline": disc, "limit": 100}
+    if disc == "red":
+        queue["red"] = {"min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002,
+                        "mean_packet": 1000, "gentle": bool(gentle)}
+    flow: dict = {"tcp": "sack", "ack": "immediate", "mss": 1000, "header_bytes": 42,
+                  "rwnd": "100MB", "start": ["0s", "1s"]}
+    if sender == "ns2":
+        flow.update({"profile": "ns2", "initial_window": 2, "limited_transmit": True,
+                     "initial_rto": "3s", "min_rto": "200ms", "max_rto": "60s",
+                     "clock_tick": "10ms"})
+    return {
+        "name": f"red-dumbbell-{n}-{disc}{'-gentle' if gentle else ''}",
+        "seed": seed,
+        "duration": f"{duration}s",
+        "warmup": f"{warmup}s",
+        "network": {"dumbbell": {
+            "bottleneck": {"rate": "10Mbit/s", "delay": "20ms", "queue": queue},
+            "access_rate": "100Mbit/s",
+            "access_delays": delays(n),
+            "egress_delay": "1ms",
+        }},
+        "flows": [dict(flow) for _ in range(n)],
+    }
+
+
+def run_tcplab(args: tuple) -> dict:
+    import polars as pl
+
+    import tcplab
+
+    n, disc, gentle, seed, sender, duration, warmup = args
+    r = tcplab.run(scenario(n, disc, gentle, seed, sender, duration, warmup))
+    link = r.links.filter(pl.col("link") == "bottleneck.fwd").row(0, named=True)
+    avg = link.get("mean_red_avg")
+    return {"n": n, "disc": disc, "gentle": gentle, "seed": seed, "sender": sender,
+            "goodput": float(r.flows["goodput_bps"].sum()),
+            "mean_queue": link["mean_queue_packets"],
+            "mean_avg": avg if avg is not None else 0.0,
+            "drops": float(link["drops_queue"])}
+
+
+def run_ns2(args: tuple) -> dict:
+    n, disc, gentle, seed, duration, warmup = args
+    out = subprocess.run(["ns", str(TCL), str(n), disc, str(gentle), str(seed), str(duration),
+                          str(warmup)], capture_output=True, text=True, check=True, cwd="/tmp")
+    vals = dict(kv.split("=") for kv in out.stdout.split())
+    return {"n": n, "disc": disc, "gentle": gentle, "seed": seed,
+            **{m: float(vals[m]) for m in METRICS}}
+
+
+def cells():
+    return [(n, d, g) for n in NS for d, g in QUEUES]
+
+
+def load_ns2() -> list[dict]:
+    with open(NS2_CSV) as f:
+        return [{"n": int(r["n"]), "disc": r["disc"], "gentle": int(r["gentle"]),
+                 "seed": int(r["seed"]), **{m: float(r[m]) for m in METRICS}}
+                for r in csv.DictReader(f)]
+
+
+def mean(rows, m):
+    return sum(r[m] for r in rows) / len(rows)
+
+
+def table(ns2: list[dict], tl: list[dict]) -> tuple[str, list[str]]:
+    """The markdown table and the list of targets missed."""
+    lines = ["| N | queue | metric | ns-2 2.35 | tcplab ns2 profile (diff) | tcplab native sack (diff) |",
+             "|---|---|---|---|---|---|"]
+    missed = []
+    for n, d, g in cells():
+        key = lambda r: (r["n"], r["disc"], r["gentle"]) == (n, d, g)
+        ref = [r for r in ns2 if key(r)]
+        qname = "droptail" if d == "droptail" else f"RED gentle {'on' if g else 'off'}"
+        for m in METRICS:
+            if d == "droptail" and m == "mean_avg":
+                continue
+            scale = 1e-6 if m == "goodput" else 1.0
+            fmt = ".3f" if m == "goodput" else (".0f" if m == "drops" else ".2f")
+            cols = [f"{mean(ref, m) * scale:{fmt}}"]
+            for sender in ("ns2", "native"):
+                rows = [r for r in tl if key(r) and r["sender"] == sender]
+                v, base = mean(rows, m), mean(ref, m)
+                diff = (v - base) / base if base else 0.0
+                mark = "" if abs(diff) <= TARGET[sender] else " **"
+                if mark:
+                    missed.append(f"N={n} {qname} {m} {sender}: {diff:+.1%}")
+                cols.append(f"{v * scale:{fmt}} ({diff:+.1%}){mark}")
+            lines.append(f"| {n} | {qname} | {LABEL[m]} | " + " | ".join(cols) + " |")
+    return "\n".join(lines), missed
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tcplab.validation.red", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--run-ns2", action="store_true", help="rerun ns-2 (needs `ns`) and rewrite data/red_ns2.csv")
+    ap.add_argument("--doc", action="store_true", help="write docs/validation/red.md")
+    a = ap.parse_args(argv)
+    with ProcessPoolExecutor(a.workers) as pool:
+        if a.run_ns2:
+            if shutil.which("ns") is None:
+                print("no `ns` on PATH", file=sys.stderr)
+                return 2
+            jobs = [(n, d, g, s, DURATION, WARMUP) for n, d, g in cells() for s in SEEDS]
+            ns2 = list(pool.map(run_ns2, jobs))
+            with open(NS2_CSV, "w", newline="") as f:
+                w = csv.DictWriter(f, FIELDS)
+                w.writeheader()
+                w.writerows(ns2)
+        ns2 = load_ns2()
+        jobs = [(n, d, g, s, snd, DURATION, WARMUP) for n, d, g in cells() for s in SEEDS
+                for snd in ("ns2", "native")]
+        tl = list(pool.map(run_tcplab, jobs))
+    text, missed = table(ns2, tl)
+    stalled = [f"N={r['n']} {r['disc']} gentle={r['gentle']} seed={r['seed']} {r['sender']}"
+               for r in tl if r["goodput"] <= 0]
+    summary = [f"Runs with no goodput: {', '.join(stalled) if stalled else 'none'} "
+               f"(of {len(tl)} tcplab runs, {len(ns2)} ns-2 runs).",
+               "Targets (ns2 profile within 5%, native within 10%; ** marks a miss): "
+               + ("all met." if not missed else f"{len(missed)} missed: " + "; ".join(missed) + ".")]
+    print(text)
+    print()
+    print("\n".join(summary))
+    if a.doc:
+        DOC.write_text(DOC_HEAD + text + "\n\n" + "\n\n".join(summary) + "\n" + DOC_TAIL)
+    return 0
+
+
+DOC_HEAD = """# RED on a plain dumbbell: tcplab against ns-2 2.35 (issue #18)
+
+Generated by `python -m tcplab.validation.red --doc` (the ns-2 column from the stored
+`python/tcplab/validation/data/red_ns2.csv`, made by `--run-ns2` with
+`python/tcplab/validation/data/red_dumbbell.tcl` and Debian's ns-2 2.35). Do not edit by hand.
+
+Set-up: N long-lived SACK flows (1000-byte segments + 42 header bytes, an ACK per segment) share
+a 10 Mbit/s, 20 ms bottleneck; access links 100 Mbit/s, one-way 1..5 ms spread evenly; receiver
+links 100 Mbit/s, 1 ms. Queue: drop-tail (limit 100) or RED (packet mode, limit 100, min_th 5,
+max_th 15, max_p 0.1, w_q 0.002, mean packet 1000 B, wait, no ECN), gentle off and on. Flows start
+uniformly in [0, 1] s; 100 s, measured after 20 s; means over seeds 1-3. Mean queue: waiting
+packets, time average; mean RED average: time average of RED's `avg` (ns-2: `ave_` sampled every
+1 ms); drops at the bottleneck. ns-2's DropTail holds limit - 1 waiting packets, so the ns-2 side
+uses limit 101 for the control. Targets: the `ns2` profile within 5% of ns-2, the native `sack`
+sender within 10%.
+
+"""
+
+DOC_TAIL = """
+The `ns2` profile column runs ns-2's own agent (Sack1) on tcplab's RED: it is the check of the queue.
+The native `sack` column differs from ns-2 where the agent differs, not the queue. Its misses are in
+the drop counts at N = 32 (and the mean queue with gentle RED at N = 32), where each flow's share
+of the pipe is about two packets: the native sender then loses about half as many packets for the
+same goodput. The mechanism has not been isolated yet (candidates: the native sender's RTO floor
+and estimator, and its RFC 6675 recovery at windows of 2-3 segments, against ns-2's Sack1); it is
+left open rather than explained away.
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

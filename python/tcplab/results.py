@@ -118,7 +118,7 @@ class Store:
         if runs and parts:
             compacted = _keys_of_parts(parts)
             runs = [r for r in runs if r.stem[4:] not in compacted]
-        for f in runs:
+        for f in parts + runs:
             check_file(f)
         return parts + runs
 
@@ -140,7 +140,7 @@ class Store:
             try:
                 frames.append(pl.read_parquet(f))
             except (pl.exceptions.PolarsError, OSError) as e:
-                raise StoreError(f"{f}: cannot read ({str(e).splitlines()[0]})") from None
+                raise StoreError(f"{f}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
         return pl.concat(frames, how="diagonal_relaxed").sort("run_key", "flow", maintain_order=True)
 
     # ---- writing -------------------------------------------------------------------------

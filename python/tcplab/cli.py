@@ -179,7 +179,9 @@ def check(
         fail(f"{file}: cannot read ({e.strerror})")
     try:
         doc = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
+    except RecursionError:
+        fail(f"{file}: nested too deeply (expected tables and lists a few levels deep)")
+    except tomllib.TOMLDecodeError:
         doc = {}  # the parsers below say what is wrong
     if "sweep" in doc or "axis" in doc:
         try:

@@ -175,33 +175,130 @@ class Sweep:
         return out
 
 
-_SWEEP_KEYS = {"name", "seed", "base", "replicates", "seeds"}
-_AXIS_KEYS = {"path", "values", "uniform", "log_uniform", "count", "draw", "integer", "unit", "zip"}
+# ---- the schema of sweep files (types: pydantic; meaning: the checks below) -------------------
+
+from typing import Literal  # noqa: E402
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError  # noqa: E402
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
-def _axis(spec: Any, index: int, source: str) -> Axis:
+class _Head(_Strict):
+    name: str | None = None
+    seed: int = Field(0, ge=0)
+    base: str | None = None
+    replicates: int | None = Field(None, ge=1)
+    seeds: list[int] | None = Field(None, min_length=1)
+
+
+class _AxisSpec(_Strict):
+    path: str | None = Field(None, min_length=1)
+    values: list[Any] | None = None
+    uniform: list[float] | None = Field(None, min_length=2, max_length=2)
+    log_uniform: list[float] | None = Field(None, min_length=2, max_length=2)
+    count: int | None = Field(None, ge=1)
+    draw: Literal["once", "per-point"] = "once"
+    integer: bool = False
+    unit: str = ""
+    zip: dict[str, Any] | None = None
+
+
+class _Document(_Strict):
+    sweep: _Head = _Head()
+    set: dict[str, Any] = {}
+    axis: list[_AxisSpec] = []
+    scenario: dict[str, Any] | None = None
+
+
+_SWEEP_KEYS = set(_Head.model_fields)
+_AXIS_KEYS = set(_AxisSpec.model_fields)
+_HINTS = {
+    ("sweep", "base"): 'a path to a scenario file, e.g. base = "../scenarios/quickstart.toml"',
+    ("sweep", "seeds"): "a non-empty list of non-negative integers",
+    ("sweep", "seed"): "a non-negative integer",
+    ("sweep", "replicates"): "a positive integer",
+    ("path",): 'a dotted scenario path, e.g. path = "flows.0.mss"',
+    ("count",): "a positive integer",
+    ("draw",): '"once" or "per-point"',
+    ("integer",): "true or false",
+    ("unit",): 'a string appended to each sample, e.g. unit = "ms"',
+    ("values",): "a list",
+    ("uniform",): "two finite numbers [low, high]",
+    ("log_uniform",): "two finite numbers [low, high]",
+    ("zip",): 'a table of lists: zip = { "a.b" = [..], "c.d" = [..] }',
+    ("sweep",): "a table [sweep] (name, seed, base, replicates, seeds)",
+    ("set",): 'a table of overrides, e.g. [set] duration = "100s"',
+    ("axis",): "an array of tables: write [[axis]]",
+    ("scenario",): "a table: the base scenario",
+}
+
+
+def _axis_label(doc: Mapping[str, Any], index: int) -> str:
+    axes = doc.get("axis")
+    spec = axes[index] if isinstance(axes, list) and index < len(axes) else {}
     if not isinstance(spec, Mapping):
-        raise SweepError(f"{source}: axis {index}: expected a table ([[axis]])")
-    name = spec.get("path") or ("zip of " + ", ".join(spec["zip"]) if isinstance(spec.get("zip"), Mapping) else "?")
-    label = f"axis {index} ({name})"
+        return f"axis {index}"
+    path = spec.get("path")
+    if isinstance(path, str):
+        name = path
+    elif isinstance(spec.get("zip"), Mapping):
+        name = "zip of " + ", ".join(map(str, spec["zip"]))
+    else:
+        name = "?"
+    return f"axis {index} ({name})"
+
+
+def _schema_error(e: ValidationError, doc: Mapping[str, Any], source: str) -> SweepError:
+    """The first error pydantic found, as one line naming the table, key and expected type."""
+    err = e.errors()[0]
+    loc = list(err["loc"])
+    got = err.get("input")
+    if loc[:1] == ["axis"] and len(loc) >= 2 and isinstance(loc[1], int):
+        where, key = _axis_label(doc, loc[1]), [str(x) for x in loc[2:3]]
+    elif loc[:1] == ["sweep"]:
+        where, key = "sweep", [str(x) for x in loc[1:2]]
+    else:
+        where, key = "", [str(x) for x in loc[:1]]
+    hint_key = (where,) + tuple(key) if where == "sweep" else tuple(key)
+    if err["type"] == "extra_forbidden":
+        known = sorted(_SWEEP_KEYS if where == "sweep" else _AXIS_KEYS if where.startswith("axis") else
+                       {"sweep", "set", "axis", "scenario"})
+        what = f"unknown key `{key[0]}`" if key else "unknown key"
+        if not where:
+            what = f"unknown table `{key[0]}`"
+        msg = f"{what}, expected one of {', '.join(f'`{k}`' for k in known)}"
+    else:
+        expected = _HINTS.get(hint_key, err["msg"][0].lower() + err["msg"][1:])
+        shown = repr(got) if not isinstance(got, (dict, list)) else ("a table" if isinstance(got, dict) else "a list")
+        msg = f"expected {expected}, got {shown}"
+    field = ".".join(key)
+    if err["type"] == "extra_forbidden":
+        return SweepError(f"{source}: {where}: {msg}" if where.startswith("axis") else
+                          f"{source}: sweep.{field}: {msg}" if where == "sweep" else f"{source}: {msg}")
+    prefix = f"{where}.{field}" if where == "sweep" and field else f"{where}: `{field}`" if where and field else (
+        where or field)
+    return SweepError(f"{source}: {prefix}: {msg}")
+
+
+def _axis(spec: _AxisSpec, index: int, source: str, raw: Mapping[str, Any]) -> Axis:
+    label = _axis_label(raw, index)
 
     def bad(msg: str) -> SweepError:
         return SweepError(f"{source}: {label}: {msg}")
 
-    unknown = sorted(set(spec) - _AXIS_KEYS)
-    if unknown:
-        raise bad(f"unknown key `{unknown[0]}`, expected one of {', '.join(f'`{k}`' for k in sorted(_AXIS_KEYS))}")
-    kinds = [k for k in ("values", "uniform", "log_uniform", "zip") if k in spec]
+    given = spec.model_fields_set
+    kinds = [k for k in ("values", "uniform", "log_uniform", "zip") if k in given]
     if len(kinds) != 1:
         raise bad("give exactly one of `values`, `uniform`, `log_uniform` or `zip`")
     kind = kinds[0]
     if kind == "zip":
-        if "path" in spec:
+        if "path" in given:
             raise bad("a zipped axis names its paths inside `zip`, not in `path`")
-        z = spec["zip"]
-        if not isinstance(z, Mapping) or not z:
+        if not spec.zip:
             raise bad('`zip` must be a non-empty table of lists: zip = { "a.b" = [..], "c.d" = [..] }')
-        lists = _flatten(z)
+        lists = _flatten(spec.zip)
         for path, values in lists.items():
             if not isinstance(values, list) or not values:
                 raise bad(f"`zip.{path}` must be a non-empty list")
@@ -209,82 +306,71 @@ def _axis(spec: Any, index: int, source: str) -> Axis:
         if len(set(lengths.values())) != 1:
             raise bad("zipped lists must have the same length, got " + ", ".join(f"{p}: {n}" for p, n in lengths.items()))
         return Axis(label, kind, tuple(lists), tuple(zip(*lists.values())))
-    path = spec.get("path")
-    if not isinstance(path, str) or not path.strip():
+    path = spec.path
+    if path is None or not path.strip():
         raise bad("`path` must be a dotted scenario path, e.g. path = \"flows.0.mss\"")
     if kind == "values":
-        values = spec["values"]
-        if not isinstance(values, list):
-            raise bad("`values` must be a list")
-        if not values:
+        if not spec.values:
             raise bad("`values` is empty; an axis needs at least one value")
         for key in ("count", "draw", "integer", "unit"):
-            if key in spec:
+            if key in given:
                 raise bad(f"`{key}` applies to random axes (uniform, log_uniform) only")
-        return Axis(label, kind, (path,), tuple((v,) for v in values))
-    bounds = spec[kind]
-    if (not isinstance(bounds, list) or len(bounds) != 2
-            or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)):
+        return Axis(label, kind, (path,), tuple((v,) for v in spec.values))
+    low, high = getattr(spec, kind)
+    if not (math.isfinite(low) and math.isfinite(high)):
         raise bad(f"`{kind}` must be two finite numbers [low, high]")
-    low, high = float(bounds[0]), float(bounds[1])
+    shown = [raw["axis"][index][kind][0], raw["axis"][index][kind][1]]
     if kind == "log_uniform" and (low <= 0 or high <= 0):
-        raise bad(f"log_uniform range [{bounds[0]}, {bounds[1]}]: both bounds must be > 0")
+        raise bad(f"log_uniform range [{shown[0]}, {shown[1]}]: both bounds must be > 0")
     if not low < high:
-        raise bad(f"{kind} range [{bounds[0]}, {bounds[1]}]: low must be less than high")
-    count = spec.get("count")
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise bad(f"a random axis needs `count`, a positive integer (got {count!r})")
-    draw = spec.get("draw", "once")
-    if draw not in ("once", "per-point"):
-        raise bad(f"`draw` must be \"once\" or \"per-point\" (got {draw!r})")
-    integer, unit = spec.get("integer", False), spec.get("unit", "")
-    if not isinstance(integer, bool):
-        raise bad("`integer` must be true or false")
-    if not isinstance(unit, str):
-        raise bad('`unit` must be a string appended to each sample, e.g. unit = "ms"')
-    return Axis(label, kind, (path,), low=low, high=high, count=count, per_point=draw == "per-point",
-                integer=integer, unit=unit)
+        raise bad(f"{kind} range [{shown[0]}, {shown[1]}]: low must be less than high")
+    if spec.count is None:
+        raise bad("a random axis needs `count`, a positive integer (got None)")
+    return Axis(label, kind, (path,), low=float(low), high=float(high), count=spec.count,
+                per_point=spec.draw == "per-point", integer=spec.integer, unit=spec.unit)
 
 
 def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
           sets: Mapping[str, Any] | None = None) -> Sweep:
     """A sweep from TOML text; `base_dir` resolves a relative `base` path; `sets` are extra
     fixed overrides on top of the file's [set] table (as `tcplab sweep --set`)."""
+    try:
+        return _parse(text, source, base_dir, sets)
+    except RecursionError:
+        raise SweepError(f"{source}: nested too deeply (expected tables and lists a few levels deep)") from None
+
+
+def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any] | None) -> Sweep:
     from tcplab.simulation import ScenarioError, resolve
 
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{source}: invalid TOML: {e}") from None
-    unknown = sorted(set(doc) - {"sweep", "set", "axis", "scenario"})
-    if unknown:
-        raise SweepError(f"{source}: unknown table `{unknown[0]}`, expected [sweep], [set], [scenario] or [[axis]]")
-    head = doc.get("sweep", {})
-    bad_keys = sorted(set(head) - _SWEEP_KEYS)
-    if bad_keys:
-        raise SweepError(f"{source}: sweep.{bad_keys[0]}: unknown key, expected one of {', '.join(sorted(_SWEEP_KEYS))}")
-    name = head.get("name", Path(source).stem)
-    seed = head.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise SweepError(f"{source}: sweep.seed: expected a non-negative integer, got {seed!r}")
-    if ("base" in head) == ("scenario" in doc):
+    try:
+        spec = _Document.model_validate(doc)
+    except ValidationError as e:
+        raise _schema_error(e, doc, source) from None
+    head = spec.sweep
+    name = head.name if head.name is not None else Path(source).stem
+    seed = head.seed
+    if (head.base is not None) == (spec.scenario is not None):
         raise SweepError(f"{source}: give the base scenario either as sweep.base = \"path.toml\" or as a [scenario] table")
-    if "base" in head:
-        base_path = Path(head["base"])
+    if head.base is not None:
+        base_path = Path(head.base)
         if not base_path.is_absolute():
             base_path = (base_dir or Path.cwd()) / base_path
         try:
-            base: str | dict = base_path.read_text()
+            base: str | dict = base_path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise SweepError(f"{source}: sweep.base: {base_path} is not UTF-8 text") from None
         except OSError as e:
             raise SweepError(f"{source}: sweep.base: cannot read {base_path} ({e.strerror})") from None
         base_label = str(base_path)
     else:
         base, base_label = doc["scenario"], "[scenario]"
-    fixed = {**_flatten(doc.get("set", {})), **(sets or {})}
-    axes_spec = doc.get("axis", [])
-    if not isinstance(axes_spec, list):
-        raise SweepError(f"{source}: axes are an array of tables: write [[axis]]")
-    axes = [_axis(a, i, source) for i, a in enumerate(axes_spec)]
+    fixed = {**_flatten(spec.set), **(sets or {})}
+    axes = [_axis(a, i, source, doc) for i, a in enumerate(spec.axis)]
     seen: dict[str, str] = {}
     for axis in axes:
         for path in axis.paths:
@@ -292,15 +378,15 @@ def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
                 raise SweepError(f"{source}: {axis.label}: `{path}` is already varied by {seen[path]}")
             seen[path] = axis.label
     seeds = None
-    if "replicates" in head and "seeds" in head:
+    if head.replicates is not None and head.seeds is not None:
         raise SweepError(f"{source}: give sweep.replicates or sweep.seeds, not both")
-    if "seeds" in head:
-        seeds = head["seeds"]
-        if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
+    if head.seeds is not None:
+        seeds = head.seeds
+        if any(s < 0 for s in seeds):
             raise SweepError(f"{source}: sweep.seeds: expected a non-empty list of non-negative integers")
         if len(set(seeds)) != len(seeds):
             raise SweepError(f"{source}: sweep.seeds: seeds repeat")
-    if seeds is not None or "replicates" in head:
+    if seeds is not None or head.replicates is not None:
         if "seed" in seen:
             raise SweepError(f"{source}: {seen['seed']} varies `seed`; drop sweep.replicates/sweep.seeds")
     try:
@@ -308,11 +394,8 @@ def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
     except ScenarioError as e:
         where = "[set]" if fixed else f"base scenario {base_label}"
         raise SweepError(f"{source}: {where}: {e}") from None
-    if "replicates" in head:
-        n = head["replicates"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise SweepError(f"{source}: sweep.replicates: expected a positive integer, got {n!r}")
-        seeds = [resolved["seed"] + i for i in range(n)]
+    if head.replicates is not None:
+        seeds = [resolved["seed"] + i for i in range(head.replicates)]
     sweep = Sweep(name, source, seed, base, base_label, fixed, axes, seeds)
     # Each axis value on its own: an unknown path or a bad value is named by its axis.
     for axis in axes:
@@ -331,7 +414,9 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
     """Reads and validates a sweep file (plus extra fixed overrides `sets`)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SweepError(f"{path}: not UTF-8 text (expected a TOML sweep file)") from None
     except OSError as e:
         raise SweepError(f"{path}: cannot read the sweep file ({e.strerror})") from None
     return parse(text, str(path), path.parent, sets)

@@ -34,6 +34,7 @@ Running a sweep is `run_sweep` (this module) over a `results.Store`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -425,15 +426,29 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
 # ---- running ---------------------------------------------------------------------------------
 
 
-def execute(task: tuple[str, str | dict, dict]) -> tuple[str, RunResult | None, str | None]:
+def execute(task: tuple) -> tuple[str, RunResult | None, str | None]:
     """Runs one simulation (in a worker process, local or Dask): (key, result or None, error or
-    None). Never raises, so one bad run does not stop the sweep."""
-    key, base, sets = task
+    None). Never raises, so one bad run does not stop the sweep. With a trace folder (the
+    task's fourth element), the run's recorded traces are written there, under its key."""
+    key, base, sets = task[:3]
+    trace_dir = task[3] if len(task) > 3 else None
     try:
-        from tcplab.simulation import run
+        from tcplab.simulation import TRACES, run
 
+        result = run(base, sets)
+        if trace_dir is not None:
+            import os
+
+            folder = Path(trace_dir) / key
+            folder.mkdir(parents=True, exist_ok=True)
+            for name in TRACES:
+                df = result.trace(name)
+                if df.height:
+                    tmp = folder / f".{name}.parquet.{os.getpid()}.tmp"
+                    df.write_parquet(tmp)
+                    os.replace(tmp, folder / f"{name}.parquet")
         # Opt-in traces are not stored in the results table (nor sent back from the worker).
-        return key, run(base, sets).without_traces(), None
+        return key, result.without_traces(), None
     except Exception as e:  # noqa: BLE001 - reported per run, with its key
         return key, None, f"{type(e).__name__}: {e}"
 
@@ -464,6 +479,28 @@ class Outcome:
     interrupted: bool = False
 
 
+@contextlib.contextmanager
+def _main_hidden():
+    """Hides the calling script from multiprocessing's spawn while workers start, so a worker
+    does not import it as `__mp_main__`: a script that calls `run_sweep` without an
+    `if __name__ == "__main__":` guard would otherwise run again in every worker (and fail).
+    Workers need nothing from the script: a task is plain data and `execute` lives here."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    try:
+        for k in saved:
+            if k == "__spec__":
+                main.__spec__ = None
+            else:
+                del main.__dict__[k]
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.update(saved)
+
+
 def _local(tasks: list, workers: int):
     """Yields results from a local process pool, at most 2 * workers runs in flight."""
     import concurrent.futures as cf
@@ -476,7 +513,8 @@ def _local(tasks: list, workers: int):
     try:
         while True:
             while len(pending) < 2 * workers and (task := next(it, None)) is not None:
-                pending.add(pool.submit(execute, task))
+                with _main_hidden():  # workers start (on submit) without importing __main__
+                    pending.add(pool.submit(execute, task))
             if not pending:
                 break
             finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
@@ -520,11 +558,22 @@ def _dask(tasks: list, scheduler: str):
 
 
 def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler: str | None = None,
-              progress: bool = True, compact_every: int = 1000) -> Outcome:
+              progress: bool = True, compact_every: int = 1000, trace_dir: str | Path | None = None) -> Outcome:
     """Runs every run of `sweep` not already in `store` (a `tcplab.results.Store` or a path),
     persisting each as it finishes. KeyboardInterrupt stops it: finished runs are kept and
     `Outcome.interrupted` is set. Runs go to a local process pool of `workers` processes
-    (default: all cores) or, with `scheduler` ("tcp://host:port"), to a Dask cluster."""
+    (default: all cores) or, with `scheduler` ("tcp://host:port"), to a Dask cluster.
+
+    `progress` shows a bar on a terminal and plain lines (every 10 s) when stderr is a file or
+    a pipe. With `trace_dir`, each run's recorded traces are written by the worker that ran it
+    to `trace_dir/<run key>/<trace>.parquet` (on a cluster, a folder every worker can reach).
+
+    Safe to call from a script without an `if __name__ == "__main__":` guard and from a
+    notebook: the local workers start without re-running the calling script (see `_local`).
+
+        from tcplab import sweep
+        outcome = sweep.run_sweep(sweep.load("sweeps/mathis-fig4.toml"), "fig4.parquet")
+    """
     import os as _os
 
     from tcplab import results
@@ -538,7 +587,8 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
         todo = [r for r in plan if r.key not in stored]
         outcome = Outcome(total=len(plan), skipped=len(plan) - len(todo))
         by_key = {r.key: r for r in todo}
-        tasks = [(r.key, sweep.base, r.sets) for r in todo]
+        traces = str(Path(trace_dir).resolve()) if trace_dir is not None else None
+        tasks = [(r.key, sweep.base, r.sets, traces) for r in todo]
         if scheduler:
             source = _dask(tasks, scheduler)
         else:
@@ -574,7 +624,48 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
         store.close()
 
 
+class _PlainProgress:
+    """Progress as plain lines on stderr (for logs and pipes, where a bar would be noise): one
+    line at most every `every` seconds, and one at the end."""
+
+    task_ids = [0]
+
+    def __init__(self, name: str, total: int, skipped: int, every: float = 10.0):
+        import time
+
+        self.name, self.total, self.skipped, self.every = name, total, skipped, every
+        self.done = 0
+        self.clock = time.monotonic
+        self.t0 = self.last = self.clock()
+
+    def _line(self) -> None:
+        import sys
+
+        elapsed = self.clock() - self.t0
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = f", ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 and self.done < self.total else ""
+        stored = f" ({self.skipped} already stored)" if self.skipped else ""
+        print(f"{self.name}{stored}: {self.done}/{self.total} runs, {elapsed:.0f} s, {rate:.2f} runs/s{eta}",
+              file=sys.stderr, flush=True)
+
+    def start(self) -> None:
+        self._line()
+
+    def advance(self, task_id: int) -> None:
+        self.done += 1
+        if self.clock() - self.last >= self.every:
+            self.last = self.clock()
+            self._line()
+
+    def stop(self) -> None:
+        self._line()
+
+
 def _progress(name: str, total: int, skipped: int):
+    import sys
+
+    if not sys.stderr.isatty():
+        return _PlainProgress(name, total, skipped)
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)

@@ -34,7 +34,10 @@ def sweep(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
     set_: List[str] = typer.Option([], "--set", help="Override a field in every run: dotted.path=value (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count the runs; run nothing."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar on stderr."),
+    progress: bool = typer.Option(True, "--progress/--no-progress",
+                                  help="Show progress on stderr: a bar on a terminal, plain lines otherwise."),
+    trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Write each run's recorded traces to "
+                                             "DIR/<run key>/<trace>.parquet (the scenario turns traces on)."),
 ) -> None:
     """Run every point of a sweep into a results store.
 
@@ -68,8 +71,10 @@ def sweep(
             raise KeyboardInterrupt
 
         signal.signal(signal.SIGTERM, terminate)
+        if trace_out is not None and trace_out.exists() and not trace_out.is_dir():
+            _fail(f"--trace-out {trace_out}: exists and is not a directory")
         outcome = run_sweep(spec, results.Store(out), workers=workers, scheduler=scheduler,
-                            progress=progress and sys.stderr.isatty())
+                            progress=progress, trace_dir=trace_out)
     except (SweepError, results.StoreError) as e:
         _fail(str(e))
     stored = outcome.skipped + outcome.done

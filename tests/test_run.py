@@ -316,3 +316,15 @@ def test_ns2_and_native_sack_agree_on_the_instruments_and_the_fit():
             (("ns2", ns2), ("native", native))}
     assert fits["ns2"]["n"] == 3 and fits["ns2"]["excluded_invalid"] == 0
     assert fits["ns2"]["c_half"] == pytest.approx(fits["native"]["c_half"], rel=0.10)
+
+
+def test_a_result_shows_its_figures_in_a_repl_and_in_jupyter():
+    r = tcplab.run(ONE_HOP, duration="8s", warmup="2s")
+    text = repr(r)
+    lines = text.splitlines()
+    assert lines[0] == (f"RunResult: 8 s simulated (measured from 2 s), seed {r.seed}, {r.events:,} events, "
+                        "1 flow, 2 link directions")
+    f = r.flows.row(0, named=True)
+    assert lines[1].startswith(f"  flow 0 reno/{f['ack']}: goodput {f['goodput_bps'] / 1e6:.3f} Mbit/s")
+    html = r._repr_html_()
+    assert html.startswith("<p><b>RunResult: 8 s simulated") and "mathis_bps" in html and "<table" in html

@@ -128,3 +128,20 @@ def test_main_exits_non_zero_when_a_check_fails(monkeypatch, tmp_path, capsys, s
     assert t4.main(["--quick", "--out", str(tmp_path)]) == code
     err = capsys.readouterr().err
     assert ("outside the expected tolerance (C within 20%, k in [-0.6, -0.44]" in err) == bool(code)
+
+
+def test_the_ordering_is_checked_where_the_design_says():
+    runs, success = _synthetic(1.0, -0.5)
+    table = t4.compute(runs, success, t4.QUICK)
+    flags = lambda order: [b for b in table.failures() if "FACK is not first" in b]  # noqa: E731
+    fake = [{"ack": "immediate", "p": 0.033, "tcplab": ["NewReno", "FACK"], "fack_first": False},
+            {"ack": "immediate", "p": 0.1, "tcplab": ["FACK", "NewReno"], "fack_first": True}]
+    t4.Table4.ordering, saved = (lambda self: fake), t4.Table4.ordering
+    try:
+        assert flags(fake) == []  # the quick design checks p = 0.1 only
+        fake[1]["fack_first"] = False
+        assert len(flags(fake)) == 1
+        table.design = t4.FULL
+        assert len(flags(fake)) == 2  # the full design checks 0.033 and 0.1
+    finally:
+        t4.Table4.ordering = saved

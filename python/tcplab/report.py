@@ -87,3 +87,36 @@ def print_result(result: RunResult, console: Console | None = None, wide: bool =
     cols, rows, hidden = links_rows(result, wide)
     caption = (f"{hidden} more link directions (idle or quieter): --wide, --json or --out." if hidden else None)
     print_table(console, "Links (measurement window)", cols, rows, caption=caption)
+
+
+def _summary(result: RunResult) -> str:
+    flows, links = result.flows.height, result.links.height
+    return (f"RunResult: {result.duration_s:g} s simulated (measured from {result.warmup_s:g} s), seed {result.seed}, "
+            f"{result.events:,} events, {flows} flow{'s' if flows != 1 else ''}, {links} link directions"
+            + (", traces truncated" if result.truncated else ""))
+
+
+_MAX_REPR_FLOWS = 8
+
+
+def result_repr(result: RunResult) -> str:
+    """What a RunResult shows in a REPL: its figures and each flow's headline numbers."""
+    lines = [_summary(result)]
+    for f in result.flows.head(_MAX_REPR_FLOWS).iter_rows(named=True):
+        rtt = f["mean_rtt_s"]
+        lines.append(f"  flow {f['flow']} {f['tcp']}/{f['ack']}: goodput {num(f['goodput_bps'] / 1e6, '.3f')} Mbit/s, "
+                     f"RTT {num(rtt * 1e3 if rtt == rtt else None, '.1f')} ms, p {num(f['p'], '.3g')}, "
+                     f"CA events {f['ca_events']}, timeouts {f['timeouts']}")
+    if result.flows.height > _MAX_REPR_FLOWS:
+        lines.append(f"  ... {result.flows.height - _MAX_REPR_FLOWS} more flows in .flows")
+    lines.append("  tables: .flows .links .traffic .totals .with_predictions(); traces: .trace(name)")
+    return "\n".join(lines)
+
+
+def result_html(result: RunResult) -> str:
+    """What a RunResult shows in Jupyter: its figures, then the flows table with predictions."""
+    import html
+
+    return (f"<p><b>{html.escape(_summary(result))}</b></p>" + result.with_predictions()._repr_html_()
+            + "<p>tables: <code>.flows</code> <code>.links</code> <code>.traffic</code> <code>.totals</code>; "
+            "traces: <code>.trace(name)</code></p>")

@@ -42,7 +42,7 @@ def write_atomically(path: Path, write) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
-        fail(f"{path}: cannot write here ({e.strerror})")
+        fail(f"{path}: cannot write here ({e.strerror or e}: {e.filename or path.parent})")
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
@@ -142,6 +142,9 @@ def run(
     except ScenarioError as e:
         message = str(e)
         fail(message if message.startswith(label) else f"{label}: {message}")
+    except KeyboardInterrupt:
+        typer.echo("error: interrupted (Ctrl-C): the run stopped, nothing was written", err=True)
+        raise typer.Exit(130)
     if out is not None:
         rows = results.rows(run_key(resolved), resolved, result)
         write_atomically(out, lambda tmp: results.write_file(rows, tmp))

@@ -79,6 +79,8 @@ def print_result(result: RunResult, console: Console | None = None, wide: bool =
     console = console or Console()
     console.print(f"[bold]{result.duration_s:g} s simulated[/bold] (measured from {result.warmup_s:g} s), "
                   f"seed {result.seed}, {result.events:,} events")
+    for w in result.warnings:
+        console.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
     cols, rows = flows_rows(result, wide)
     print_table(console, "Flows (measurement window)", cols, rows, caption=FLOWS_CAPTION)
     if result.traffic.height:

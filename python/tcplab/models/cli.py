@@ -193,6 +193,9 @@ def _run_model(model, inputs: dict[str, Any], as_json: bool) -> None:
         _fail(_domain_message(model, str(e)))
     except OverflowError as e:
         _fail(f"model {model.name}: the inputs overflow a float ({e})")
+    warnings = model.outside_domain(inputs, rows)
+    for w in warnings if not as_json else ():  # JSON carries them in the document
+        typer.echo(f"warning: {w}", err=True)
     if as_json:
         doc = {
             "model": model.name,
@@ -200,6 +203,7 @@ def _run_model(model, inputs: dict[str, Any], as_json: bool) -> None:
             "inputs": {k: v for k, v in inputs.items() if v is not None},
             "outputs": {r.key: r.value for r in rows},
             "units": {r.key: r.unit for r in rows},
+            "warnings": warnings,
         }
         sys.stdout.write(json.dumps(_json_safe(doc), allow_nan=False) + "\n")
         return

@@ -529,17 +529,23 @@ def _local(tasks: list, workers: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _dask(tasks: list, scheduler: str):
-    """Yields results from an existing Dask distributed cluster, bounded in flight. The connect
-    timeout is Dask's (distributed.comm.timeouts.connect, 30 s unless configured)."""
+def _dask_client(scheduler: str):
+    """A client of an existing Dask distributed cluster. The connect timeout is Dask's
+    (distributed.comm.timeouts.connect, 30 s unless configured)."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise SweepError("--scheduler needs dask: pip install 'tcplab[dask]'") from None
     try:
-        client = Client(scheduler, set_as_default=False)
+        return Client(scheduler, set_as_default=False)
     except (OSError, TimeoutError) as e:
         raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+
+
+def _dask(tasks: list, client):
+    """Yields results from a Dask cluster through `client`, bounded in flight; closes it."""
+    from distributed import as_completed
+
     try:
         threads = max(1, sum(client.nthreads().values()))
         it = iter(tasks)
@@ -589,8 +595,8 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
         by_key = {r.key: r for r in todo}
         traces = str(Path(trace_dir).resolve()) if trace_dir is not None else None
         tasks = [(r.key, sweep.base, r.sets, traces) for r in todo]
-        if scheduler:
-            source = _dask(tasks, scheduler)
+        if scheduler:  # connected before any progress is shown: an unreachable cluster is one line
+            source = _dask(tasks, _dask_client(scheduler))
         else:
             source = _local(tasks, workers or _os.cpu_count() or 1)
         bar = _progress(sweep.name, len(todo), outcome.skipped) if progress and todo else None

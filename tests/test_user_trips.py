@@ -158,3 +158,33 @@ def test_models_outside_their_stated_domain_say_so(args, expected):
     assert len(warnings) == len(expected) and all(e in w for e, w in zip(expected, warnings))
     table = subprocess.run([*TCLI, "model", *args], capture_output=True, text=True)
     assert table.stderr.count("warning: ") == len(expected)
+
+
+def test_ns2ref_without_its_reference_folder_is_one_error_line():
+    env = {**os.environ, "NS2_TCPVARIANTS": "/nonexistent"}
+    out = subprocess.run([sys.executable, "-m", "tcplab.ns2ref"], capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and out.stderr.startswith("error: no ns-2 tcpVariants reference")
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://bad host:zz", "tcp://127.0.0.1:99999"])
+def test_a_malformed_scheduler_address_is_refused_before_anything_starts(tmp_path: Path, address: str):
+    sweep = Path(__file__).resolve().parents[1] / "sweeps" / "bench-500.toml"
+    store = tmp_path / "s.parquet"
+    out = subprocess.run([*TCLI, "sweep", str(sweep), "-o", str(store), "--scheduler", address],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "not a scheduler address" in out.stderr and "Traceback" not in out.stderr
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("edit", [("replicates = 2", "replicates = 1000000000"), ("count = 250", "count = 1000000000")])
+def test_a_sweep_too_large_to_expand_is_refused_up_front(tmp_path: Path, edit):
+    text = (Path(__file__).resolve().parents[1] / "sweeps" / "bench-500.toml").read_text().replace(*edit)
+    text = text.replace('"../scenarios/', '"' + str(Path(__file__).resolve().parents[1] / "scenarios") + "/")
+    path = tmp_path / "big.toml"
+    path.write_text(text)
+    start = time.monotonic()
+    out = subprocess.run([*TCLI, "sweep", str(path), "-o", str(tmp_path / "s.parquet"), "--dry-run"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "runs (expected at most 1,000,000" in out.stderr
+    assert time.monotonic() - start < 30

@@ -20,7 +20,7 @@ def synthetic(c: float, k: float, n: int = 400, noise: float = 0.05, seed: int =
     goodput_bps = window * mss / rtt * 8.0
     return pl.DataFrame({
         "tcp": "reno", "ack": "delayed", "flow": 0, "mss_bytes": mss, "goodput_bps": goodput_bps, "mean_rtt_s": rtt,
-        "timeouts": 0, "ca_events": 10, "non_ca_events": 0, "p": p, "network.path.hops.0.loss.p": p,
+        "timeouts": 0, "ca_events": 60, "non_ca_events": 0, "p": p, "network.path.hops.0.loss.p": p,
         "network.path.hops.0.loss.model": "bernoulli",
     })
 
@@ -73,6 +73,21 @@ def test_groups_timeouts_and_invalid_rows():
         F.fit(df, by=["colour"])
 
 
+def test_flows_with_few_ca_events_are_left_out_and_counted():
+    ok = synthetic(0.9, -0.5, n=40, noise=0.0)
+    young = synthetic(3.0, -0.3, n=7, noise=0.0, seed=2).with_columns(ca_events=pl.lit(3))  # would spoil the fit
+    df = pl.concat([ok, young])
+    row = F.fit(df)[0].row(0, named=True)
+    assert F.MIN_CA_EVENTS == 50
+    assert row["n"] == 40 and row["excluded_few_ca"] == 7 and row["c"] == pytest.approx(0.9)
+    row = F.fit(df, min_ca_events=0)[0].row(0, named=True)
+    assert row["n"] == 47 and row["excluded_few_ca"] == 0 and row["c"] != pytest.approx(0.9)
+    row = F.fit(df.with_columns(ca_events=pl.lit(50)))[0].row(0, named=True)
+    assert row["n"] == 47  # the minimum itself is enough
+    with pytest.raises(F.FitError, match="--min-ca-events"):
+        F.fit(df, min_ca_events=-1)
+
+
 def test_which_p():
     df = synthetic(1.0, -0.5, n=10, noise=0.0).with_columns((pl.col("p") * 0.5).alias("p"))
     conf, src = F.p_values(df, "auto")
@@ -115,6 +130,14 @@ def test_ca_proportion_bins_in_log_p_and_pools_events():
         F.ca_proportion(df, p="measured", width=0)
 
 
+def _narrow() -> dict:
+    import os
+
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)  # piped: rich's default of 80 columns
+    return env
+
+
 def test_cli_fit_json_and_errors(tmp_path):
     import json
     import subprocess
@@ -129,6 +152,24 @@ def test_cli_fit_json_and_errors(tmp_path):
     out = json.loads(r.stdout)
     assert out["fit"][0]["n"] == 40 and out["fit"][0]["k"] == pytest.approx(-0.51, abs=0.02)
     assert [row["p"] for row in out["ca_proportion"]] == [0.01, 0.033, 0.1]
+    young = synthetic(0.8, -0.51, n=4).with_columns(run_key=pl.lit("y"), ca_events=pl.lit(2), p=pl.lit(0.5))
+    young.write_parquet(store / "part-y.parquet")
+    r = subprocess.run([*tcplab, "fit", store], capture_output=True, text=True, env=_narrow())
+    assert r.returncode == 0, r.stderr
+    assert "4 flows with fewer than 50 CA events left out" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    r = subprocess.run([*tcplab, "fit", store, "--json", "--min-ca-events", "0", "--by", ""],
+                       capture_output=True, text=True)
+    out = json.loads(r.stdout)
+    assert out["fit"][0]["n"] == 44 and out["min_ca_events"] == 0
+    # NaN (no interval from one flow) is null, never the non-JSON NaN
+    one = tmp_path / "one.parquet"
+    synthetic(0.8, -0.51, n=1).with_columns(run_key=pl.lit("k")).write_parquet(one)
+    r = subprocess.run([*tcplab, "fit", one, "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "NaN" not in r.stdout and "Infinity" not in r.stdout
+    row = json.loads(r.stdout)["fit"][0]
+    assert row["n"] == 1 and row["c_half_lo"] is None and row["k"] is None
     r = subprocess.run([*tcplab, "fit", store, "--p", "configured", "--by", "colour"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr == "error: --by colour: no such column (columns include tcp, ack, flows.0.mss, ...)\n"
     r = subprocess.run([*tcplab, "fit", tmp_path / "missing.parquet"], capture_output=True, text=True)

@@ -83,18 +83,20 @@ def test_help_mentions_list_and_examples(app) -> None:
     [
         (["model", "nosuch"], "unknown model 'nosuch'"),
         (["model", "mathis", "--rtt", "100ms", "--loss", "1%", "--bogus", "3"], "unknown parameter --bogus"),
-        (["model", "mathis", "--rtt", "100x", "--loss", "1%"], "--rtt: '100x' has unknown duration unit"),
-        (["model", "mathis", "--rtt", "100ms", "--loss", "150%"], "--loss: '150%' is above 1"),
+        (["model", "mathis", "--rtt", "100x", "--loss", "1%"], '--rtt: "100x" is not a valid duration'),
+        (["model", "mathis", "--rtt", "100ms", "--loss", "150%"], '--loss: "150%" is above 1'),
         (["model", "mathis", "--rtt", "100ms", "--loss", "0"], "--loss (p): 0 is outside (0, 1]"),
         (["model", "mathis", "--rtt", "0s", "--loss", "1%"], "--rtt: 0 is outside (0, inf)"),
         (["model", "mathis", "--rtt", "100ms"], "--loss: required"),
         (["model", "mathis", "--inverse", "--rtt", "100ms"], "--rate: required with --inverse"),
         (["model", "mathis", "--rtt", "100ms", "--loss"], "--loss: missing value"),
         (["model", "mathis", "--rtt", "1s", "--rtt", "2s", "--loss", "1%"], "--rtt given twice"),
-        (["model", "mathis", "--rtt", "1s", "--loss", "1%", "--rate", "1MB/s"], "byte rates"),
+        (["model", "mathis", "--rtt", "1s", "--loss", "1%", "--rate", "1MB/s"], "byte rate, which is ambiguous"),
         (["model", "newreno", "--rtt", "1s", "--loss", "2%", "--packet-loss", "1%"], "--packet-loss"),
         (["model", "gateways", "--n", "0"], "--n: 0 is outside"),
         (["model"], "missing model name"),
+        (["model", "mathis", "--rtt", "1s", "--loss", "1%", "extra"], "unexpected extra argument"),
+        (["model", "mathis", "--rtt", "1e400s", "--loss", "1%"], "--rtt: "),
     ],
 )
 def test_bad_input_is_one_clear_line(app, args, fragment: str) -> None:
@@ -105,6 +107,47 @@ def test_bad_input_is_one_clear_line(app, args, fragment: str) -> None:
     assert lines[0].startswith("error: ")
     assert fragment in lines[0]
     assert "Traceback" not in result.output
+
+
+def test_each_model_is_a_typer_command_with_its_parameters_in_help(app) -> None:
+    for model in MODELS.values():
+        result = CliRunner().invoke(app, ["model", model.name, "--help"], terminal_width=200)
+        assert result.exit_code == 0, result.output
+        for p in model.params:
+            assert p.flag in result.output, (model.name, p.flag)
+    import inspect
+
+    from tcplab.models import cli
+
+    assert "_parse_args" not in inspect.getsource(cli)  # typer parses argv, not a loop of our own
+
+
+@pytest.mark.parametrize("args", [
+    ["model", "multibottleneck", "--mu", "1.5Mbit/s", "--rtt", "560ms", "--b", "20", "--mu-prime", "1.8Mbit/s",
+     "--b-prime", "47.6"],
+    ["model", "newreno", "--rtt", "100ms", "--loss", "39%", "--q", "39%"],
+    ["model", "pftk", "--rtt", "100ms", "--loss", "1e-300"],
+    ["model", "mathis", "--rtt", "1ns", "--loss", "1e-300", "--mss", "1GiB"],
+])
+def test_json_is_json_without_nan_or_infinity(app, args) -> None:
+    result = run(app, *args, "--json")
+    if result.exit_code != 0:  # a domain error is one line, not JSON
+        assert result.output.startswith("error: ") and len(result.output.strip().splitlines()) == 1
+        return
+    assert "NaN" not in result.output and "Infinity" not in result.output
+    json.loads(result.output)  # strict: no NaN
+
+
+def test_json_safe_turns_non_finite_numbers_into_null() -> None:
+    import math
+
+    import numpy as np
+
+    from tcplab.models.cli import _json_safe
+
+    doc = _json_safe({"a": math.nan, "b": [math.inf, -math.inf, 1.5], "c": np.float64("nan"), "d": np.int64(3),
+                      "e": True, "f": "x"})
+    assert json.dumps(doc, allow_nan=False) == '{"a": null, "b": [null, null, 1.5], "c": null, "d": 3.0, "e": true, "f": "x"}'
 
 
 def test_plot_models_writes_pngs(app, tmp_path) -> None:

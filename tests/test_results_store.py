@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import os
 import shutil
 from pathlib import Path
@@ -94,6 +96,67 @@ def test_one_writer_at_a_time_and_clear_errors(tmp_path):
     with pytest.raises(StoreError, match="no such results store"):
         results.load(tmp_path / "nope")
     (tmp_path / "file.parquet").write_bytes(b"x")
-    with pytest.raises(StoreError, match="not a results store"):
+    with pytest.raises(StoreError, match="file.parquet: not a Parquet file"):
         results.load(tmp_path / "file.parquet")
     assert results.load(d).height == 0
+    with pytest.raises(StoreError, match="exists and is not a results store directory"):
+        Store(tmp_path / "file.parquet").open_for_writing()
+
+
+BAD_STORES = {
+    "empty.parquet": (b"", "not a Parquet file (empty file)"),
+    "text.parquet": (b"duration = 10s\n", "not a Parquet file"),
+    "png.parquet": (b"\x89PNG\r\n\x1a\n" + bytes(200), "not a Parquet file"),
+}
+
+
+@pytest.mark.parametrize("command", [["fit"], ["plot", "-o", "f.png"], ["query", "_", "SELECT 1"]])
+@pytest.mark.parametrize("name", [*BAD_STORES, "other.parquet", "dir-with-bad-part"])
+def test_commands_on_what_is_not_a_store_say_so_in_one_line(cli, tmp_path, command, name):
+    target = tmp_path / name
+    if name == "other.parquet":
+        pl.DataFrame({"a": [1, 2], "b": ["x", "y"]}).write_parquet(target)
+        expected = "not a tcplab results store (a Parquet file without a run_key column"
+    elif name == "dir-with-bad-part":
+        target.mkdir()
+        (target / "part-1.parquet").write_bytes(b"PAR1")
+        expected = "part-1.parquet: not a Parquet file"
+    else:
+        content, expected = BAD_STORES[name]
+        target.write_bytes(content)
+    args = [command[0], str(target), *command[1:]]
+    if command[0] == "query":
+        args = ["query", str(target), "SELECT 1"]
+    if command[0] == "plot":
+        args = ["plot", str(target), "-o", str(tmp_path / "f.png")]
+    r = cli(*args)
+    assert r.returncode == 2, r.stdout
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: ") and expected in r.stderr, r.stderr
+    assert not (tmp_path / "f.png").exists()
+
+
+def test_query_empty_sql_a_bad_statement_and_huge_results(cli, tmp_path):
+    store = tmp_path / "s.parquet"
+    store.mkdir()
+    rows("a").write_parquet(store / "part-a.parquet")
+    for sql in ("", "   ", "\n"):
+        r = cli("query", str(store), sql)
+        assert r.returncode == 2 and r.stderr.startswith("error: query: empty SQL") and r.stderr.count("\n") == 1
+    r = cli("query", str(store), "SELEKT 1")
+    assert r.returncode == 2 and r.stderr.startswith("error: query: ") and r.stderr.count("\n") == 1
+    # ten million rows: a table shows a page and says so; csv and json stream every row
+    big = "SELECT range AS i FROM range(10000000)"
+    r = cli("query", str(store), big, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 2 + 50 and "first 50 rows" in r.stderr
+    r = cli("query", str(store), big, "--limit", "3")
+    assert r.stdout.split() == ["i", "─" * 7, "0", "1", "2"] or r.stdout.split()[2:] == ["0", "1", "2"]
+    r = cli("query", str(store), big, "--format", "csv", timeout=120)
+    assert r.returncode == 0 and r.stdout.count("\n") == 10_000_001
+    r = cli("query", str(store), "SELECT range AS i, 'nan'::DOUBLE AS x FROM range(70000)", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert len(doc) == 70000 and doc[69999] == {"i": 69999, "x": None}
+    r = cli("query", str(store), "SELECT 1 WHERE false", "--format", "json")
+    assert json.loads(r.stdout) == []
+    r = cli("query", "--help")
+    assert "table|csv|json" in r.stdout.replace(" ", "")

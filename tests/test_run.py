@@ -126,10 +126,96 @@ def test_cli_out_writes_parquet_and_nothing_on_error(cli, tmp_path):
     assert ok.returncode == 0, ok.stderr
     df = pl.read_parquet(target)
     assert df.height == 1 and "mathis_bps" in df.columns
+    # a one-row results store: inputs, seed and links, like a sweep's rows
+    assert {"run_key", "seed", "duration", "flows.0.mss", "network.path.hops.1.rate",
+            "link.hop1.fwd.utilization", "events"} <= set(df.columns)
+    assert df["seed"][0] == 1 and df["duration"][0] == 15.0
+    assert (target.stat().st_mode & 0o777) == 0o666 & ~_umask()
+    for args in (["fit", str(target), "--min-ca-events", "0"], ["query", str(target), "SELECT seed FROM runs"],
+                 ["plot", str(target), "-o", str(tmp_path / "plots" / "f.png")]):
+        r = cli(*args)
+        assert r.returncode == 0, (args, r.stderr)
+    (tmp_path / "plots" / "f.png").unlink()
+    (tmp_path / "plots").rmdir()
     bad = tmp_path / "bad.parquet"
     err = cli("run", "scenarios/quickstart.toml", "--set", "flows.0.mss=0", "--out", str(bad))
     assert err.returncode != 0
     assert list(tmp_path.iterdir()) == [target]  # no partial or temporary file left behind
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_cli_tables_fit_80_columns_when_piped(cli):
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = dict(os.environ)
+    env.pop("COLUMNS", None)  # piped, no COLUMNS: rich's 80 columns, as in the `make run` log
+    for scenario, sets in (("quickstart.toml", ["--set", "duration=15s"]),
+                           ("dumbbell.toml", ["--set", "duration=25s"])):
+        args = ["run", f"scenarios/{scenario}", *sets]
+        r = subprocess.run([sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True, env=env,
+                           cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert max(len(line) for line in lines) <= 80, r.stdout
+        doc = json.loads(cli(*args, "--json").stdout)
+        # every flow's losses (CA+nonCA+other) and the bottleneck's figures appear whole on one line
+        for f in doc["flows"]:
+            cell = f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}"
+            assert any(re.search(rf"(^|\s){re.escape(cell)}(\s|$)", line) for line in lines), cell
+        busiest = max(doc["links"], key=lambda l: l["packets_sent"])
+        assert any(busiest["link"] in line and str(busiest["packets_sent"]) in line for line in lines)
+        # headers are not split inside a word
+        assert "packe" not in r.stdout.replace("packets", "")
+    # a terminal narrower than the table: the rows are printed vertically, never cut
+    env["COLUMNS"] = "50"
+    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "scenarios/dumbbell.toml", "--set", "duration=25s"],
+                       capture_output=True, text=True, env=env, cwd=ROOT)
+    assert max(len(line) for line in r.stdout.splitlines()) <= 50
+    assert "bottleneck.fwd" in r.stdout and "…" not in r.stdout
+    wide = cli("run", "scenarios/dumbbell.toml", "--set", "duration=25s", "--wide")
+    assert "mean cwnd" in wide.stdout and "mean cwnd" not in r.stdout
+
+
+def test_cli_version_stdin_and_check(cli, root, tmp_path):
+    import subprocess
+    import sys
+
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout == f"tcplab {tcplab.__version__}\n"
+    text = (root / "scenarios" / "quickstart.toml").read_text()
+    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "-", "--set", "duration=12s", "--json"],
+                       input=text, capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["duration_s"] == 12.0
+    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "-"], input="", capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr == "error: <stdin>: no scenario on standard input (expected TOML text)\n"
+    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "-", "--set", "flows.0.mss=0"], input=text,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("error: <stdin>: flows[0].mss")
+    r = cli("check", "scenarios/quickstart.toml")
+    assert r.returncode == 0 and r.stdout == "scenarios/quickstart.toml: a valid scenario (1 flow, 60 s, seed 1)\n"
+    r = cli("check", "sweeps/mathis-table4-quick.toml")
+    assert r.returncode == 0 and "a valid sweep of" in r.stdout
+    r = cli("check", "scenarios/quickstart.toml", "--set", "flows.0.tcp=vegas")
+    assert r.returncode == 2 and "flows[0].tcp" in r.stderr and r.stderr.count("\n") == 1
+    bad = tmp_path / "bad-sweep.toml"
+    bad.write_text('[sweep]\nbase = "x.toml"\n[[axis]]\npath = "seed"\nvalues = [1]\n')
+    r = cli("check", str(bad))
+    assert r.returncode == 2 and "sweep.base: cannot read" in r.stderr and r.stderr.count("\n") == 1
+    r = cli("check", str(tmp_path / "missing.toml"))
+    assert r.returncode == 2 and "no such file" in r.stderr
 
 
 BAD_CLI = [
@@ -230,3 +316,15 @@ def test_ns2_and_native_sack_agree_on_the_instruments_and_the_fit():
             (("ns2", ns2), ("native", native))}
     assert fits["ns2"]["n"] == 3 and fits["ns2"]["excluded_invalid"] == 0
     assert fits["ns2"]["c_half"] == pytest.approx(fits["native"]["c_half"], rel=0.10)
+
+
+def test_a_result_shows_its_figures_in_a_repl_and_in_jupyter():
+    r = tcplab.run(ONE_HOP, duration="8s", warmup="2s")
+    text = repr(r)
+    lines = text.splitlines()
+    assert lines[0] == (f"RunResult: 8 s simulated (measured from 2 s), seed {r.seed}, {r.events:,} events, "
+                        "1 flow, 2 link directions")
+    f = r.flows.row(0, named=True)
+    assert lines[1].startswith(f"  flow 0 reno/{f['ack']}: goodput {f['goodput_bps'] / 1e6:.3f} Mbit/s")
+    html = r._repr_html_()
+    assert html.startswith("<p><b>RunResult: 8 s simulated") and "mathis_bps" in html and "<table" in html

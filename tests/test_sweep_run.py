@@ -180,7 +180,68 @@ def test_example_sweeps_run_shortened(tmp_path):
             if axis.random:
                 spec.axes[i] = sw.Axis(axis.label, axis.kind, axis.paths, low=axis.low, high=axis.high, count=1,
                                        per_point=False, integer=axis.integer, unit=axis.unit)
-            else:
-                spec.axes[i] = sw.Axis(axis.label, axis.kind, axis.paths, values=axis.values[:2])
+            else:  # a zipped run length (duration, warmup) gives way to the short one
+                keep = [j for j, path in enumerate(axis.paths) if path not in ("duration", "warmup")]
+                spec.axes[i] = sw.Axis(axis.label, axis.kind, tuple(axis.paths[j] for j in keep),
+                                       values=tuple(tuple(v[j] for j in keep) for v in axis.values[:2]))
         out = sw.run_sweep(spec, tmp_path / f"{f.stem}.parquet", workers=2, progress=False)
         assert out.failed == {} and out.done == len(spec.runs()) >= 1, f
+
+
+def test_run_sweep_from_a_script_without_a_main_guard(tmp_path):
+    """A script (or notebook cell) that calls run_sweep at top level: the workers must not run it
+    again (with spawn they would import it as __mp_main__ and start workers of their own)."""
+    script = tmp_path / "unguarded.py"
+    marks = tmp_path / "marks.txt"
+    script.write_text(
+        "from tcplab import sweep as sw\n"
+        f"open({str(marks)!r}, 'a').write('ran\\n')\n"
+        f"spec = sw.parse({SMALL!r}, 'small.toml')\n"
+        f"out = sw.run_sweep(spec, {str(tmp_path / 'runs.parquet')!r}, workers=2, progress=False)\n"
+        "print(out.done, out.failed)\n")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "12 {}"
+    assert marks.read_text() == "ran\n"  # the script ran once, not once per worker
+    assert "__main__" in sys.modules  # and the caller's __main__ is intact after a sweep
+    assert sys.modules["__main__"].__dict__.get("__file__", "") == getattr(sys.modules["__main__"], "__file__", "")
+
+
+def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
+    f = small(tmp_path)
+    r = subprocess.run([TCPLAB, "sweep", f, "--out", tmp_path / "runs.parquet", "-j", "2"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == "small: 0/12 runs, 0 s, 0.00 runs/s"
+    assert any(line.startswith("small: 12/12 runs, ") for line in lines)
+    assert not any(c in r.stderr for c in "\r\x1b━")  # no bar, no escape codes
+
+
+def test_sweep_trace_out_writes_each_runs_traces(tmp_path):
+    f = small(tmp_path)
+    traces = tmp_path / "traces"
+    r = subprocess.run([TCPLAB, "sweep", f, "--out", tmp_path / "runs.parquet", "-j", "2", "--no-progress",
+                        "--set", "trace.cwnd=true", "--trace-out", traces], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    keys = set(results.load(tmp_path / "runs.parquet")["run_key"])
+    assert {d.name for d in traces.iterdir()} == keys
+    for d in traces.iterdir():
+        assert [p.name for p in d.iterdir()] == ["cwnd.parquet"]
+        cwnd = pl.read_parquet(d / "cwnd.parquet")
+        assert cwnd.height > 0 and {"time_s", "flow", "cwnd_bytes", "ssthresh_bytes"} <= set(cwnd.columns)
+
+
+def test_mathis_fig4_runs_reach_50_cycles_everywhere():
+    """Every run of sweeps/mathis-fig4.toml is long enough for the paper's 50 cycles with a
+    margin: nominal cycles = measured time / (sqrt(4/(3p)) RTTs), RTT = 2 x delay (delayed ACKs)."""
+    import math
+
+    runs = sw.load(ROOT / "sweeps" / "mathis-fig4.toml").runs()
+    assert len(runs) == 120
+    cycles = []
+    for r in runs:
+        hop = r.resolved["network"]["path"]["hops"][0]
+        cycle_s = math.sqrt(4 / (3 * hop["loss"]["p"])) * 2 * hop["delay"]
+        cycles.append((r.resolved["duration"] - r.resolved["warmup"]) / cycle_s)
+    assert min(cycles) >= 75, min(cycles)

@@ -176,6 +176,62 @@ def test_bad_sweep_files_are_errors_naming_the_axis(body, message):
     assert str(e.value).startswith("t.toml: ")
 
 
+@pytest.mark.parametrize("text, message", [
+    # a table where a string belongs, and the reverse
+    ('[sweep]\nbase = { path = "x.toml" }\n', 'sweep.base: expected a path to a scenario file, e.g. base = "../scenarios/quickstart.toml", got a table'),
+    ('sweep = "mathis"\n', "sweep: expected a table [sweep] (name, seed, base, replicates, seeds), got 'mathis'"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = { a = 1 }\nvalues = [1]\n', "axis 0 (?): `path`: expected a dotted scenario path"),
+    ('axis = "flows.0.mss"\n[sweep]\nbase = "b.toml"\n', "axis: expected an array of tables: write [[axis]], got 'flows.0.mss'"),
+    ('set = 3\n[sweep]\nbase = "b.toml"\n', "set: expected a table of overrides"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = "flows.0.mss"\nvalues = { a = 1 }\n', "axis 0 (flows.0.mss): `values`: expected a list, got a table"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = "x"\nuniform = ["a", "b"]\ncount = 1\n', "axis 0 (x): `uniform`: expected two finite numbers [low, high]"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = "x"\nuniform = [1, 2]\ncount = "3"\n', "axis 0 (x): `count`: expected a positive integer, got '3'"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = "x"\nuniform = [1, 2]\ncount = true\n', "axis 0 (x): `count`: expected a positive integer, got True"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = "x"\nuniform = [1, 2]\ncount = 1\ndraw = 3\n', "`draw`: expected \"once\" or \"per-point\""),
+    ('[sweep]\nbase = "b.toml"\nseed = "1"\n', "sweep.seed: expected a non-negative integer, got '1'"),
+    ('[sweep]\nbase = "b.toml"\nseeds = [1, "2"]\n', "sweep.seeds: expected a non-empty list of non-negative integers"),
+    ('[sweep]\nbase = "b.toml"\nreplicates = 0\n', "sweep.replicates: expected a positive integer, got 0"),
+    ('[sweep]\nbase = "b.toml"\ncolour = 1\n', "sweep.colour: unknown key `colour`"),
+    ('[sweeps]\nbase = "b.toml"\n', "unknown table `sweeps`"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = "x"\nvalues = [1]\n[[axis]]\nzip = 5\n', "axis 1 (?): `zip`: expected a table of lists"),
+    # very deep nesting, in the TOML and in a value
+    ("a = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+    ('[sweep]\nbase = "b.toml"\n[[axis]]\npath = "x"\nvalues = [' + "{a = " * 3000 + "1" + "}" * 3000 + "]\n",
+     "nested too deeply"),
+])
+def test_wrong_types_and_deep_nesting_are_one_line(text, message):
+    with pytest.raises(sw.SweepError) as e:
+        sw.parse(text, "t.toml")
+    assert str(e.value).startswith("t.toml: ") and "\n" not in str(e.value)
+    assert message in str(e.value)
+
+
+def test_cli_wrong_types_and_bad_encodings_are_one_line(tmp_path):
+    tcplab = Path(sys.executable).with_name("tcplab")
+    cases = {
+        "table.toml": ('[sweep]\nbase = { path = "x.toml" }\n'.encode(), "sweep.base: expected a path"),
+        "deep.toml": (("a = " + "[" * 100000 + "]" * 100000 + "\n").encode(), "nested too deeply"),
+        "latin1.toml": ('[sweep]\nname = "caf\u00e9"\n'.encode("latin-1"), "not UTF-8 text"),
+        "utf16.toml": ('[sweep]\nname = "x"\n'.encode("utf-16"), "not UTF-8 text"),
+    }
+    for name, (content, message) in cases.items():
+        f = tmp_path / name
+        f.write_bytes(content)
+        for command in (["sweep", f, "--out", tmp_path / "o.parquet"], ["check", f]):
+            r = subprocess.run([tcplab, *command], capture_output=True, text=True)
+            assert r.returncode == 2, (name, command, r.stderr)
+            lines = r.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], (name, r.stderr)
+    assert not (tmp_path / "o.parquet").exists()
+
+
+def test_sweep_file_types_are_checked_by_a_schema():
+    import inspect
+
+    source = inspect.getsource(sw)
+    assert "BaseModel" in source and "isinstance(count, int)" not in source
+
+
 def test_cli_reports_a_bad_axis_in_one_line(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text(HEAD + '[[axis]]\npath = "network.path.hops.0.loss.p"\nlog_uniform = [0, 0.3]\ncount = 4\n')

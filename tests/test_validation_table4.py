@@ -101,7 +101,47 @@ def test_the_checks_can_fail():
     runs, success = _synthetic(2.0, -0.5)
     table = t4.compute(runs, success, t4.QUICK)
     assert any("C (Eq. 3)" in b for b in table.failures())
-    runs, _ = _synthetic(1.3, -0.6)
+    runs, _ = _synthetic(1.3, -0.65)
     table = t4.compute(runs, success, t4.QUICK)
-    assert table.row("reno", "immediate")["k"] == pytest.approx(-0.6)
+    assert table.row("reno", "immediate")["k"] == pytest.approx(-0.65)
     assert any("k (Eq. 5)" in b for b in table.failures())
+
+
+@pytest.mark.parametrize("scale, k, code", [(1.0, -0.5, 0), (1.5, -0.5, 1), (1.0, -0.7, 1)])
+def test_main_exits_non_zero_when_a_check_fails(monkeypatch, tmp_path, capsys, scale, k, code):
+    """`python -m tcplab.validation.mathis_table4 --quick` is a check: its exit code says whether it held."""
+    parts = []
+    for tcp, ack in t4.ROWS:  # each row at the paper's C (times scale)
+        rows, success = _synthetic(scale * t4.PAPER[(tcp, ack)].c_half, k)
+        parts.append(rows.filter((pl.col("tcp") == tcp) & (pl.col("ack") == ack)))
+    runs = pl.concat(parts)
+    runs = runs.with_columns(duration=pl.lit(100.0), warmup=pl.lit(10.0))
+    success = success.with_columns(duration=pl.lit(100.0), warmup=pl.lit(10.0))
+
+    def fake_run(design, out, *args, **kwargs):
+        table = t4.compute(runs, success, design)
+        table.seconds = 0.0
+        return table
+
+    monkeypatch.setattr(t4, "run", fake_run)
+    monkeypatch.setattr(t4.Table4, "ordering", lambda self: [])  # one synthetic success run: no ordering
+    assert t4.main(["--quick", "--out", str(tmp_path)]) == code
+    err = capsys.readouterr().err
+    assert ("outside the expected tolerance (C within 20%, k in [-0.6, -0.44]" in err) == bool(code)
+
+
+def test_the_ordering_is_checked_where_the_design_says():
+    runs, success = _synthetic(1.0, -0.5)
+    table = t4.compute(runs, success, t4.QUICK)
+    flags = lambda order: [b for b in table.failures() if "FACK is not first" in b]  # noqa: E731
+    fake = [{"ack": "immediate", "p": 0.033, "tcplab": ["NewReno", "FACK"], "fack_first": False},
+            {"ack": "immediate", "p": 0.1, "tcplab": ["FACK", "NewReno"], "fack_first": True}]
+    t4.Table4.ordering, saved = (lambda self: fake), t4.Table4.ordering
+    try:
+        assert flags(fake) == []  # the quick design checks p = 0.1 only
+        fake[1]["fack_first"] = False
+        assert len(flags(fake)) == 1
+        table.design = t4.FULL
+        assert len(flags(fake)) == 2  # the full design checks 0.033 and 0.1
+    finally:
+        t4.Table4.ordering = saved

@@ -36,49 +36,172 @@ def parse_sets(sets: List[str]) -> list[tuple[str, str]]:
 
 
 def write_atomically(path: Path, write) -> None:
-    """Writes through a temporary file in the same folder, then renames: never a partial file."""
+    """Writes through a temporary file in the same folder, then renames: never a partial file.
+    The file gets the permissions of any new file (0666 less the umask), not mkstemp's 0600."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
         fail(f"{path}: cannot write here ({e.strerror or e}: {e.filename or path.parent})")
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.chmod(tmp, 0o666 & ~umask)
         write(tmp)
         os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        fail(f"{path}: cannot write ({e.strerror or e})")
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def read_scenario_arg(scenario: str) -> tuple[str | Path, str]:
+    """The scenario argument as what `tcplab.run` takes, and how messages name it: a path, or
+    `-` for TOML text on standard input."""
+    if scenario != "-":
+        return Path(scenario), scenario
+    try:
+        text = sys.stdin.read()
+    except UnicodeDecodeError:
+        fail("<stdin>: the scenario is not UTF-8 text")
+    if not text.strip():
+        fail("<stdin>: no scenario on standard input (expected TOML text)")
+    return text if "\n" in text else text + "\n", "<stdin>"
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        from tcplab import __version__
+
+        typer.echo(f"tcplab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """A TCP congestion-control laboratory: simulate, model, sweep, compare."""
+
+
+def write_traces(result, directory: Path) -> list[Path]:
+    """Every recorded (non-empty) trace of `result` as DIR/<trace>.parquet."""
+    from tcplab.simulation import TRACES
+
+    written = []
+    for name in TRACES:
+        df = result.trace(name)
+        if df.height:
+            target = directory / f"{name}.parquet"
+            write_atomically(target, lambda tmp, df=df: df.write_parquet(tmp))
+            written.append(target)
+    return written
+
+
+#: What `--trace-out` turns on when the scenario records no trace itself.
+DEFAULT_TRACES = {"trace.cwnd": "true", "trace.queue": "true"}
+
+
+def traces_enabled(resolved: dict) -> bool:
+    trace = resolved.get("trace") or {}
+    return bool(trace.get("cwnd") or trace.get("queue") or trace.get("links"))
+
+
 @app.command()
 def run(
-    scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
+    scenario: str = typer.Argument(..., help="Scenario file (TOML), or - to read it from standard input."),
     set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document with flows and links."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Also write the flows table (with predictions) to Parquet."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Also write the run as a one-row-per-flow results "
+                                       "store (a .parquet file that fit, query and plot read)."),
+    trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Write each recorded trace to "
+                                             "DIR/<trace>.parquet (turns on the cwnd and queue traces if the "
+                                             "scenario records none)."),
+    wide: bool = typer.Option(False, "--wide", help="Print every column and link (wider than 80 columns)."),
 ) -> None:
     """Run one simulation and print per-flow and per-link results beside the Mathis prediction."""
-    from tcplab.simulation import ScenarioError, run as run_scenario
+    from tcplab import results
+    from tcplab.simulation import ScenarioError, resolve, run as run_scenario
+    from tcplab.sweep import run_key
 
     if out is not None and out.suffix != ".parquet":
         fail(f"--out {out}: expected a .parquet file name")
+    if trace_out is not None and trace_out.exists() and not trace_out.is_dir():
+        fail(f"--trace-out {trace_out}: exists and is not a directory")
+    source, label = read_scenario_arg(scenario)
+    sets = dict(parse_sets(set_))
     try:
-        result = run_scenario(scenario, dict(parse_sets(set_)))
+        resolved = resolve(source, sets)
+        if trace_out is not None and not traces_enabled(resolved):
+            sets.update(DEFAULT_TRACES)
+        result = run_scenario(source, sets)
     except ScenarioError as e:
         message = str(e)
-        fail(message if message.startswith(str(scenario)) else f"{scenario}: {message}")
+        fail(message if message.startswith(label) else f"{label}: {message}")
     except KeyboardInterrupt:
         typer.echo("error: interrupted (Ctrl-C): the run stopped, nothing was written", err=True)
         raise typer.Exit(130)
     if out is not None:
-        write_atomically(out, lambda tmp: result.with_predictions().write_parquet(tmp))
+        rows = results.rows(run_key(resolved), resolved, result)
+        write_atomically(out, lambda tmp: results.write_file(rows, tmp))
+    if trace_out is not None:
+        written = write_traces(result, trace_out)
+        typer.echo(f"traces: {', '.join(str(w) for w in written) or 'none recorded'}"
+                   + (" (truncated at trace.max_points)" if result.truncated else ""), err=True)
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:
         from tcplab.report import print_result
 
-        print_result(result)
+        print_result(result, wide=wide)
+
+
+@app.command()
+def check(
+    file: Path = typer.Argument(..., help="A scenario or a sweep file (TOML)."),
+    set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
+) -> None:
+    """Validate a scenario or a sweep file without running it (a sweep: every one of its runs)."""
+    import tomllib
+
+    from tcplab.simulation import ScenarioError, resolve
+    from tcplab.sweep import SweepError, load
+
+    sets = dict(parse_sets(set_))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        fail(f"{file}: no such file")
+    except UnicodeDecodeError:
+        fail(f"{file}: not UTF-8 text (expected a TOML scenario or sweep file)")
+    except OSError as e:
+        fail(f"{file}: cannot read ({e.strerror})")
+    try:
+        doc = tomllib.loads(text)
+    except RecursionError:
+        fail(f"{file}: nested too deeply (expected tables and lists a few levels deep)")
+    except tomllib.TOMLDecodeError:
+        doc = {}  # the parsers below say what is wrong
+    if "sweep" in doc or "axis" in doc:
+        try:
+            spec = load(file, sets)
+            n = len(spec.runs())
+        except SweepError as e:
+            fail(str(e))
+        typer.echo(f"{file}: a valid sweep of {n} runs")
+        return
+    try:
+        resolved = resolve(file, sets)
+    except ScenarioError as e:
+        message = str(e)
+        fail(message if message.startswith(str(file)) else f"{file}: {message}")
+    flows = len(resolved.get("flows") or [])
+    typer.echo(f"{file}: a valid scenario ({flows} flow{'s' if flows != 1 else ''}, "
+               f"{resolved['duration']:g} s, seed {resolved['seed']})")
 
 
 @app.command()

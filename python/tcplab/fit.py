@@ -7,7 +7,10 @@ Window fit (Sec. 3.5, Eq. 3 and Eq. 5): least squares of
 with BW = goodput_bps / 8 (bytes/s), RTT = mean_rtt_s (the RTT the sender sampled, Sec. 3.2),
 MSS = mss_bytes, once with k fixed at -1/2 (only C is fitted: log C is the mean of
 log(W) + log(p)/2) and once with k free (ordinary least squares). Flows with timeouts are left
-out by default, as in Table 4. Confidence intervals are Student-t intervals on log C and k,
+out by default, as in Table 4, and so are flows with fewer than `min_ca_events` CA events
+(default 50: Mathis et al. sized every run for 50 or more congestion-avoidance cycles, Sec. 3.1;
+a flow with a handful of cycles has not reached the equilibrium the model describes).
+Confidence intervals are Student-t intervals on log C and k,
 so the interval of C is [exp(lo), exp(hi)], not symmetric.
 
 Proportion of successful W/2 adjustments (Sec. 3.4, Fig. 8, right side of Table 4):
@@ -33,9 +36,11 @@ from typing import Sequence
 import numpy as np
 import polars as pl
 
-__all__ = ["FitError", "ca_proportion", "fit", "p_values", "t_quantile", "window_frame"]
+__all__ = ["FitError", "MIN_CA_EVENTS", "ca_proportion", "fit", "p_values", "t_quantile", "window_frame"]
 
 DEFAULT_AT = (0.01, 0.033, 0.1)
+#: Flows with fewer CA events (congestion-avoidance cycles) than this are left out of the fit.
+MIN_CA_EVENTS = 50
 _HOP_LOSS = re.compile(r"^network\.path\.hops\.(\d+)\.loss\.(p|n|model)$")
 
 
@@ -43,55 +48,16 @@ class FitError(ValueError):
     """Data that cannot be fitted as asked (a missing column, no configured p)."""
 
 
-# ---- Student t quantile (numpy has none; scipy is not a dependency) ----------------------------
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta I_x(a, b) by its continued fraction (modified Lentz)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    if x > (a + 1.0) / (a + b + 2.0):
-        return 1.0 - _betainc(b, a, 1.0 - x)
-    ln_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return math.exp(ln_front) * h / a
-
-
-def _t_cdf(t: float, df: float) -> float:
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
+# ---- Student t quantile -----------------------------------------------------------------------
 
 
 def t_quantile(q: float, df: float) -> float:
-    """The q-quantile of Student's t with `df` degrees of freedom (bisection on the CDF)."""
+    """The q-quantile of Student's t with `df` degrees of freedom (scipy.stats.t)."""
+    from scipy import stats
+
     if not 0.0 < q < 1.0 or df <= 0:
         raise ValueError(f"t_quantile: need 0 < q < 1 and df > 0, got q={q}, df={df}")
-    if q < 0.5:
-        return -t_quantile(1.0 - q, df)
-    lo, hi = 0.0, 1.0
-    while _t_cdf(hi, df) < q:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if _t_cdf(mid, df) < q else (lo, mid)
-        if hi - lo < 1e-12 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+    return float(stats.t.ppf(q, df))
 
 
 # ---- which p -----------------------------------------------------------------------------------
@@ -152,22 +118,22 @@ def window_frame(df: pl.DataFrame, p: str = "auto") -> tuple[pl.DataFrame, str]:
 
 
 def _groups(df: pl.DataFrame, by: Sequence[str]) -> list[tuple[dict, pl.DataFrame]]:
+    """(key, rows) per distinct value of `by`, keys in sorted order (nulls last)."""
     for col in by:
         if col not in df.columns:
             raise FitError(f"--by {col}: no such column (columns include tcp, ack, flows.0.mss, ...)")
     if not by:
         return [({}, df)]
-    keys = df.select(by).unique().sort(by, nulls_last=True)
-    out = []
-    for key in keys.iter_rows(named=True):
-        mask = pl.lit(True)
-        for col, value in key.items():
-            mask = mask & (pl.col(col).is_null() if value is None else pl.col(col) == value)
-        out.append((key, df.filter(mask)))
-    return out
+    parts = df.partition_by(list(by), as_dict=True, maintain_order=True)
+    keys = sorted(parts, key=lambda k: tuple((v is None, v) for v in k))
+    return [(dict(zip(by, k)), parts[k]) for k in keys]
 
 
 def _fit_one(x: np.ndarray, y: np.ndarray, level: float) -> dict:
+    """log C with k = -1/2 (a mean and its t interval), and log C, k free by ordinary least
+    squares (scipy.stats.linregress) with t intervals from its standard errors."""
+    from scipy import stats
+
     n = len(x)
     nan = float("nan")
     res = {"n": n, "c_half": nan, "c_half_lo": nan, "c_half_hi": nan, "k": nan, "k_lo": nan, "k_hi": nan,
@@ -178,44 +144,53 @@ def _fit_one(x: np.ndarray, y: np.ndarray, level: float) -> dict:
     m = float(z.mean())
     res["c_half"] = math.exp(m)
     if n >= 2:
-        half = t_quantile(0.5 + level / 2, n - 1) * float(z.std(ddof=1)) / math.sqrt(n)
+        half = t_quantile(0.5 + level / 2, n - 1) * float(stats.sem(z))
         res["c_half_lo"], res["c_half_hi"] = math.exp(m - half), math.exp(m + half)
-    sxx = float(((x - x.mean()) ** 2).sum())
-    if n >= 2 and sxx > 0:
-        k = float(((x - x.mean()) * (y - y.mean())).sum()) / sxx
-        b = float(y.mean()) - k * float(x.mean())
+    if n >= 2 and float(np.ptp(x)) > 0:
+        lr = stats.linregress(x, y)
+        k, b = float(lr.slope), float(lr.intercept)
         res["k"], res["c"] = k, math.exp(b)
-        sse = float(((y - b - k * x) ** 2).sum())
-        syy = float(((y - y.mean()) ** 2).sum())
-        res["r2"] = 1.0 - sse / syy if syy > 0 else nan
+        if float(np.ptp(y)) > 0:
+            res["r2"] = float(lr.rvalue) ** 2
         if n >= 3:
-            s = math.sqrt(sse / (n - 2))
             t = t_quantile(0.5 + level / 2, n - 2)
-            se_k, se_b = s / math.sqrt(sxx), s * math.sqrt(1.0 / n + float(x.mean()) ** 2 / sxx)
+            se_k, se_b = float(lr.stderr), float(lr.intercept_stderr)
             res["k_lo"], res["k_hi"] = k - t * se_k, k + t * se_k
             res["c_lo"], res["c_hi"] = math.exp(b - t * se_b), math.exp(b + t * se_b)
     return res
 
 
 def fit(df: pl.DataFrame, by: Sequence[str] = ("tcp", "ack"), p: str = "auto", include_timeouts: bool = False,
-        level: float = 0.95) -> tuple[pl.DataFrame, str]:
+        level: float = 0.95, min_ca_events: int = MIN_CA_EVENTS) -> tuple[pl.DataFrame, str]:
     """Table 4, left side: per group, N and the fits with k = -1/2 (c_half and its interval)
-    and with k free (k, c and their intervals). Returns (table, description of p)."""
+    and with k free (k, c and their intervals). Returns (table, description of p).
+
+    Left out, and counted per group: flows with timeouts (`excluded_timeouts`, unless
+    `include_timeouts`), flows with fewer than `min_ca_events` CA events (`excluded_few_ca`),
+    then flows without a positive p and goodput (`excluded_invalid`)."""
     if not 0 < level < 1:
         raise FitError(f"--level {level}: expected a confidence level between 0 and 1, e.g. 0.95")
+    if min_ca_events < 0:
+        raise FitError(f"--min-ca-events {min_ca_events}: expected a count >= 0")
     frame, source = window_frame(df, p)
+    if min_ca_events and "ca_events" not in frame.columns:
+        raise FitError("the results have no column 'ca_events'; is this a tcplab results store?")
     rows = []
     for key, g in _groups(frame, by):
         timeouts = g.filter(pl.col("timeouts") > 0).height
         if not include_timeouts:
             g = g.filter(pl.col("timeouts") == 0)
+        few = 0
+        if min_ca_events:
+            enough = g.filter(pl.col("ca_events") >= min_ca_events)
+            few, g = g.height - enough.height, enough
         ok = g.filter((pl.col("p_used") > 0) & (pl.col("window") > 0)
                       & pl.col("p_used").is_finite() & pl.col("window").is_finite())
         x = np.log(ok.get_column("p_used").to_numpy())
         y = np.log(ok.get_column("window").to_numpy())
         rows.append({**key, **_fit_one(x, y, level),
                      "excluded_timeouts": 0 if include_timeouts else timeouts,
-                     "excluded_invalid": g.height - ok.height})
+                     "excluded_few_ca": few, "excluded_invalid": g.height - ok.height})
     return pl.DataFrame(rows), source
 
 

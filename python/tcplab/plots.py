@@ -1,51 +1,150 @@
-"""Figures of sweep results, in the style of Mathis et al. 1997.
+"""Figures of results, in the style of Mathis et al. 1997, and of a run's traces.
+
+Sweep results (a results store):
 
 window-vs-p   Fig. 4: BW*RTT/MSS (the window in packets) against p on log-log axes, the model
-              line with C = 1, flows that had timeouts as open markers.
+              line with C = 1, the Table 1 constants and PFTK as reference lines, flows that had
+              timeouts as open markers.
 model-vs-sim  Fig. 3: simulated goodput against the model's bandwidth with C = 1 (bit/s), the
               line y = x, timeouts as open markers.
 
-Groups (`by`, default tcp and ack) get their own colour and marker. The output format follows
-the file extension: .png, .svg or .pdf.
+Groups (`by`, default tcp and ack) get their own colour and marker, labelled with units
+(`delay = 10 ms`). With more than `MAX_GROUPS` groups and several `by` columns, the figure is
+faceted by the first column (one panel per value); a legend never lists more than `MAX_GROUPS`
+groups.
+
+A run's traces (`tcplab run --trace-out DIR`, or `RunResult.trace(...)`):
+
+cwnd          every flow's cwnd (and ssthresh, dashed) against time, in packets of its MSS
+queue         the queue of every link direction that held packets, against time
+seq           data segments sent (sequence number in packets against time), drops marked x
+
+Every function returns the matplotlib Figure (built without pyplot: no global backend is
+switched and no figure is left open); with `out`, it is also written there, in the format of
+the file extension (.png, .svg or .pdf).
 """
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 import polars as pl
 
 from tcplab.fit import FitError, _groups, fit, window_frame
 
-__all__ = ["KINDS", "FORMATS", "plot"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["KINDS", "TRACE_KINDS", "FORMATS", "MAX_GROUPS", "label", "plot", "plot_trace", "save"]
 
 KINDS = ("window-vs-p", "model-vs-sim")
+TRACE_KINDS = ("cwnd", "queue", "seq")
 FORMATS = (".png", ".svg", ".pdf")
+MAX_GROUPS = 8
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
 
+_DURATIONS = {"delay", "duration", "warmup", "min_rto", "max_rto", "clock_tick", "rto", "start", "interval",
+              "mean_rtt_s", "initial_rto", "delayed_ack_timeout"}
+_RATES = {"rate", "rate_bps", "goodput_bps"}
+_SIZES = {"mss", "mss_bytes", "rwnd", "bytes", "size", "limit_bytes", "initial_ssthresh", "header_bytes"}
 
-def _label(key: dict) -> str:
-    return ", ".join(f"{v}" if k in ("tcp", "ack") else f"{k}={v}" for k, v in key.items()) or "all flows"
+
+def _short(col: str) -> str:
+    """The last component of a dotted path (two if the last is a single letter: loss.p)."""
+    parts = [x for x in col.split(".") if not x.isdigit()]
+    if not parts:
+        return col
+    return ".".join(parts[-2:]) if len(parts[-1]) == 1 and len(parts) > 1 else parts[-1]
 
 
-def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Sequence[str] = ("tcp", "ack"),
-         p: str = "auto", show_fit: bool = False, title: str | None = None) -> Path:
-    """Draws `kind` from a results table and writes it to `out`; returns the path."""
-    import matplotlib
+def _with_unit(name: str, value) -> str:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value is None:
+        return str(value)
+    leaf = name.split(".")[-1]
+    if leaf in _DURATIONS:
+        return f"{value * 1e3:g} ms" if abs(value) < 1 else f"{value:g} s"
+    if leaf in _RATES:
+        for scale, unit in ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
+            if abs(value) >= scale:
+                return f"{value / scale:g} {unit}"
+        return f"{value:g} bit/s"
+    if leaf in _SIZES:
+        return f"{value:g} B"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    from tcplab.models import mathis
+def label(key: Mapping[str, object]) -> str:
+    """A group's legend label: tcp and ack by value, other inputs as `delay = 10 ms`."""
+    parts = []
+    for k, v in key.items():
+        if k in ("tcp", "ack"):
+            parts.append(str(v))
+        else:
+            parts.append(f"{_short(k)} = {_with_unit(_short(k), v)}")
+    return ", ".join(parts) or "all flows"
 
+
+def _figure(ncols: int = 1, nrows: int = 1) -> Figure:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(6.4 * min(ncols, 3) ** 0.8, 4.8 * nrows ** 0.8), layout="constrained")
+
+
+def save(fig: Figure, out: str | Path) -> Path:
+    """Writes `fig` to `out` (format from the extension) through a temporary file: never a
+    half-written figure under the final name."""
     out = Path(out)
-    if kind not in KINDS:
-        raise FitError(f"--kind {kind}: expected one of {', '.join(KINDS)}")
     if out.suffix.lower() not in FORMATS:
         raise FitError(f"{out}: unknown figure format {out.suffix or '(none)'!r}, expected {', '.join(FORMATS)}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        fig.savefig(tmp, format=out.suffix[1:].lower(), dpi=150)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return out
+
+
+def _reference_lines(ax, frame: pl.DataFrame, lo_p: float, hi_p: float) -> None:
+    """Mathis Table 1's constants for the ACK policies in `frame`, and PFTK's full model."""
+    from tcplab.models import mathis, pftk
+
+    ps = np.geomspace(lo_p / 1.5, min(1.0, hi_p * 1.5), 200)
+    ax.plot(ps, mathis.average_window(ps, c=1.0), color="black", lw=1.3, label="Mathis model, C = 1")
+    acks = set(frame.get_column("ack").unique().to_list()) if "ack" in frame.columns else {"immediate", "delayed"}
+    styles = iter([(0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (2, 2))])
+    for ack, every in (("immediate", "every"), ("delayed", "delayed")):
+        if ack not in acks:
+            continue
+        for loss in ("periodic", "random"):
+            c = mathis.constant(loss, every)
+            ax.plot(ps, mathis.average_window(ps, c=c), color="0.45", lw=0.9, ls=next(styles),
+                    label=f"Table 1: C = {c:.2f} ({loss} loss, {'delayed ACKs' if every == 'delayed' else 'ACK each'})")
+    rtt = float(frame.get_column("mean_rtt_s").median())
+    if rtt > 0 and math.isfinite(rtt):
+        b = 2.0 if acks == {"delayed"} else 1.0
+        rto = 1.0  # RFC 6298's minimum, the simulator's default
+        w = np.asarray(pftk.full(mss=1.0, rtt=rtt, p=ps, rto=max(rto, rtt), b=b)) * rtt / 8.0
+        ax.plot(ps, w, color="tab:brown", lw=1.0, ls="-.",
+                label=f"PFTK full, b = {b:g}, RTT = {rtt * 1e3:.3g} ms, T0 = {max(rto, rtt):g} s")
+
+
+def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs-p",
+         by: Sequence[str] = ("tcp", "ack"), p: str = "auto", show_fit: bool = False, title: str | None = None,
+         reference: bool = True) -> Figure:
+    """Draws `kind` from a results table; writes it to `out` if given; returns the Figure."""
+    from tcplab.models import mathis
+
+    if kind not in KINDS:
+        raise FitError(f"--kind {kind}: expected one of {', '.join(KINDS + TRACE_KINDS)} "
+                       f"({', '.join(TRACE_KINDS)} take a run's traces)")
+    if out is not None and Path(out).suffix.lower() not in FORMATS:
+        raise FitError(f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}")
     frame, source = window_frame(df, p)
     frame = frame.filter((pl.col("p_used") > 0) & (pl.col("window") > 0) & pl.col("window").is_finite())
     if frame.height == 0:
@@ -53,63 +152,164 @@ def plot(df: pl.DataFrame, out: str | Path, kind: str = "window-vs-p", by: Seque
     for col in by:
         if col not in frame.columns:
             raise FitError(f"--by {col}: no such column (columns include tcp, ack, flows.0.mss, ...)")
-    # Split by the columns that vary; name every group by all of `by` (a single group too).
-    groups = _groups(frame, [b for b in by if frame.get_column(b).n_unique() > 1])
-    constant = {b: frame.get_column(b)[0] for b in by if frame.get_column(b).n_unique() == 1}
+    varying = [b for b in by if frame.get_column(b).n_unique() > 1]
+    constant = {b: frame.get_column(b)[0] for b in by if b not in varying}
+    n_groups = len(_groups(frame, varying))
+    facet = varying[0] if n_groups > MAX_GROUPS and len(varying) > 1 else None
+    panels = _groups(frame, [facet]) if facet else [({}, frame)]
+    inner = [b for b in varying if b != facet]
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.8), layout="constrained")
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig = _figure(ncols, nrows)
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True).ravel()
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    import matplotlib as mpl
+
+    colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
     lo_p, hi_p = frame["p_used"].min(), frame["p_used"].max()
-    for i, (key, g) in enumerate(groups):
-        color, marker = colors[i % len(colors)], _MARKERS[i % len(_MARKERS)]
-        p_ = g["p_used"].to_numpy()
+    for ax, (panel_key, pf) in zip(axes, panels):
+        groups = _groups(pf, inner)
+        for i, (key, g) in enumerate(groups):
+            color, marker = colors[i % len(colors)], _MARKERS[i % len(_MARKERS)]
+            p_ = g["p_used"].to_numpy()
+            if kind == "window-vs-p":
+                x, y = p_, g["window"].to_numpy()
+            else:
+                x = np.asarray(mathis.throughput(mss=g["mss_bytes"].to_numpy(), rtt=g["mean_rtt_s"].to_numpy(),
+                                                 p=p_, c=1.0))
+                y = g["goodput_bps"].to_numpy()
+            to = g["timeouts"].to_numpy() > 0
+            shown = i < MAX_GROUPS  # the legend lists at most MAX_GROUPS groups
+            name = label({b: {**constant, **panel_key, **key}[b] for b in by if b != facet})
+            ax.scatter(x[~to], y[~to], s=22, marker=marker, color=color, alpha=0.85, linewidths=0,
+                       label=(name + (" (no timeouts)" if to.any() else "")) if shown else "_nolegend_")
+            if to.any():
+                ax.scatter(x[to], y[to], s=22, marker=marker, facecolors="none", edgecolors=color, linewidths=0.9,
+                           alpha=0.85, label=f"{name} (timeouts)" if shown else "_nolegend_")
+            if show_fit and kind == "window-vs-p":
+                table, _ = fit(g, by=(), p=p, min_ca_events=0)
+                row = table.row(0, named=True)
+                if row["k"] == row["k"]:
+                    fitted = p_[~to] if (~to).any() else p_  # over the p range it was fitted on
+                    ps = np.geomspace(fitted.min(), fitted.max(), 50)
+                    ax.plot(ps, row["c"] * ps ** row["k"], color=color, lw=1.2, ls="--",
+                            label=f"fit: C = {row['c']:.3g}, k = {row['k']:.3f}" if shown else "_nolegend_")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
         if kind == "window-vs-p":
-            x, y = p_, g["window"].to_numpy()
+            if reference:
+                _reference_lines(ax, pf, lo_p, hi_p)
+            else:
+                ps = np.geomspace(lo_p / 1.5, min(1.0, hi_p * 1.5), 200)
+                ax.plot(ps, mathis.average_window(ps, c=1.0), color="black", lw=1.3, label="Mathis model, C = 1")
+            ax.set_xlabel(f"p  ({source.split(' (')[0]})")
+            ax.set_ylabel("BW·RTT/MSS  (window, packets)")
         else:
-            x = np.asarray(mathis.throughput(mss=g["mss_bytes"].to_numpy(), rtt=g["mean_rtt_s"].to_numpy(), p=p_, c=1.0))
-            y = g["goodput_bps"].to_numpy()
-        to = g["timeouts"].to_numpy() > 0
-        name = _label({b: {**constant, **key}[b] for b in by})
-        ax.scatter(x[~to], y[~to], s=22, marker=marker, color=color, alpha=0.85, linewidths=0,
-                   label=f"{name}" + (" (no timeouts)" if to.any() else ""))
-        if to.any():
-            ax.scatter(x[to], y[to], s=22, marker=marker, facecolors="none", edgecolors=color, linewidths=0.9,
-                       alpha=0.85, label=f"{name} (timeouts)")
-        if show_fit and kind == "window-vs-p":
-            table, _ = fit(g, by=(), p=p)
-            row = table.row(0, named=True)
-            if row["k"] == row["k"]:
-                fitted = p_[~to] if (~to).any() else p_  # over the p range it was fitted on
-                ps = np.geomspace(fitted.min(), fitted.max(), 50)
-                ax.plot(ps, row["c"] * ps ** row["k"], color=color, lw=1.2, ls="--",
-                        label=f"fit {name}: C={row['c']:.3g}, k={row['k']:.3f}")
+            lo, hi = ax.get_xlim()
+            lo, hi = min(lo, ax.get_ylim()[0]), max(hi, ax.get_ylim()[1])
+            ax.plot([lo, hi], [lo, hi], color="black", lw=1.3, label="simulation = model (C = 1)")
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(lo, hi)
+            ax.set_xlabel(f"model bandwidth MSS/RTT · 1/√p, C = 1  (bit/s; {source.split(' (')[0]})")
+            ax.set_ylabel("simulated goodput  (bit/s)")
+        if facet:
+            ax.set_title(label({facet: panel_key[facet]}), fontsize=10)
+        ax.grid(True, which="major", alpha=0.35)
+        ax.grid(True, which="minor", alpha=0.12)
+        hidden = max(0, len(groups) - MAX_GROUPS)
+        handles, labels = ax.get_legend_handles_labels()
+        if hidden:
+            from matplotlib.lines import Line2D
 
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    if kind == "window-vs-p":
-        ps = np.geomspace(lo_p / 1.5, min(1.0, hi_p * 1.5), 200)
-        ax.plot(ps, mathis.average_window(ps, c=1.0), color="black", lw=1.3, label="model, C = 1")
-        ax.set_xlabel(f"p  ({source.split(' (')[0]})")
-        ax.set_ylabel("BW·RTT/MSS  (window, packets)")
-        ax.set_title(title or "Window vs loss (Mathis et al. 1997, Fig. 4)")
-    else:
-        lo, hi = ax.get_xlim()
-        lo, hi = min(lo, ax.get_ylim()[0]), max(hi, ax.get_ylim()[1])
-        ax.plot([lo, hi], [lo, hi], color="black", lw=1.3, label="simulation = model")
-        ax.set_xlim(lo, hi)
-        ax.set_ylim(lo, hi)
-        ax.set_xlabel(f"model bandwidth MSS/RTT · 1/√p, C = 1  (bit/s; {source.split(' (')[0]})")
-        ax.set_ylabel("simulated goodput  (bit/s)")
-        ax.set_title(title or "Simulation vs model (Mathis et al. 1997, Fig. 3)")
-    ax.grid(True, which="major", alpha=0.35)
-    ax.grid(True, which="minor", alpha=0.12)
-    ax.legend(fontsize=8, loc="lower left" if kind == "window-vs-p" else "upper left", framealpha=0.9)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:  # never a half-written figure under the final name
-        fig.savefig(tmp, format=out.suffix[1:].lower(), dpi=150)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
-        plt.close(fig)
+            handles.append(Line2D([], [], ls="none"))
+            labels.append(f"... {hidden} more groups (narrow --by)")
+        ax.legend(handles, labels, fontsize=7, loc="lower left" if kind == "window-vs-p" else "upper left",
+                  framealpha=0.9)
+    default = ("Window vs loss (Mathis et al. 1997, Fig. 4)" if kind == "window-vs-p"
+               else "Simulation vs model (Mathis et al. 1997, Fig. 3)")
+    fig.suptitle(title or default)
+    if out is not None:
+        save(fig, out)
+    return fig
+
+
+def load_traces(path: str | Path) -> dict[str, pl.DataFrame]:
+    """The traces of a `--trace-out` directory (or one trace file), by name."""
+    from tcplab.simulation import TRACES
+
+    path = Path(path)
+    if not path.exists():
+        raise FitError(f"{path}: no such trace directory or file")
+    files = [path] if path.is_file() else [path / f"{n}.parquet" for n in TRACES if (path / f"{n}.parquet").exists()]
+    out = {}
+    for f in files:
+        if f.stem not in TRACES:
+            raise FitError(f"{f}: not a trace file (expected {', '.join(n + '.parquet' for n in TRACES)})")
+        try:
+            out[f.stem] = pl.read_parquet(f)
+        except (pl.exceptions.PolarsError, OSError) as e:
+            raise FitError(f"{f}: not a Parquet trace ({str(e).splitlines()[0]})") from None
     return out
+
+
+def plot_trace(traces: Mapping[str, pl.DataFrame] | str | Path, kind: str = "cwnd", out: str | Path | None = None,
+               title: str | None = None, mss: int | None = None) -> Figure:
+    """Draws a run's trace: `traces` is a `--trace-out` directory or {name: frame} (e.g.
+    {"cwnd": result.trace("cwnd")}). cwnd is shown in packets of `mss` bytes if given,
+    else in bytes."""
+    if kind not in TRACE_KINDS:
+        raise FitError(f"--kind {kind}: expected one of {', '.join(TRACE_KINDS)} for traces")
+    if out is not None and Path(out).suffix.lower() not in FORMATS:
+        raise FitError(f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}")
+    if not isinstance(traces, Mapping):
+        traces = load_traces(traces)
+    need = {"cwnd": "cwnd", "queue": "queue", "seq": "packets"}[kind]
+    df = traces.get(need)
+    enable = {"cwnd": "trace.cwnd=true", "queue": "trace.queue=true", "seq": 'trace.links=["hop0.fwd"]'}[kind]
+    if df is None or df.height == 0:
+        raise FitError(f"--kind {kind}: no {need} trace recorded (run with --set '{enable}' --trace-out DIR)")
+    fig = _figure()
+    ax = fig.subplots()
+    if kind == "cwnd":
+        scale, unit = (mss, "packets") if mss else (1, "bytes")
+        for i, (flow, g) in enumerate(sorted(df.partition_by("flow", as_dict=True).items())):
+            if i >= MAX_GROUPS:
+                break
+            line, = ax.step(g["time_s"], g["cwnd_bytes"] / scale, where="post", lw=1.0, label=f"flow {flow[0]} cwnd")
+            ss = g.filter(pl.col("ssthresh_bytes").is_not_null())
+            if ss.height:
+                ax.step(ss["time_s"], ss["ssthresh_bytes"] / scale, where="post", lw=0.8, ls="--",
+                        color=line.get_color(), label=f"flow {flow[0]} ssthresh")
+        ax.set_ylabel(f"window ({unit})")
+    elif kind == "queue":
+        busy = df.group_by("link_name").agg(pl.col("packets").max()).filter(pl.col("packets") > 0)
+        names = sorted(str(n) for n in busy["link_name"].to_list())
+        for name in names[:MAX_GROUPS]:
+            g = df.filter(pl.col("link_name").cast(pl.String) == name)
+            ax.step(g["time_s"], g["packets"], where="post", lw=1.0, label=name)
+        ax.set_ylabel("queue (packets waiting)")
+    else:
+        data = df.filter(pl.col("kind").cast(pl.String) == "data")
+        links = data.get_column("link_name").cast(pl.String).unique().sort().to_list()
+        link = links[0] if links else None
+        data = data.filter(pl.col("link_name").cast(pl.String) == link)
+        for i, (flow, g) in enumerate(sorted(data.partition_by("flow", as_dict=True).items())):
+            if i >= MAX_GROUPS:
+                break
+            size = max(1, int(g["len"].max() or 1))
+            sent = g.filter(pl.col("event").cast(pl.String) == "enqueue")
+            line = ax.scatter(sent["time_s"], sent["seq"] / size, s=2, label=f"flow {flow[0]} sent")
+            lost = g.filter(pl.col("event").cast(pl.String).is_in(["drop", "lost"]))
+            if lost.height:
+                ax.scatter(lost["time_s"], lost["seq"] / size, s=18, marker="x", color=line.get_facecolor()[0],
+                           label=f"flow {flow[0]} dropped")
+        ax.set_ylabel(f"sequence number (segments) at {link}")
+    ax.set_xlabel("time (s)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    fig.suptitle(title or {"cwnd": "Congestion window", "queue": "Queue length", "seq": "Sequence numbers"}[kind])
+    if out is not None:
+        save(fig, out)
+    return fig

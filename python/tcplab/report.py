@@ -1,81 +1,124 @@
-"""Rich tables for a run's results (what `tcplab run` prints)."""
+"""Tables for a run's results (what `tcplab run` prints), readable at 80 columns.
+
+The default columns fit 80 columns; `wide=True` (`tcplab run --wide`) adds the rest. A table
+that still does not fit the terminal is printed vertically (`tcplab.tables`)."""
 
 from __future__ import annotations
 
-import math
-
 from rich.console import Console
-from rich.table import Table
 
 from tcplab.simulation import RunResult
+from tcplab.tables import Column, num, print_table
 
 #: At most this many link directions are printed; the rest are in --json / --out.
 MAX_LINK_ROWS = 12
 
+FLOWS_CAPTION = ("Mathis: BW = MSS/RTT * C/sqrt(p) from each flow's own p and mean RTT, C = 1.22 "
+                 "(ACK every segment) or 0.87 (delayed ACKs). losses: CA+nonCA+other.")
 
-def _num(x: float, fmt: str) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
 
-
-def flows_table(result: RunResult) -> Table:
-    t = Table(title="Flows (measurement window)", title_justify="left")
-    for col in ["#", "tcp/ack", "goodput\nMbit/s", "RTT\nms", "p\nCA/seg", "losses CA\n+nonCA\n+other",
-                "time-\nouts", "Mathis\nMbit/s", "sim/\nmodel"]:
-        # Numbers wrap in narrow terminals rather than being cut ("1.68e-…"); p keeps its width.
-        t.add_column(col, justify="left" if col == "tcp/ack" else "right", no_wrap=col == "tcp/ack",
-                     overflow="fold", min_width=8 if col.startswith("p") else None)
+def flows_rows(result: RunResult, wide: bool = False) -> tuple[list[Column], list[list[str]]]:
+    cols = [Column("#"), Column("tcp/ack", left=True), Column("goodput\nMbit/s"), Column("RTT\nms"),
+            Column("p\nCA/seg"), Column("losses"), Column("time\nouts"), Column("Mathis\nMbit/s"),
+            Column("sim/\nmodel")]
+    if wide:
+        cols += [Column("loss ev.\nrate"), Column("retrans\nsegments"), Column("mean cwnd\nbytes"),
+                 Column("done\ns")]
+    rows = []
     for f in result.with_predictions().iter_rows(named=True):
         rtt = f["mean_rtt_s"]
-        t.add_row(
-            str(f["flow"]), f"{f['tcp']}/{f['ack'][:3]}", _num(f["goodput_bps"] / 1e6, ".3f"),
-            _num(rtt * 1e3 if rtt == rtt else float("nan"), ".1f"), _num(f["p"], ".2e") if f["p"] else "0",
-            f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}", str(f["timeouts"]),
-            _num(f["mathis_bps"] / 1e6, ".3f"), _num(f["ratio"], ".2f"),
-        )
-    t.caption = "Mathis prediction BW = MSS/RTT * C/sqrt(p) from each flow's own p and mean RTT, C = 1.22 (ACK every segment) or 0.87 (delayed ACKs)."
-    return t
+        row = [str(f["flow"]), f"{f['tcp']}/{f['ack'][:3]}", num(f["goodput_bps"] / 1e6, ".3f"),
+               num(rtt * 1e3 if rtt == rtt else float("nan"), ".1f"), num(f["p"], ".2e") if f["p"] else "0",
+               f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}", str(f["timeouts"]),
+               num(f["mathis_bps"] / 1e6, ".3f"), num(f["ratio"], ".2f")]
+        if wide:
+            row += [num(f.get("loss_event_rate"), ".2e"), str(f.get("segments_retransmitted", "-")),
+                    num(f.get("mean_cwnd_bytes"), ".0f"), num(f.get("completion_time_s"), ".3f")]
+        rows.append(row)
+    return cols, rows
 
 
-def links_table(result: RunResult) -> Table:
+def links_rows(result: RunResult, wide: bool = False) -> tuple[list[Column], list[list[str]], int]:
     links = result.links.to_dicts()
     busy = sorted(links, key=lambda l: (-(l["drops_queue"] + l["drops_loss"]), -l["utilization"]))
-    shown = [l for l in busy if l["packets_in"] > 0][:MAX_LINK_ROWS]
-    t = Table(title="Links (measurement window)", title_justify="left")
-    for col in ["link", "rate\nMbit/s", "delay\nms", "packets\nsent", "queue\ndrops", "loss\ndrops",
-                "mean queue\npackets", "queue\ndelay ms", "util."]:
-        t.add_column(col, justify="left" if col == "link" else "right", no_wrap=col == "link", overflow="fold")
+    shown = [l for l in busy if l["packets_in"] > 0]
+    if not wide:
+        shown = shown[:MAX_LINK_ROWS]
+    cols = [Column("link", left=True), Column("rate\nMbit/s"), Column("delay\nms"), Column("sent\npackets"),
+            Column("queue\ndrops"), Column("loss\ndrops"), Column("queue\npackets"), Column("queue\nms"),
+            Column("util.")]
+    if wide:
+        cols += [Column("overflow\ndrops"), Column("early\ndrops"), Column("sojourn\ndrops"),
+                 Column("queue\nbytes")]
+    rows = []
     for l in shown:
-        t.add_row(l["link"], _num(l["rate_bps"] / 1e6, ".4g"), _num(l["delay_s"] * 1e3, ".3g"), str(l["packets_sent"]),
-                  str(l["drops_queue"]), str(l["drops_loss"]), _num(l["mean_queue_packets"], ".2f"),
-                  _num(l["mean_queue_delay_s"] * 1e3, ".2f"), _num(l["utilization"], ".3f"))
-    hidden = len(links) - len(shown)
-    if hidden:
-        t.caption = f"{hidden} more link directions (idle or quieter) are in --json and --out."
-    return t
+        row = [l["link"], num(l["rate_bps"] / 1e6, ".4g"), num(l["delay_s"] * 1e3, ".3g"), str(l["packets_sent"]),
+               str(l["drops_queue"]), str(l["drops_loss"]), num(l["mean_queue_packets"], ".2f"),
+               num(l["mean_queue_delay_s"] * 1e3, ".2f"), num(l["utilization"], ".3f")]
+        if wide:
+            row += [str(l.get("drops_overflow", "-")), str(l.get("drops_early", "-")),
+                    str(l.get("drops_sojourn", "-")), num(l.get("mean_queue_bytes"), ".0f")]
+        rows.append(row)
+    return cols, rows, len(links) - len(shown)
 
 
-def traffic_table(result: RunResult) -> Table:
-    t = Table(title="Background traffic (per group, measurement window)", title_justify="left")
-    for col in ["group", "kind", "sources", "goodput\nMbit/s", "loss event\nrate", "time-\nouts",
-                "responses", "mean response\ntime s"]:
-        t.add_column(col, justify="left" if col in ("group", "kind") else "right", no_wrap=col == "group",
-                     overflow="fold")
+def traffic_rows(result: RunResult) -> tuple[list[Column], list[list[str]]]:
+    cols = [Column("group", left=True), Column("kind", left=True), Column("sources"), Column("goodput\nMbit/s"),
+            Column("loss ev.\nrate"), Column("time\nouts"), Column("responses"), Column("response\ns")]
+    rows = []
     for g in result.traffic.iter_rows(named=True):
         http = g["kind"] == "http"
         udp = g["kind"] in ("cbr", "on_off")
-        t.add_row(g["name"], g["kind"], str(g["sources"]), _num(g["goodput_bps"] / 1e6, ".3f"),
-                  "-" if udp else _num(g["loss_event_rate"], ".2e"), "-" if udp else str(g["timeouts"]),
-                  str(g["responses"]) if http else "-", _num(g["mean_response_time_s"], ".3f") if http else "-")
-    return t
+        rows.append([g["name"], g["kind"], str(g["sources"]), num(g["goodput_bps"] / 1e6, ".3f"),
+                     "-" if udp else num(g["loss_event_rate"], ".2e"), "-" if udp else str(g["timeouts"]),
+                     str(g["responses"]) if http else "-", num(g["mean_response_time_s"], ".3f") if http else "-"])
+    return cols, rows
 
 
-def print_result(result: RunResult, console: Console | None = None) -> None:
+def print_result(result: RunResult, console: Console | None = None, wide: bool = False) -> None:
     console = console or Console()
     console.print(f"[bold]{result.duration_s:g} s simulated[/bold] (measured from {result.warmup_s:g} s), "
                   f"seed {result.seed}, {result.events:,} events")
     for w in result.warnings:
-        console.print(f"[bold yellow]warning:[/bold yellow] {w}")
-    console.print(flows_table(result))
+        console.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
+    cols, rows = flows_rows(result, wide)
+    print_table(console, "Flows (measurement window)", cols, rows, caption=FLOWS_CAPTION)
     if result.traffic.height:
-        console.print(traffic_table(result))
-    console.print(links_table(result))
+        cols, rows = traffic_rows(result)
+        print_table(console, "Background traffic (per group, measurement window)", cols, rows)
+    cols, rows, hidden = links_rows(result, wide)
+    caption = (f"{hidden} more link directions (idle or quieter): --wide, --json or --out." if hidden else None)
+    print_table(console, "Links (measurement window)", cols, rows, caption=caption)
+
+
+def _summary(result: RunResult) -> str:
+    flows, links = result.flows.height, result.links.height
+    return (f"RunResult: {result.duration_s:g} s simulated (measured from {result.warmup_s:g} s), seed {result.seed}, "
+            f"{result.events:,} events, {flows} flow{'s' if flows != 1 else ''}, {links} link directions"
+            + (", traces truncated" if result.truncated else ""))
+
+
+_MAX_REPR_FLOWS = 8
+
+
+def result_repr(result: RunResult) -> str:
+    """What a RunResult shows in a REPL: its figures and each flow's headline numbers."""
+    lines = [_summary(result)]
+    for f in result.flows.head(_MAX_REPR_FLOWS).iter_rows(named=True):
+        rtt = f["mean_rtt_s"]
+        lines.append(f"  flow {f['flow']} {f['tcp']}/{f['ack']}: goodput {num(f['goodput_bps'] / 1e6, '.3f')} Mbit/s, "
+                     f"RTT {num(rtt * 1e3 if rtt == rtt else None, '.1f')} ms, p {num(f['p'], '.3g')}, "
+                     f"CA events {f['ca_events']}, timeouts {f['timeouts']}")
+    if result.flows.height > _MAX_REPR_FLOWS:
+        lines.append(f"  ... {result.flows.height - _MAX_REPR_FLOWS} more flows in .flows")
+    lines.append("  tables: .flows .links .traffic .totals .with_predictions(); traces: .trace(name)")
+    return "\n".join(lines)
+
+
+def result_html(result: RunResult) -> str:
+    """What a RunResult shows in Jupyter: its figures, then the flows table with predictions."""
+    import html
+
+    return (f"<p><b>{html.escape(_summary(result))}</b></p>" + result.with_predictions()._repr_html_()
+            + "<p>tables: <code>.flows</code> <code>.links</code> <code>.traffic</code> <code>.totals</code>; "
+            "traces: <code>.trace(name)</code></p>")

@@ -13,6 +13,9 @@ and deletes the run files after, so a crash in between leaves a run both in a pa
 run file: readers skip run files whose key is already in a part (rows are identical by
 determinism), and the next writer deletes them.
 
+A single run (`tcplab run --out run.parquet`) is a store too: one Parquet file, one row per
+flow, with the same columns. Every command that reads a store accepts either form.
+
 Every row carries `run_key` (see `tcplab.sweep.run_key`), the run's inputs as flattened dotted
 columns (`flows.0.mss`, `network.path.hops.0.loss.p`; numbers as `tcplab.resolve` reports them:
 durations in seconds, rates in bit/s, sizes in bytes, probabilities as floats), the per-flow
@@ -31,7 +34,7 @@ import polars as pl
 if TYPE_CHECKING:
     from tcplab.simulation import RunResult
 
-__all__ = ["Store", "StoreError", "flatten_inputs", "load", "query", "rows"]
+__all__ = ["Store", "StoreError", "flatten_inputs", "load", "query", "rows", "write_file"]
 
 class StoreError(ValueError):
     """A store that cannot be read or written (missing, locked, not a store)."""
@@ -65,11 +68,32 @@ def rows(run_key: str, resolved: Mapping[str, Any], result: RunResult) -> pl.Dat
     return pl.concat([head, flows, tail], how="horizontal")
 
 
+def write_file(df: pl.DataFrame, path: str | Path) -> None:
+    """Writes store rows as one Parquet file (a one-run store, as `tcplab run --out`)."""
+    df.write_parquet(path, compression="zstd", statistics=True)
+
+
+def check_file(path: Path) -> None:
+    """Raises StoreError naming `path` unless it is a Parquet file with a `run_key` column."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as e:
+        reason = "empty file" if path.exists() and path.stat().st_size == 0 else str(e).splitlines()[0]
+        raise StoreError(f"{path}: not a Parquet file ({reason})") from None
+    if "run_key" not in schema.names:
+        raise StoreError(f"{path}: not a tcplab results store (a Parquet file without a run_key column; "
+                         "expected the output of tcplab sweep or tcplab run --out)")
+
+
 def _keys_of_parts(parts: list[Path]) -> set[str]:
     import pyarrow.parquet as pq
 
     keys: set[str] = set()
     for part in parts:
+        check_file(part)
         keys.update(pq.read_table(part, columns=["run_key"]).column("run_key").to_pylist())
     return keys
 
@@ -87,18 +111,23 @@ class Store:
         if not self.path.exists():
             raise StoreError(f"{self.path}: no such results store")
         if not self.path.is_dir():
-            raise StoreError(f"{self.path}: not a results store (expected a directory of Parquet files)")
+            check_file(self.path)  # a one-run store (tcplab run --out)
+            return [self.path]
         parts = sorted(self.path.glob("part-*.parquet"))
         runs = sorted(self.path.glob("run-*.parquet"))
         if runs and parts:
             compacted = _keys_of_parts(parts)
             runs = [r for r in runs if r.stem[4:] not in compacted]
+        for f in parts + runs:
+            check_file(f)
         return parts + runs
 
     def keys(self) -> set[str]:
         """The keys of every stored run."""
         if not self.path.exists():
             return set()
+        if not self.path.is_dir():
+            return _keys_of_parts([self.path])
         parts = sorted(self.path.glob("part-*.parquet"))
         return _keys_of_parts(parts) | {r.stem[4:] for r in self.path.glob("run-*.parquet")}
 
@@ -106,7 +135,12 @@ class Store:
         files = self.files()
         if not files:
             return pl.DataFrame({"run_key": [], "flow": []}, schema={"run_key": pl.String, "flow": pl.Int64})
-        frames = [pl.read_parquet(f) for f in files]
+        frames = []
+        for f in files:
+            try:
+                frames.append(pl.read_parquet(f))
+            except (pl.exceptions.PolarsError, OSError) as e:
+                raise StoreError(f"{f}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
         return pl.concat(frames, how="diagonal_relaxed").sort("run_key", "flow", maintain_order=True)
 
     # ---- writing -------------------------------------------------------------------------
@@ -115,7 +149,8 @@ class Store:
         import fcntl
 
         if self.path.exists() and not self.path.is_dir():
-            raise StoreError(f"{self.path}: exists and is not a results store directory")
+            raise StoreError(f"{self.path}: exists and is not a results store directory (a sweep writes "
+                             "a directory; a file is a single run's store)")
         self.path.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -196,9 +231,8 @@ def load(path: str | Path) -> pl.DataFrame:
     return Store(path).load()
 
 
-def query(path: str | Path, sql: str) -> pl.DataFrame:
-    """Runs SQL through DuckDB with the store available as the table `runs`. Dotted column
-    names need double quotes: SELECT "flows.0.mss", avg(goodput_bps) FROM runs GROUP BY 1."""
+def connect(path: str | Path):
+    """A DuckDB connection with the store available as the view `runs`."""
     import duckdb
 
     files = Store(path).files()
@@ -208,4 +242,19 @@ def query(path: str | Path, sql: str) -> pl.DataFrame:
         con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet([{listing}], union_by_name = true)")
     else:
         con.execute("CREATE VIEW runs AS SELECT NULL::VARCHAR AS run_key, NULL::BIGINT AS flow WHERE false")
-    return con.sql(sql).pl()
+    return con
+
+
+def query(path: str | Path, sql: str, limit: int | None = None) -> pl.DataFrame:
+    """Runs SQL through DuckDB with the store available as the table `runs`. Dotted column
+    names need double quotes: SELECT "flows.0.mss", avg(goodput_bps) FROM runs GROUP BY 1.
+    `limit` keeps at most that many rows (the query is not materialized beyond them)."""
+    if not sql.strip():
+        raise StoreError("query: empty SQL (expected a statement over the table runs, e.g. "
+                         "SELECT count(*) FROM runs)")
+    rel = connect(path).sql(sql)
+    if rel is None:  # a statement without a result (CREATE, SET, ...)
+        return pl.DataFrame()
+    if limit is not None:
+        rel = rel.limit(limit)
+    return rel.pl()

@@ -141,8 +141,14 @@ class RunResult:
         return out
 
     def __repr__(self) -> str:
-        return (f"RunResult(seed={self.seed}, duration_s={self.duration_s:g}, events={self.events}, "
-                f"flows={self.flows.height}, links={self.links.height})")
+        from tcplab.report import result_repr
+
+        return result_repr(self)
+
+    def _repr_html_(self) -> str:  # Jupyter
+        from tcplab.report import result_html
+
+        return result_html(self)
 
     @property
     def flows(self) -> pl.DataFrame:

@@ -34,6 +34,7 @@ Running a sweep is `run_sweep` (this module) over a `results.Store`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -178,33 +179,131 @@ class Sweep:
 #: The most runs one sweep may expand to (each run's resolved scenario is held in memory).
 MAX_RUNS = 1_000_000
 
-_SWEEP_KEYS = {"name", "seed", "base", "replicates", "seeds"}
-_AXIS_KEYS = {"path", "values", "uniform", "log_uniform", "count", "draw", "integer", "unit", "zip"}
+
+# ---- the schema of sweep files (types: pydantic; meaning: the checks below) -------------------
+
+from typing import Literal  # noqa: E402
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError  # noqa: E402
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
-def _axis(spec: Any, index: int, source: str) -> Axis:
+class _Head(_Strict):
+    name: str | None = None
+    seed: int = Field(0, ge=0)
+    base: str | None = None
+    replicates: int | None = Field(None, ge=1)
+    seeds: list[int] | None = Field(None, min_length=1)
+
+
+class _AxisSpec(_Strict):
+    path: str | None = Field(None, min_length=1)
+    values: list[Any] | None = None
+    uniform: list[float] | None = Field(None, min_length=2, max_length=2)
+    log_uniform: list[float] | None = Field(None, min_length=2, max_length=2)
+    count: int | None = Field(None, ge=1)
+    draw: Literal["once", "per-point"] = "once"
+    integer: bool = False
+    unit: str = ""
+    zip: dict[str, Any] | None = None
+
+
+class _Document(_Strict):
+    sweep: _Head = _Head()
+    set: dict[str, Any] = {}
+    axis: list[_AxisSpec] = []
+    scenario: dict[str, Any] | None = None
+
+
+_SWEEP_KEYS = set(_Head.model_fields)
+_AXIS_KEYS = set(_AxisSpec.model_fields)
+_HINTS = {
+    ("sweep", "base"): 'a path to a scenario file, e.g. base = "../scenarios/quickstart.toml"',
+    ("sweep", "seeds"): "a non-empty list of non-negative integers",
+    ("sweep", "seed"): "a non-negative integer",
+    ("sweep", "replicates"): "a positive integer",
+    ("path",): 'a dotted scenario path, e.g. path = "flows.0.mss"',
+    ("count",): "a positive integer",
+    ("draw",): '"once" or "per-point"',
+    ("integer",): "true or false",
+    ("unit",): 'a string appended to each sample, e.g. unit = "ms"',
+    ("values",): "a list",
+    ("uniform",): "two finite numbers [low, high]",
+    ("log_uniform",): "two finite numbers [low, high]",
+    ("zip",): 'a table of lists: zip = { "a.b" = [..], "c.d" = [..] }',
+    ("sweep",): "a table [sweep] (name, seed, base, replicates, seeds)",
+    ("set",): 'a table of overrides, e.g. [set] duration = "100s"',
+    ("axis",): "an array of tables: write [[axis]]",
+    ("scenario",): "a table: the base scenario",
+}
+
+
+def _axis_label(doc: Mapping[str, Any], index: int) -> str:
+    axes = doc.get("axis")
+    spec = axes[index] if isinstance(axes, list) and index < len(axes) else {}
     if not isinstance(spec, Mapping):
-        raise SweepError(f"{source}: axis {index}: expected a table ([[axis]])")
-    name = spec.get("path") or ("zip of " + ", ".join(spec["zip"]) if isinstance(spec.get("zip"), Mapping) else "?")
-    label = f"axis {index} ({name})"
+        return f"axis {index}"
+    path = spec.get("path")
+    if isinstance(path, str):
+        name = path
+    elif isinstance(spec.get("zip"), Mapping):
+        name = "zip of " + ", ".join(map(str, spec["zip"]))
+    else:
+        name = "?"
+    return f"axis {index} ({name})"
+
+
+def _schema_error(e: ValidationError, doc: Mapping[str, Any], source: str) -> SweepError:
+    """The first error pydantic found, as one line naming the table, key and expected type."""
+    err = e.errors()[0]
+    loc = list(err["loc"])
+    got = err.get("input")
+    if loc[:1] == ["axis"] and len(loc) >= 2 and isinstance(loc[1], int):
+        where, key = _axis_label(doc, loc[1]), [str(x) for x in loc[2:3]]
+    elif loc[:1] == ["sweep"]:
+        where, key = "sweep", [str(x) for x in loc[1:2]]
+    else:
+        where, key = "", [str(x) for x in loc[:1]]
+    hint_key = (where,) + tuple(key) if where == "sweep" else tuple(key)
+    if err["type"] == "extra_forbidden":
+        known = sorted(_SWEEP_KEYS if where == "sweep" else _AXIS_KEYS if where.startswith("axis") else
+                       {"sweep", "set", "axis", "scenario"})
+        what = f"unknown key `{key[0]}`" if key else "unknown key"
+        if not where:
+            what = f"unknown table `{key[0]}`"
+        msg = f"{what}, expected one of {', '.join(f'`{k}`' for k in known)}"
+    else:
+        expected = _HINTS.get(hint_key, err["msg"][0].lower() + err["msg"][1:])
+        shown = repr(got) if not isinstance(got, (dict, list)) else ("a table" if isinstance(got, dict) else "a list")
+        msg = f"expected {expected}, got {shown}"
+    field = ".".join(key)
+    if err["type"] == "extra_forbidden":
+        return SweepError(f"{source}: {where}: {msg}" if where.startswith("axis") else
+                          f"{source}: sweep.{field}: {msg}" if where == "sweep" else f"{source}: {msg}")
+    prefix = f"{where}.{field}" if where == "sweep" and field else f"{where}: `{field}`" if where and field else (
+        where or field)
+    return SweepError(f"{source}: {prefix}: {msg}")
+
+
+def _axis(spec: _AxisSpec, index: int, source: str, raw: Mapping[str, Any]) -> Axis:
+    label = _axis_label(raw, index)
 
     def bad(msg: str) -> SweepError:
         return SweepError(f"{source}: {label}: {msg}")
 
-    unknown = sorted(set(spec) - _AXIS_KEYS)
-    if unknown:
-        raise bad(f"unknown key `{unknown[0]}`, expected one of {', '.join(f'`{k}`' for k in sorted(_AXIS_KEYS))}")
-    kinds = [k for k in ("values", "uniform", "log_uniform", "zip") if k in spec]
+    given = spec.model_fields_set
+    kinds = [k for k in ("values", "uniform", "log_uniform", "zip") if k in given]
     if len(kinds) != 1:
         raise bad("give exactly one of `values`, `uniform`, `log_uniform` or `zip`")
     kind = kinds[0]
     if kind == "zip":
-        if "path" in spec:
+        if "path" in given:
             raise bad("a zipped axis names its paths inside `zip`, not in `path`")
-        z = spec["zip"]
-        if not isinstance(z, Mapping) or not z:
+        if not spec.zip:
             raise bad('`zip` must be a non-empty table of lists: zip = { "a.b" = [..], "c.d" = [..] }')
-        lists = _flatten(z)
+        lists = _flatten(spec.zip)
         for path, values in lists.items():
             if not isinstance(values, list) or not values:
                 raise bad(f"`zip.{path}` must be a non-empty list")
@@ -212,82 +311,71 @@ def _axis(spec: Any, index: int, source: str) -> Axis:
         if len(set(lengths.values())) != 1:
             raise bad("zipped lists must have the same length, got " + ", ".join(f"{p}: {n}" for p, n in lengths.items()))
         return Axis(label, kind, tuple(lists), tuple(zip(*lists.values())))
-    path = spec.get("path")
-    if not isinstance(path, str) or not path.strip():
+    path = spec.path
+    if path is None or not path.strip():
         raise bad("`path` must be a dotted scenario path, e.g. path = \"flows.0.mss\"")
     if kind == "values":
-        values = spec["values"]
-        if not isinstance(values, list):
-            raise bad("`values` must be a list")
-        if not values:
+        if not spec.values:
             raise bad("`values` is empty; an axis needs at least one value")
         for key in ("count", "draw", "integer", "unit"):
-            if key in spec:
+            if key in given:
                 raise bad(f"`{key}` applies to random axes (uniform, log_uniform) only")
-        return Axis(label, kind, (path,), tuple((v,) for v in values))
-    bounds = spec[kind]
-    if (not isinstance(bounds, list) or len(bounds) != 2
-            or not all(isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)):
+        return Axis(label, kind, (path,), tuple((v,) for v in spec.values))
+    low, high = getattr(spec, kind)
+    if not (math.isfinite(low) and math.isfinite(high)):
         raise bad(f"`{kind}` must be two finite numbers [low, high]")
-    low, high = float(bounds[0]), float(bounds[1])
+    shown = [raw["axis"][index][kind][0], raw["axis"][index][kind][1]]
     if kind == "log_uniform" and (low <= 0 or high <= 0):
-        raise bad(f"log_uniform range [{bounds[0]}, {bounds[1]}]: both bounds must be > 0")
+        raise bad(f"log_uniform range [{shown[0]}, {shown[1]}]: both bounds must be > 0")
     if not low < high:
-        raise bad(f"{kind} range [{bounds[0]}, {bounds[1]}]: low must be less than high")
-    count = spec.get("count")
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise bad(f"a random axis needs `count`, a positive integer (got {count!r})")
-    draw = spec.get("draw", "once")
-    if draw not in ("once", "per-point"):
-        raise bad(f"`draw` must be \"once\" or \"per-point\" (got {draw!r})")
-    integer, unit = spec.get("integer", False), spec.get("unit", "")
-    if not isinstance(integer, bool):
-        raise bad("`integer` must be true or false")
-    if not isinstance(unit, str):
-        raise bad('`unit` must be a string appended to each sample, e.g. unit = "ms"')
-    return Axis(label, kind, (path,), low=low, high=high, count=count, per_point=draw == "per-point",
-                integer=integer, unit=unit)
+        raise bad(f"{kind} range [{shown[0]}, {shown[1]}]: low must be less than high")
+    if spec.count is None:
+        raise bad("a random axis needs `count`, a positive integer (got None)")
+    return Axis(label, kind, (path,), low=float(low), high=float(high), count=spec.count,
+                per_point=spec.draw == "per-point", integer=spec.integer, unit=spec.unit)
 
 
 def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
           sets: Mapping[str, Any] | None = None) -> Sweep:
     """A sweep from TOML text; `base_dir` resolves a relative `base` path; `sets` are extra
     fixed overrides on top of the file's [set] table (as `tcplab sweep --set`)."""
+    try:
+        return _parse(text, source, base_dir, sets)
+    except RecursionError:
+        raise SweepError(f"{source}: nested too deeply (expected tables and lists a few levels deep)") from None
+
+
+def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any] | None) -> Sweep:
     from tcplab.simulation import ScenarioError, resolve
 
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{source}: invalid TOML: {e}") from None
-    unknown = sorted(set(doc) - {"sweep", "set", "axis", "scenario"})
-    if unknown:
-        raise SweepError(f"{source}: unknown table `{unknown[0]}`, expected [sweep], [set], [scenario] or [[axis]]")
-    head = doc.get("sweep", {})
-    bad_keys = sorted(set(head) - _SWEEP_KEYS)
-    if bad_keys:
-        raise SweepError(f"{source}: sweep.{bad_keys[0]}: unknown key, expected one of {', '.join(sorted(_SWEEP_KEYS))}")
-    name = head.get("name", Path(source).stem)
-    seed = head.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise SweepError(f"{source}: sweep.seed: expected a non-negative integer, got {seed!r}")
-    if ("base" in head) == ("scenario" in doc):
+    try:
+        spec = _Document.model_validate(doc)
+    except ValidationError as e:
+        raise _schema_error(e, doc, source) from None
+    head = spec.sweep
+    name = head.name if head.name is not None else Path(source).stem
+    seed = head.seed
+    if (head.base is not None) == (spec.scenario is not None):
         raise SweepError(f"{source}: give the base scenario either as sweep.base = \"path.toml\" or as a [scenario] table")
-    if "base" in head:
-        base_path = Path(head["base"])
+    if head.base is not None:
+        base_path = Path(head.base)
         if not base_path.is_absolute():
             base_path = (base_dir or Path.cwd()) / base_path
         try:
-            base: str | dict = base_path.read_text()
+            base: str | dict = base_path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise SweepError(f"{source}: sweep.base: {base_path} is not UTF-8 text") from None
         except OSError as e:
             raise SweepError(f"{source}: sweep.base: cannot read {base_path} ({e.strerror})") from None
         base_label = str(base_path)
     else:
         base, base_label = doc["scenario"], "[scenario]"
-    fixed = {**_flatten(doc.get("set", {})), **(sets or {})}
-    axes_spec = doc.get("axis", [])
-    if not isinstance(axes_spec, list):
-        raise SweepError(f"{source}: axes are an array of tables: write [[axis]]")
-    axes = [_axis(a, i, source) for i, a in enumerate(axes_spec)]
+    fixed = {**_flatten(spec.set), **(sets or {})}
+    axes = [_axis(a, i, source, doc) for i, a in enumerate(spec.axis)]
     seen: dict[str, str] = {}
     for axis in axes:
         for path in axis.paths:
@@ -295,15 +383,15 @@ def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
                 raise SweepError(f"{source}: {axis.label}: `{path}` is already varied by {seen[path]}")
             seen[path] = axis.label
     seeds = None
-    if "replicates" in head and "seeds" in head:
+    if head.replicates is not None and head.seeds is not None:
         raise SweepError(f"{source}: give sweep.replicates or sweep.seeds, not both")
-    if "seeds" in head:
-        seeds = head["seeds"]
-        if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
+    if head.seeds is not None:
+        seeds = head.seeds
+        if any(s < 0 for s in seeds):
             raise SweepError(f"{source}: sweep.seeds: expected a non-empty list of non-negative integers")
         if len(set(seeds)) != len(seeds):
             raise SweepError(f"{source}: sweep.seeds: seeds repeat")
-    if seeds is not None or "replicates" in head:
+    if seeds is not None or head.replicates is not None:
         if "seed" in seen:
             raise SweepError(f"{source}: {seen['seed']} varies `seed`; drop sweep.replicates/sweep.seeds")
     try:
@@ -311,19 +399,15 @@ def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
     except ScenarioError as e:
         where = "[set]" if fixed else f"base scenario {base_label}"
         raise SweepError(f"{source}: {where}: {e}") from None
-    if "replicates" in head:
-        n = head["replicates"]
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise SweepError(f"{source}: sweep.replicates: expected a positive integer, got {n!r}")
     # The number of runs, counted before anything is expanded (a mistyped count must not fill
     # the memory): every axis's length times the replicates.
     total = math.prod(a.count if a.random else len(a.values) for a in axes)
-    total *= head["replicates"] if "replicates" in head else len(seeds) if seeds is not None else 1
+    total *= head.replicates if head.replicates is not None else len(seeds) if seeds is not None else 1
     if total > MAX_RUNS:
         raise SweepError(f"{source}: {total:,} runs (expected at most {MAX_RUNS:,} in one sweep: split it, "
                          "or draw fewer points)")
-    if "replicates" in head:
-        seeds = [resolved["seed"] + i for i in range(head["replicates"])]
+    if head.replicates is not None:
+        seeds = [resolved["seed"] + i for i in range(head.replicates)]
     sweep = Sweep(name, source, seed, base, base_label, fixed, axes, seeds)
     # Each axis value on its own: an unknown path or a bad value is named by its axis.
     for axis in axes:
@@ -353,15 +437,29 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
 # ---- running ---------------------------------------------------------------------------------
 
 
-def execute(task: tuple[str, str | dict, dict]) -> tuple[str, RunResult | None, str | None]:
+def execute(task: tuple) -> tuple[str, RunResult | None, str | None]:
     """Runs one simulation (in a worker process, local or Dask): (key, result or None, error or
-    None). Never raises, so one bad run does not stop the sweep."""
-    key, base, sets = task
+    None). Never raises, so one bad run does not stop the sweep. With a trace folder (the
+    task's fourth element), the run's recorded traces are written there, under its key."""
+    key, base, sets = task[:3]
+    trace_dir = task[3] if len(task) > 3 else None
     try:
-        from tcplab.simulation import run
+        from tcplab.simulation import TRACES, run
 
+        result = run(base, sets)
+        if trace_dir is not None:
+            import os
+
+            folder = Path(trace_dir) / key
+            folder.mkdir(parents=True, exist_ok=True)
+            for name in TRACES:
+                df = result.trace(name)
+                if df.height:
+                    tmp = folder / f".{name}.parquet.{os.getpid()}.tmp"
+                    df.write_parquet(tmp)
+                    os.replace(tmp, folder / f"{name}.parquet")
         # Opt-in traces are not stored in the results table (nor sent back from the worker).
-        return key, run(base, sets).without_traces(), None
+        return key, result.without_traces(), None
     except Exception as e:  # noqa: BLE001 - reported per run, with its key
         return key, None, f"{type(e).__name__}: {e}"
 
@@ -392,6 +490,28 @@ class Outcome:
     interrupted: bool = False
 
 
+@contextlib.contextmanager
+def _main_hidden():
+    """Hides the calling script from multiprocessing's spawn while workers start, so a worker
+    does not import it as `__mp_main__`: a script that calls `run_sweep` without an
+    `if __name__ == "__main__":` guard would otherwise run again in every worker (and fail).
+    Workers need nothing from the script: a task is plain data and `execute` lives here."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    try:
+        for k in saved:
+            if k == "__spec__":
+                main.__spec__ = None
+            else:
+                del main.__dict__[k]
+        yield
+    finally:
+        if main is not None:
+            main.__dict__.update(saved)
+
+
 def _local(tasks: list, workers: int):
     """Yields results from a local process pool, at most 2 * workers runs in flight."""
     import concurrent.futures as cf
@@ -404,7 +524,8 @@ def _local(tasks: list, workers: int):
     try:
         while True:
             while len(pending) < 2 * workers and (task := next(it, None)) is not None:
-                pending.add(pool.submit(execute, task))
+                with _main_hidden():  # workers start (on submit) without importing __main__
+                    pending.add(pool.submit(execute, task))
             if not pending:
                 break
             finished, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
@@ -435,18 +556,24 @@ def _check_scheduler(address: str) -> None:
         raise SweepError(f"--scheduler {address!r}: not a scheduler address ({e}; expected tcp://HOST:PORT)") from None
 
 
-def _dask(tasks: list, scheduler: str):
-    """Yields results from an existing Dask distributed cluster, bounded in flight. The connect
-    timeout is Dask's (distributed.comm.timeouts.connect, 30 s unless configured)."""
+def _dask_client(scheduler: str):
+    """A client of an existing Dask distributed cluster. The connect timeout is Dask's
+    (distributed.comm.timeouts.connect, 30 s unless configured)."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise SweepError("--scheduler needs dask: pip install 'tcplab[dask]'") from None
     _check_scheduler(scheduler)
     try:
-        client = Client(scheduler, set_as_default=False)
+        return Client(scheduler, set_as_default=False)
     except (OSError, TimeoutError) as e:
         raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+
+
+def _dask(tasks: list, client):
+    """Yields results from a Dask cluster through `client`, bounded in flight; closes it."""
+    from distributed import as_completed
+
     try:
         threads = max(1, sum(client.nthreads().values()))
         it = iter(tasks)
@@ -465,11 +592,22 @@ def _dask(tasks: list, scheduler: str):
 
 
 def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler: str | None = None,
-              progress: bool = True, compact_every: int = 1000) -> Outcome:
+              progress: bool = True, compact_every: int = 1000, trace_dir: str | Path | None = None) -> Outcome:
     """Runs every run of `sweep` not already in `store` (a `tcplab.results.Store` or a path),
     persisting each as it finishes. KeyboardInterrupt stops it: finished runs are kept and
     `Outcome.interrupted` is set. Runs go to a local process pool of `workers` processes
-    (default: all cores) or, with `scheduler` ("tcp://host:port"), to a Dask cluster."""
+    (default: all cores) or, with `scheduler` ("tcp://host:port"), to a Dask cluster.
+
+    `progress` shows a bar on a terminal and plain lines (every 10 s) when stderr is a file or
+    a pipe. With `trace_dir`, each run's recorded traces are written by the worker that ran it
+    to `trace_dir/<run key>/<trace>.parquet` (on a cluster, a folder every worker can reach).
+
+    Safe to call from a script without an `if __name__ == "__main__":` guard and from a
+    notebook: the local workers start without re-running the calling script (see `_local`).
+
+        from tcplab import sweep
+        outcome = sweep.run_sweep(sweep.load("sweeps/mathis-fig4.toml"), "fig4.parquet")
+    """
     import os as _os
 
     from tcplab import results
@@ -483,9 +621,10 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
         todo = [r for r in plan if r.key not in stored]
         outcome = Outcome(total=len(plan), skipped=len(plan) - len(todo))
         by_key = {r.key: r for r in todo}
-        tasks = [(r.key, sweep.base, r.sets) for r in todo]
-        if scheduler:
-            source = _dask(tasks, scheduler)
+        traces = str(Path(trace_dir).resolve()) if trace_dir is not None else None
+        tasks = [(r.key, sweep.base, r.sets, traces) for r in todo]
+        if scheduler:  # connected before any progress is shown: an unreachable cluster is one line
+            source = _dask(tasks, _dask_client(scheduler))
         else:
             source = _local(tasks, workers or _os.cpu_count() or 1)
         bar = _progress(sweep.name, len(todo), outcome.skipped) if progress and todo else None
@@ -519,7 +658,48 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
         store.close()
 
 
+class _PlainProgress:
+    """Progress as plain lines on stderr (for logs and pipes, where a bar would be noise): one
+    line at most every `every` seconds, and one at the end."""
+
+    task_ids = [0]
+
+    def __init__(self, name: str, total: int, skipped: int, every: float = 10.0):
+        import time
+
+        self.name, self.total, self.skipped, self.every = name, total, skipped, every
+        self.done = 0
+        self.clock = time.monotonic
+        self.t0 = self.last = self.clock()
+
+    def _line(self) -> None:
+        import sys
+
+        elapsed = self.clock() - self.t0
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = f", ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 and self.done < self.total else ""
+        stored = f" ({self.skipped} already stored)" if self.skipped else ""
+        print(f"{self.name}{stored}: {self.done}/{self.total} runs, {elapsed:.0f} s, {rate:.2f} runs/s{eta}",
+              file=sys.stderr, flush=True)
+
+    def start(self) -> None:
+        self._line()
+
+    def advance(self, task_id: int) -> None:
+        self.done += 1
+        if self.clock() - self.last >= self.every:
+            self.last = self.clock()
+            self._line()
+
+    def stop(self) -> None:
+        self._line()
+
+
 def _progress(name: str, total: int, skipped: int):
+    import sys
+
+    if not sys.stderr.isatty():
+        return _PlainProgress(name, total, skipped)
     from rich.console import Console
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
                                TimeElapsedColumn, TimeRemainingColumn)

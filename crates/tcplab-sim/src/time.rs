@@ -192,6 +192,15 @@ pub fn parse_rate(text: &str) -> Result<f64, UnitError> {
         "a number with bit/s, kbit/s, Mbit/s, Gbit/s (or bps, kbps, Mbps, Gbps)",
         RATE_UNITS,
     )
+    .map_err(|e| {
+        if text.contains('B') && !text.trim_start().starts_with('-') {
+            UnitError(format!(
+                "{text:?} is a byte rate, which is ambiguous (expected bit/s: write 8Mbit/s for 1 MB/s)"
+            ))
+        } else {
+            e
+        }
+    })
 }
 
 /// Parses a size ("1500", "64KiB", "1.5MB", "100B") to a whole number of bytes.
@@ -203,7 +212,9 @@ pub fn parse_size(text: &str) -> Result<f64, UnitError> {
         SIZE_UNITS,
     )?;
     if v.fract() != 0.0 {
-        return Err(UnitError(format!("{text:?} is not a whole number of bytes")));
+        return Err(UnitError(format!(
+            "{text:?} is not a whole number of bytes (expected e.g. 1460, 1.5KB or 64KiB)"
+        )));
     }
     Ok(v)
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import re
@@ -10,6 +11,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
+
+try:  # typer >= 0.20 carries its own click
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - older typer on the click package
+    from click import exceptions as click_errors
 
 _MODEL_HELP = """Evaluate an analytic model: tcplab model NAME [--param VALUE]... [--json].
 
@@ -30,51 +37,89 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _parse_args(model, args: list[str]) -> dict[str, Any]:
-    """Turn ['--rtt', '100ms', '--inverse', '--c=1'] into SI values keyed by parameter name."""
+class _ModelCommand(TyperCommand):
+    """A model's command: click's usage errors become one `error:` line naming the flag."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from tcplab.models.catalog import MODELS
+
+        model = MODELS[self.name]
+        flags = ", ".join(p.flag for p in model.params)
+        seen: set[str] = set()
+        for token in args:
+            flag = token.partition("=")[0]
+            if flag.startswith("--") and model.param(flag[2:].replace("-", "_")) is not None:
+                if flag in seen:
+                    _fail(f"{flag} given twice")
+                seen.add(flag)
+        try:
+            return super().parse_args(ctx, args)
+        except click_errors.NoSuchOption as e:
+            _fail(f"unknown parameter {e.option_name} for model {model.name} (expected {flags})")
+        except click_errors.BadOptionUsage as e:
+            _fail(f"{e.option_name}: missing value" if "requires an argument" in e.message else e.format_message())
+        except click_errors.UsageError as e:
+            _fail(f"model {model.name}: {e.format_message()} (expected {flags})")
+
+
+class _ModelGroup(TyperGroup):
+    def resolve_command(self, ctx: Any, args: list[str]):
+        from tcplab.models.catalog import MODELS
+
+        if args and not args[0].startswith("-") and args[0] not in MODELS:
+            _fail(f"unknown model {args[0]!r} (expected one of: {', '.join(MODELS)}; see tcplab model --list)")
+        return super().resolve_command(ctx, args)
+
+
+def _values(model, given: dict[str, Any]) -> dict[str, Any]:
+    """The options typer parsed (text, or a bool for flags) as SI values keyed by parameter."""
     from tcplab.models.catalog import REQUIRED
 
     values: dict[str, Any] = {}
-    flags = ", ".join(p.flag for p in model.params)
-    i = 0
-    while i < len(args):
-        token = args[i]
-        if not token.startswith("--") or len(token) < 3:
-            _fail(f"unexpected argument {token!r} for model {model.name} (expected {flags})")
-        name, eq, inline = token[2:].partition("=")
-        param = model.param(name.replace("-", "_"))
-        if param is None:
-            _fail(f"unknown parameter --{name} for model {model.name} (expected {flags})")
-        if param.name in values:
-            _fail(f"{param.flag} given twice")
-        if param.kind == "flag":
-            if eq:
-                _fail(f"{param.flag} is a flag and takes no value")
-            values[param.name] = True
-            i += 1
-            continue
-        if eq:
-            text = inline
-            i += 1
-        else:
-            if i + 1 >= len(args):
-                _fail(f"{param.flag}: missing value")
-            text = args[i + 1]
-            i += 2
-        try:
-            values[param.name] = param.parse(text)
-        except ValueError as e:
-            _fail(f"{param.flag}: {e}")
     for p in model.params:
-        if p.name in values:
-            continue
+        text = given.get(p.name)
         if p.kind == "flag":
-            values[p.name] = False
+            values[p.name] = bool(text)
+        elif text is not None:
+            try:
+                values[p.name] = p.parse(text)
+            except ValueError as e:
+                _fail(f"{p.flag}: {e}")
         elif p.default is REQUIRED:
             _fail(f"{p.flag}: required for model {model.name} ({p.help})")
         else:
             values[p.name] = p.default
     return values
+
+
+def _command(model):
+    """A typer command for `model`, one option per parameter (unit strings parsed by
+    `tcplab.models.catalog.Param.parse`)."""
+
+    def command(**given: Any) -> None:
+        as_json = given.pop("json_out")
+        _run_model(model, _values(model, given), as_json)
+
+    params = []
+    annotations: dict[str, Any] = {}
+    for p in model.params:
+        if p.kind == "flag":
+            default = typer.Option(False, p.flag, help=p.help)
+            annotations[p.name] = bool
+        else:
+            default = typer.Option(None, p.flag, metavar=p.kind.upper(), show_default=False,
+                                   help=f"{p.help} \\[{p.describe_default()}]")
+            annotations[p.name] = Optional[str]
+        params.append(inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=annotations[p.name]))
+    params.append(inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY,
+                                    default=typer.Option(False, "--json", help="Print one JSON document (SI units; "
+                                                         "NaN and infinities as null)."), annotation=bool))
+    annotations["json_out"] = bool
+    command.__signature__ = inspect.Signature(params)
+    command.__annotations__ = annotations
+    command.__doc__ = f"{model.summary} ({model.source})."
+    return command
 
 
 def _domain_message(model, message: str) -> str:
@@ -128,17 +173,28 @@ def _print_list() -> None:
     Console().print(table)
 
 
-def _run_model(name: str, args: list[str], as_json: bool) -> None:
-    from tcplab.models.catalog import MODELS
+def _json_safe(value: Any) -> Any:
+    """Numbers as JSON numbers, NaN and infinities as null (JSON has neither)."""
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return x if math.isfinite(x) else None
 
-    model = MODELS.get(name)
-    if model is None:
-        _fail(f"unknown model {name!r} (expected one of: {', '.join(MODELS)}; see tcplab model --list)")
-    inputs = _parse_args(model, args)
+
+def _run_model(model, inputs: dict[str, Any], as_json: bool) -> None:
     try:
         rows = model.compute(inputs)
     except ValueError as e:
         _fail(_domain_message(model, str(e)))
+    except OverflowError as e:
+        _fail(f"model {model.name}: the inputs overflow a float ({e})")
     warnings = model.outside_domain(inputs, rows)
     for w in warnings if not as_json else ():  # JSON carries them in the document
         typer.echo(f"warning: {w}", err=True)
@@ -151,7 +207,7 @@ def _run_model(name: str, args: list[str], as_json: bool) -> None:
             "units": {r.key: r.unit for r in rows},
             "warnings": warnings,
         }
-        sys.stdout.write(json.dumps(doc, default=float) + "\n")
+        sys.stdout.write(json.dumps(_json_safe(doc), allow_nan=False) + "\n")
         return
     from rich.console import Console
     from rich.table import Table
@@ -175,23 +231,25 @@ def _run_model(name: str, args: list[str], as_json: bool) -> None:
 def register(app: typer.Typer) -> None:
     """Add the `model` and `plot-models` commands to the main app."""
 
-    @app.command(
-        "model",
-        help=_MODEL_HELP,
-        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    )
-    def model_command(
+    from tcplab.models.catalog import MODELS
+
+    model_app = typer.Typer(cls=_ModelGroup, help=_MODEL_HELP, invoke_without_command=True,
+                            add_completion=False, pretty_exceptions_enable=False)
+
+    @model_app.callback()
+    def model_callback(
         ctx: typer.Context,
-        name: Optional[str] = typer.Argument(None, help="Model name (see --list)."),
         list_: bool = typer.Option(False, "--list", help="List the models and their parameters."),
-        json_out: bool = typer.Option(False, "--json", help="Print one JSON document instead of a table."),
     ) -> None:
         if list_:
             _print_list()
-            return
-        if name is None:
+            raise typer.Exit()
+        if ctx.invoked_subcommand is None:
             _fail("missing model name (see tcplab model --list)")
-        _run_model(name, list(ctx.args), json_out)
+
+    for model in MODELS.values():
+        model_app.command(model.name, cls=_ModelCommand)(_command(model))
+    app.add_typer(model_app, name="model")
 
     @app.command("plot-models")
     def plot_models_command(

@@ -188,3 +188,14 @@ def test_a_sweep_too_large_to_expand_is_refused_up_front(tmp_path: Path, edit):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "runs (expected at most 1,000,000" in out.stderr
     assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["mathis", "--rtt", "100", "--loss", "1%"], "--rtt"),
+    (["multibottleneck", "--mu", "1.5", "--rtt", "560ms", "--b", "20", "--mu-prime", "1.8Mbit/s", "--b-prime", "15"],
+     "--mu"),
+    (["jacobson", "--loss", "1%", "--window", "8", "--samples", "0.1,0.12"], "--samples"),
+])
+def test_model_durations_and_rates_take_their_unit_on_the_command_line(args, flag):
+    out = subprocess.run([*TCLI, "model", *args], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.startswith(f"error: {flag}:") and "has no unit" in out.stderr

@@ -18,6 +18,19 @@ from tcplab.models import cubic, gateways, jacobson, mathis, multibottleneck, ne
 REQUIRED = object()
 
 
+_EXAMPLE = {"duration": "100ms or 0.1s", "rate": "10Mbit/s"}
+
+
+def _unit_required(text: str, kind: str) -> None:
+    """On the command line a duration or a rate takes its unit: a bare `--rtt 100` (100 s, not
+    100 ms) or `--mu 1.5` (1.5 bit/s) is the slip this refuses."""
+    try:
+        float(text)
+    except ValueError:
+        return
+    raise ValueError(f"{text!r} has no unit (write the {kind} with its unit, e.g. {_EXAMPLE[kind]})")
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -41,12 +54,16 @@ class Param:
     def parse(self, text: str) -> Any:
         if self.kind == "size":
             return units.parse_size(text)
+        if self.kind in ("duration", "rate"):
+            _unit_required(text, self.kind)
         if self.kind in ("duration", "rate", "probability"):
             return units.parse_quantity(text, self.kind)
         if self.kind == "durations":
             items = [t for t in text.split(",") if t.strip()]
             if not items:
                 raise ValueError(f"{text!r}: expected a comma-separated list of durations")
+            for t in items:
+                _unit_required(t, "duration")
             return [units.parse_duration(t) for t in items]
         if self.kind in ("number", "integer"):
             try:

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from tcplab.models import mathis, newreno, pftk
+from tcplab.models import cubic, mathis, newreno, pftk
 
 #: q values drawn in the Fig. 4 reproduction (the paper's own q values are not legible in the
 #: extracted text; these span the homogeneous case to heavy in-event loss).
@@ -54,6 +54,7 @@ def plot_models_vs_p(path: Path, mss: float = 1460, rtt: float = 0.1, rto: float
         ("PFTK full", pftk.full(mss, rtt, p, rto), "C0-"),
         ("NewReno NoTO (q = p)", newreno.throughput_noto(mss, rtt, p, p), "C3--"),
         ("NewReno Full (q = p)", newreno.throughput_full(mss, rtt, p, p, rto), "C3-"),
+        ("CUBIC, RFC 9438 Sec. 5", cubic.throughput(mss, rtt, p), "C2-"),
     ]
     fig = Figure(figsize=(7, 4.8), layout="constrained")
     ax = fig.add_subplot()

@@ -199,3 +199,27 @@ def test_a_sweep_too_large_to_expand_is_refused_up_front(tmp_path: Path, edit):
 def test_model_durations_and_rates_take_their_unit_on_the_command_line(args, flag):
     out = subprocess.run([*TCLI, "model", *args], capture_output=True, text=True)
     assert out.returncode == 2 and out.stderr.startswith(f"error: {flag}:") and "has no unit" in out.stderr
+
+
+def test_the_packaged_data_dictionary_is_the_docs():
+    from tcplab import columns
+
+    assert json.loads(columns.FILE.read_text()) == columns.from_docs(columns.DOC.read_text()), \
+        "python/tcplab/columns.json is stale: python -m tcplab.columns"
+
+
+def test_result_files_carry_the_version_and_the_meaning_of_every_column(tmp_path: Path):
+    import pyarrow.parquet as pq
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(PATH % ("3s", "1s") + '[[flows]]\ntcp = "reno"\n')
+    out = tmp_path / "r.parquet"
+    run = subprocess.run([*TCLI, "run", str(scenario), "--out", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    meta = pq.read_metadata(out).metadata
+    assert meta[b"tcplab.version"] == tcplab.__version__.encode()
+    described = json.loads(meta[b"tcplab.columns"])
+    assert set(described) == set(pq.read_schema(out).names)
+    assert described["goodput_bps"]["unit"] == "bit/s"
+    assert described["link.hop1.fwd.utilization"]["meaning"].startswith("fraction of the window")
+    assert described["network.path.hops.0.rate"]["unit"] == "SI"

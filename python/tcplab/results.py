@@ -70,7 +70,9 @@ def rows(run_key: str, resolved: Mapping[str, Any], result: RunResult) -> pl.Dat
 
 def write_file(df: pl.DataFrame, path: str | Path) -> None:
     """Writes store rows as one Parquet file (a one-run store, as `tcplab run --out`)."""
-    df.write_parquet(path, compression="zstd", statistics=True)
+    from tcplab.columns import parquet_metadata
+
+    df.write_parquet(path, compression="zstd", statistics=True, metadata=parquet_metadata(df.columns))
 
 
 def check_file(path: Path) -> None:
@@ -177,7 +179,9 @@ class Store:
         final = self.path / name
         tmp = self.path / f".{name}.{os.getpid()}.tmp"
         try:
-            df.write_parquet(tmp, compression="zstd", statistics=True)
+            from tcplab.columns import parquet_metadata
+
+            df.write_parquet(tmp, compression="zstd", statistics=True, metadata=parquet_metadata(df.columns))
             fd = os.open(tmp, os.O_RDONLY)
             try:
                 os.fsync(fd)

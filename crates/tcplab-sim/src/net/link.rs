@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 /// rest of the run (and the sum of those is far more than the packets in flight at any time).
 #[inline]
 pub(crate) fn release_if_idle<T>(buf: &mut VecDeque<T>) {
-    if buf.is_empty() && buf.capacity() > 16 {
+    if buf.is_empty() && buf.capacity() > 64 {
         *buf = VecDeque::new();
     }
 }

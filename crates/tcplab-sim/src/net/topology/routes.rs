@@ -27,6 +27,9 @@ use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
 
+/// Up to this many nodes (a 1 MiB table) routes are also kept as a nodes x nodes table.
+const DENSE_NODES: usize = 512;
+
 /// Where a node sits in the forest hanging off the core.
 #[derive(Clone, Copy, Debug)]
 struct Place {
@@ -41,6 +44,9 @@ struct Place {
 }
 
 pub struct Routes {
+    /// Small networks also keep the nodes x nodes table (`dense[node * n + dst]`), filled from
+    /// the forest: one load per hop instead of the walk in `next`.
+    dense: Option<(usize, Box<[u32]>)>,
     place: Vec<Place>,
     /// Index of each core node among the core nodes (NONE for peeled nodes).
     core_index: Vec<u32>,
@@ -178,17 +184,34 @@ impl Routes {
             }
         }
         let next = (0..nodes.len()).map(|_| OnceCell::new()).collect();
-        Routes {
+        let mut routes = Routes {
+            dense: None,
             place,
             core_index,
             core: Core { nodes, into, next },
+        };
+        if n <= DENSE_NODES {
+            let table = (0..n * n)
+                .map(|i| routes.walk((i / n) as NodeId, (i % n) as NodeId))
+                .collect();
+            routes.dense = Some((n, table));
         }
+        routes
     }
 
     /// The link from `node` toward `dst`, or NO_ROUTE (`node == dst`, or `dst` unreachable):
     /// `shortest_path_routes(..)[node][dst]`.
     #[inline]
     pub fn next(&self, node: NodeId, dst: NodeId) -> u32 {
+        match &self.dense {
+            Some((n, table)) => table[node as usize * n + dst as usize],
+            None => self.walk(node, dst),
+        }
+    }
+
+    /// `next` from the forest and the core's tables.
+    #[inline]
+    fn walk(&self, node: NodeId, dst: NodeId) -> u32 {
         if node == dst {
             return NO_ROUTE;
         }
@@ -259,10 +282,11 @@ mod tests {
         for u in 0..n {
             for d in 0..n {
                 assert_eq!(
-                    routes.next(u as NodeId, d as NodeId),
+                    routes.walk(u as NodeId, d as NodeId),
                     table[u][d],
                     "from {u} to {d} in {pairs:?}"
                 );
+                assert_eq!(routes.next(u as NodeId, d as NodeId), table[u][d]);
             }
         }
     }

@@ -208,7 +208,7 @@ def test_ns2_flows_carry_mathis_instruments(tcp):
     f = r.with_predictions().row(0, named=True)
     assert 0.06 <= f["mean_rtt_s"] < 0.07  # 60 ms propagation, no queue
     assert f["mean_cwnd_bytes"] > 2000 and f["ca_events"] >= 20
-    assert f["p"] == pytest.approx(f["ca_events"] / f["segments_acked"], rel=1e-12)
+    assert f["p"] == pytest.approx(f["ca_events"] * f["mss_bytes"] / f["bytes_acked"], rel=1e-12)
     assert math.isfinite(f["mathis_bps"]) and f["mathis_bps"] > 0
 
 

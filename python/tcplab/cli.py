@@ -37,8 +37,11 @@ def parse_sets(sets: List[str]) -> list[tuple[str, str]]:
 
 def write_atomically(path: Path, write) -> None:
     """Writes through a temporary file in the same folder, then renames: never a partial file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        fail(f"{path}: cannot write here ({e.strerror or e}: {e.filename or path.parent})")
     os.close(fd)
     try:
         write(tmp)
@@ -65,6 +68,9 @@ def run(
     except ScenarioError as e:
         message = str(e)
         fail(message if message.startswith(str(scenario)) else f"{scenario}: {message}")
+    except KeyboardInterrupt:
+        typer.echo("error: interrupted (Ctrl-C): the run stopped, nothing was written", err=True)
+        raise typer.Exit(130)
     if out is not None:
         write_atomically(out, lambda tmp: result.with_predictions().write_parquet(tmp))
     if json_out:

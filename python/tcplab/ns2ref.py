@@ -570,6 +570,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ns2-extra", metavar="DIR", type=Path,
                     help="instead, run the EXTRA cases with the local ns-2 (traces in DIR) and compare")
     a = ap.parse_args(argv)
+    if not a.ns2_extra and not (REFERENCE / "summary.csv").is_file():
+        print(f"error: no ns-2 tcpVariants reference at {REFERENCE} (summary.csv, traces/): set NS2_TCPVARIANTS "
+              "to the folder (in a checkout: shared/reference/ns2-tcpVariants beside the repository)",
+              file=sys.stderr)
+        return 2
+    unknown = [t for t in a.tests if t not in (EXTRA if a.ns2_extra else tests())]
+    if unknown:
+        print(f"error: unknown test {unknown[0]!r} (expected one of the names `python -m tcplab.ns2ref` lists)",
+              file=sys.stderr)
+        return 2
     names = a.tests or (list(EXTRA) if a.ns2_extra else tests())
     rows, comparisons = [], []
     for t in names:

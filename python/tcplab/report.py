@@ -73,6 +73,8 @@ def print_result(result: RunResult, console: Console | None = None) -> None:
     console = console or Console()
     console.print(f"[bold]{result.duration_s:g} s simulated[/bold] (measured from {result.warmup_s:g} s), "
                   f"seed {result.seed}, {result.events:,} events")
+    for w in result.warnings:
+        console.print(f"[bold yellow]warning:[/bold yellow] {w}")
     console.print(flows_table(result))
     if result.traffic.height:
         console.print(traffic_table(result))

@@ -61,11 +61,16 @@ def _document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
     path = Path(scenario)
     if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
         try:
-            return path.read_text(), "toml"
+            return path.read_bytes().decode("utf-8"), "toml"
         except FileNotFoundError:
             raise ScenarioError(f"{path}: no such scenario file") from None
+        except IsADirectoryError:
+            raise ScenarioError(f"{path}: is a directory (expected a scenario file)") from None
         except OSError as e:
             raise ScenarioError(f"{path}: cannot read the scenario ({e.strerror})") from None
+        except UnicodeDecodeError as e:
+            raise ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); "
+                                "a scenario is a TOML file in UTF-8") from None
     return str(scenario), "toml"
 
 
@@ -101,6 +106,8 @@ class RunResult:
         self.seed: int = run["seed"]
         self.duration_s: float = run["duration_s"]
         self.warmup_s: float = run["warmup_s"]
+        #: The measurement window's length (0: the run ended before warm-up).
+        self.window_s: float = run["window_s"]
         self.events: int = run["events"]
         #: True if a trace reached `trace.max_points` and stopped recording.
         self.truncated: bool = run["traces_truncated"]
@@ -110,6 +117,28 @@ class RunResult:
     def from_tables(cls, tables: Mapping[str, Any]) -> RunResult:
         """From `_core.run_tables`: Arrow tables (PyCapsule interface) to polars, no copy."""
         return cls({name: pl.DataFrame(table) for name, table in tables.items()})
+
+    @property
+    def warnings(self) -> list[str]:
+        """What makes this run's numbers unfit to use, in words (empty when nothing does): an
+        empty measurement window, one shorter than a round trip, a flow with no RTT sample."""
+        out = []
+        if self.window_s <= 0:
+            out.append(f"the measurement window is empty: the run ended at {self.duration_s:g} s (every finite "
+                       f"transfer had completed), before warm-up at {self.warmup_s:g} s; rates and means are "
+                       "NaN (lower `warmup`, or transfer more `bytes`)")
+            return out
+        rtts = [r for r in self.flows["mean_rtt_s"].to_list() if r is not None and r == r]
+        if rtts and self.window_s < max(rtts):
+            out.append(f"the measurement window ({self.window_s:g} s) is shorter than a round trip "
+                       f"({max(rtts) * 1e3:.1f} ms): its rates and means describe a fraction of one window")
+        silent = [f["flow"] for f in self.flows.iter_rows(named=True)
+                  if f["mean_rtt_s"] is None or f["mean_rtt_s"] != f["mean_rtt_s"]]
+        if silent:
+            which = ", ".join(map(str, silent[:10])) + (" ..." if len(silent) > 10 else "")
+            out.append(f"flow {which}: no RTT sample in the measurement window (no ACK came back): "
+                       "no mean RTT, no Mathis prediction")
+        return out
 
     def __repr__(self) -> str:
         return (f"RunResult(seed={self.seed}, duration_s={self.duration_s:g}, events={self.events}, "
@@ -175,7 +204,8 @@ class RunResult:
         return json.dumps({"flows": _records(self.flows), "links": _records(self.links),
                            "totals": _records(self.totals), "traffic": _records(self.traffic),
                            "seed": self.seed, "duration_s": self.duration_s,
-                           "warmup_s": self.warmup_s, "events": self.events}, sort_keys=True, allow_nan=False)
+                           "warmup_s": self.warmup_s, "window_s": self.window_s, "events": self.events,
+                           "warnings": self.warnings}, sort_keys=True, allow_nan=False)
 
 
 def run(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, **overrides: Any) -> RunResult:

@@ -175,6 +175,9 @@ class Sweep:
         return out
 
 
+#: The most runs one sweep may expand to (each run's resolved scenario is held in memory).
+MAX_RUNS = 1_000_000
+
 _SWEEP_KEYS = {"name", "seed", "base", "replicates", "seeds"}
 _AXIS_KEYS = {"path", "values", "uniform", "log_uniform", "count", "draw", "integer", "unit", "zip"}
 
@@ -312,7 +315,15 @@ def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
         n = head["replicates"]
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise SweepError(f"{source}: sweep.replicates: expected a positive integer, got {n!r}")
-        seeds = [resolved["seed"] + i for i in range(n)]
+    # The number of runs, counted before anything is expanded (a mistyped count must not fill
+    # the memory): every axis's length times the replicates.
+    total = math.prod(a.count if a.random else len(a.values) for a in axes)
+    total *= head["replicates"] if "replicates" in head else len(seeds) if seeds is not None else 1
+    if total > MAX_RUNS:
+        raise SweepError(f"{source}: {total:,} runs (expected at most {MAX_RUNS:,} in one sweep: split it, "
+                         "or draw fewer points)")
+    if "replicates" in head:
+        seeds = [resolved["seed"] + i for i in range(head["replicates"])]
     sweep = Sweep(name, source, seed, base, base_label, fixed, axes, seeds)
     # Each axis value on its own: an unknown path or a bad value is named by its axis.
     for axis in axes:
@@ -331,9 +342,11 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
     """Reads and validates a sweep file (plus extra fixed overrides `sets`)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
     except OSError as e:
         raise SweepError(f"{path}: cannot read the sweep file ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise SweepError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); a sweep is a TOML file in UTF-8") from None
     return parse(text, str(path), path.parent, sets)
 
 
@@ -406,6 +419,22 @@ def _local(tasks: list, workers: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _check_scheduler(address: str) -> None:
+    """A scheduler address Dask can parse (tcp://HOST:PORT, tls://..., HOST:PORT), checked
+    before a client starts: a malformed one made the client fail inside its event-loop thread,
+    print a traceback and leave the process waiting for that thread."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address, strict=False)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            host, port = parse_host_port(location)
+            if not host or not 0 < port < 65536:
+                raise ValueError(f"port {port} out of range" if host else "no host")
+    except (ValueError, TypeError) as e:
+        raise SweepError(f"--scheduler {address!r}: not a scheduler address ({e}; expected tcp://HOST:PORT)") from None
+
+
 def _dask(tasks: list, scheduler: str):
     """Yields results from an existing Dask distributed cluster, bounded in flight. The connect
     timeout is Dask's (distributed.comm.timeouts.connect, 30 s unless configured)."""
@@ -413,6 +442,7 @@ def _dask(tasks: list, scheduler: str):
         from distributed import Client, as_completed
     except ImportError:
         raise SweepError("--scheduler needs dask: pip install 'tcplab[dask]'") from None
+    _check_scheduler(scheduler)
     try:
         client = Client(scheduler, set_as_default=False)
     except (OSError, TimeoutError) as e:

@@ -54,6 +54,10 @@ def sweep(
             _fail(f"--set {item!r}: expected dotted.path=value, e.g. --set duration=20s")
         sets[key.strip()] = value.strip()
     try:
+        if scheduler:
+            from tcplab.sweep import _check_scheduler
+
+            _check_scheduler(scheduler)  # before the store is created
         spec = load(file, sets)
         if dry_run:
             runs = spec.runs()

@@ -144,10 +144,20 @@ fn run_tables<'py>(
     let tables = py.allow_threads(move || {
         guarded(|| {
             let sc = parse_doc(&text, &format, &overrides)?;
-            let result = tcplab_sim::run(&sc);
-            Ok(tcplab_sim::arrow::tables(&result))
+            // Every 65,536 events, take the GIL for a moment to run Python's signal handlers:
+            // Ctrl-C (or a notebook's interrupt) raises KeyboardInterrupt and stops the run.
+            let mut signal = None;
+            let result = tcplab_sim::run_with(&sc, || {
+                Python::with_gil(|py| py.check_signals()).map_err(|e| signal = Some(e)).is_err()
+            });
+            Ok(result.map(|r| tcplab_sim::arrow::tables(&r)).ok_or(signal))
         })
     })?;
+    let tables = match tables {
+        Ok(t) => t,
+        Err(Some(e)) => return Err(e),
+        Err(None) => return Err(internal("the run stopped without a signal")),
+    };
     let out = PyDict::new(py);
     for (name, batch) in tables.map_err(internal)? {
         out.set_item(name, Py::new(py, ArrowTable { batch })?)?;

@@ -36,19 +36,42 @@ pub fn run(scenario: &Scenario) -> RunResult {
     sim::Simulation::new(scenario).run()
 }
 
+/// `run`, asking `interrupted` every 65,536 events whether to give up (Ctrl-C from Python, a
+/// time limit): None if it did.
+pub fn run_with(scenario: &Scenario, interrupted: impl FnMut() -> bool) -> Option<RunResult> {
+    sim::Simulation::new(scenario).run_with(interrupted)
+}
+
 /// Parses TOML, applies `--set` style overrides and validates: every field (the schema,
 /// `scenario::parse`), then the placement of flows and traffic in the network (node names,
 /// bottleneck indices, round trips), by building the topology.
 pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Error> {
-    let sc = scenario::parse(text, overrides)?;
-    net::topology::Topology::build(&sc)?;
-    Ok(sc)
+    placed(scenario::parse(text, overrides)?)
 }
 
 /// `load` for a TOML value (what Python dicts become), overrides already applied.
 pub fn load_value(doc: toml::Value) -> Result<Scenario, Error> {
-    let sc = scenario::from_value(doc)?;
-    net::topology::Topology::build(&sc)?;
+    placed(scenario::from_value(doc)?)
+}
+
+/// Checks what refers to the network: the placement of flows and traffic (by building the
+/// topology) and the link directions `trace.links` names.
+fn placed(sc: Scenario) -> Result<Scenario, Error> {
+    let topo = net::topology::Topology::build(&sc)?;
+    for (i, name) in sc.trace.links.iter().enumerate() {
+        if !topo.links.iter().any(|l| l.name == *name) {
+            let names: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
+            let shown = if names.len() > 8 {
+                format!("{}, ... ({} in all)", names[..8].join(", "), names.len())
+            } else {
+                names.join(", ")
+            };
+            return Err(scenario::invalid(
+                format!("trace.links[{i}]"),
+                format!("{name:?} is not a link direction of this network (expected one of {shown})"),
+            ));
+        }
+    }
     Ok(sc)
 }
 

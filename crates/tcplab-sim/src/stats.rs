@@ -29,6 +29,8 @@ pub struct FlowCounters {
     pub rtt_sum_ns: u128,
     /// Integral of cwnd (bytes) over time (ns), for the time-average.
     pub cwnd_area: u128,
+    /// Integral of the usable window, min(cwnd, receive window), over time.
+    pub window_area: u128,
 }
 
 impl FlowCounters {
@@ -96,7 +98,8 @@ counter_arithmetic!(FlowCounters {
     loss_events,
     rtt_samples,
     rtt_sum_ns,
-    cwnd_area
+    cwnd_area,
+    window_area
 });
 counter_arithmetic!(LinkCounters {
     arrivals,
@@ -123,14 +126,25 @@ pub struct FlowResult {
     pub mss_bytes: u32,
     /// Bytes delivered in order to the application over the window.
     pub bytes_delivered: u64,
+    /// bytes_delivered over the flow's part of the window: from its start (or warm-up) to the
+    /// end of the run. NaN if that is empty.
     pub goodput_bps: f64,
+    /// Seconds of the window in which the flow was active: from its start (or warm-up) to its
+    /// completion (or the end of the run).
+    pub active_s: f64,
+    /// bytes_delivered over active_s: a finite transfer's own rate. NaN if active_s is 0.
+    pub active_goodput_bps: f64,
     /// Mean of the sender's RTT samples over the window (s), NaN if none.
     pub mean_rtt_s: f64,
-    /// Time-average congestion window, bytes.
+    /// Time-average congestion window over the flow's part of the window (as goodput_bps),
+    /// bytes; NaN if that is empty.
     pub mean_cwnd_bytes: f64,
+    /// Time-average usable window, min(cwnd, receive window), over the same time, bytes.
+    pub mean_window_bytes: f64,
     pub segments_sent: u64,
     pub segments_retransmitted: u64,
-    pub segments_acked: f64,
+    /// Bytes the cumulative ACK advanced over the window.
+    pub bytes_acked: u64,
     /// ACKs the receiver sent.
     pub acks_sent: u64,
     pub ca_events: u64,
@@ -221,6 +235,9 @@ pub struct RunResult {
     pub seed: u64,
     pub duration_s: f64,
     pub warmup_s: f64,
+    /// The measurement window's length, max(0, duration_s - warmup_s): 0 when the run ended
+    /// before warm-up (then every rate and time-average is NaN).
+    pub window_s: f64,
     pub events: u64,
     pub flows: Vec<FlowResult>,
     /// Background traffic, one row per [[traffic]] group.

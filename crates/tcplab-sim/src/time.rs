@@ -233,15 +233,63 @@ enum NumOrText {
     Text(String),
 }
 
+/// The largest duration a scenario may give: the clock counts nanoseconds in 64 bits (584
+/// years), and sums of durations (a run's end plus a backed-off timer) must stay inside it.
+pub const MAX_DURATION_S: f64 = 1e9;
+/// The fastest link: above it even a 1500-byte packet's transmission time (1.2 ns at 10
+/// Tbit/s) approaches the 1 ns clock, and a 40-byte ACK's is below it.
+pub const MAX_RATE_BPS: f64 = 1e13;
+/// The largest size: 2^53 bytes, the largest whole number every table's f64 columns hold.
+pub const MAX_SIZE_BYTES: f64 = 9_007_199_254_740_992.0;
+/// Below this, a rate given as a bare number (no unit) is taken for a forgotten unit.
+const MIN_BARE_RATE_BPS: f64 = 1000.0;
+
+/// The value's kind: what it is checked against once parsed.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Duration,
+    Rate,
+    Size,
+    Probability,
+}
+
+/// Checks a parsed value against what the simulator can represent, and a bare number (no
+/// unit) against what is plausible for its kind.
+fn in_range(kind: Kind, v: f64, written: &str, bare: bool) -> Result<f64, UnitError> {
+    let (max, unit, what) = match kind {
+        Kind::Duration => (MAX_DURATION_S, "s", "the simulator's clock (1 ns steps in 64 bits)"),
+        Kind::Rate => (MAX_RATE_BPS, "bit/s", "what a 1 ns clock resolves"),
+        Kind::Size => (MAX_SIZE_BYTES, "bytes", "what the tables hold exactly"),
+        Kind::Probability => return Ok(v),
+    };
+    if v > max {
+        return Err(UnitError(format!(
+            "{v:e} {unit} is beyond {what} (expected at most {max:e} {unit})"
+        )));
+    }
+    if bare && kind == Kind::Rate && v > 0.0 && v < MIN_BARE_RATE_BPS {
+        return Err(UnitError(format!(
+            "{written} without a unit is {v} bit/s: write the unit (e.g. \"{written}Mbit/s\", or \"{written}bit/s\" if you mean it)"
+        )));
+    }
+    Ok(v)
+}
+
 fn number_or_parse<'de, D: Deserializer<'de>>(
     d: D,
     parse: fn(&str) -> Result<f64, UnitError>,
+    kind: Kind,
 ) -> Result<f64, D::Error> {
-    match NumOrText::deserialize(d)? {
-        NumOrText::Int(i) => parse(&i.to_string()).map_err(serde::de::Error::custom),
-        NumOrText::Float(f) => parse(&f.to_string()).map_err(serde::de::Error::custom),
-        NumOrText::Text(s) => parse(&s).map_err(serde::de::Error::custom),
-    }
+    let (text, bare) = match NumOrText::deserialize(d)? {
+        NumOrText::Int(i) => (i.to_string(), true),
+        NumOrText::Float(f) => (f.to_string(), true),
+        NumOrText::Text(s) => {
+            let bare = lex(&s).is_some_and(|(_, _, unit)| unit.is_empty());
+            (s, bare)
+        }
+    };
+    let v = parse(&text).map_err(serde::de::Error::custom)?;
+    in_range(kind, v, &text, bare).map_err(serde::de::Error::custom)
 }
 
 /// A quantity serializes (the resolved scenario: `tcplab.resolve`, the sweep store's input
@@ -273,14 +321,14 @@ impl SiNumber for f64 {
 }
 
 macro_rules! unit_type {
-    ($name:ident, $inner:ty, $parse:ident, $from:expr, $doc:literal, $example:literal) => {
+    ($name:ident, $inner:ty, $parse:ident, $kind:expr, $from:expr, $doc:literal, $example:literal) => {
         #[doc = $doc]
         #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
         pub struct $name(pub $inner);
 
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let v = number_or_parse(d, $parse)?;
+                let v = number_or_parse(d, $parse, $kind)?;
                 #[allow(clippy::redundant_closure_call)]
                 Ok($name(($from)(v)))
             }
@@ -321,6 +369,7 @@ unit_type!(
     Duration,
     SimTime,
     parse_duration,
+    Kind::Duration,
     |s: f64| SimTime::from_secs_f64(s),
     "A duration: a number of seconds or a string with ns, us, ms or s.",
     "50ms"
@@ -329,6 +378,7 @@ unit_type!(
     Rate,
     u64,
     parse_rate,
+    Kind::Rate,
     |b: f64| b.round() as u64,
     "A rate in bit/s: a number or a string with bit/s, kbit/s, Mbit/s or Gbit/s.",
     "10Mbit/s"
@@ -337,6 +387,7 @@ unit_type!(
     Size,
     u64,
     parse_size,
+    Kind::Size,
     |b: f64| b.round() as u64,
     "A size in bytes: a number or a string with B, kB, MB, KiB, MiB or GiB.",
     "64KiB"
@@ -345,6 +396,7 @@ unit_type!(
     Probability,
     f64,
     parse_probability,
+    Kind::Probability,
     |p: f64| p,
     "A probability: a number in [0, 1] or a percentage string.",
     "1%"

@@ -125,7 +125,8 @@ proptest! {
         prop_assert_eq!(acks, tot(format!("hop{}.rev", n - 1)).arrivals);
         // The receiver never delivers more than the sender sent, nor the sender see more acked.
         for f in &r.flows {
-            prop_assert!(f.segments_acked <= f.segments_sent as f64 + 1e-9);
+            prop_assert!(f.bytes_acked <= f.segments_sent * f.mss_bytes as u64);
+            prop_assert!(f.mean_window_bytes <= f.mean_cwnd_bytes);
             prop_assert!(f.ca_events + f.non_ca_events <= f.loss_events);
         }
         // cwnd never falls below one segment.

@@ -80,6 +80,13 @@ class Model:
     params: tuple[Param, ...]
     compute: Callable[[dict[str, Any]], list[Row]]
     aliases: dict[str, str] = field(default_factory=dict)
+    #: The model's stated domain: from the inputs and the computed outputs, what makes this
+    #: answer one the model does not claim (empty when none).
+    domain: Callable[[dict[str, Any], dict[str, Any]], list[str]] = lambda a, out: []
+
+    def outside_domain(self, inputs: dict[str, Any], rows: list[Row]) -> list[str]:
+        """Warnings naming the model's stated domain where these inputs leave it."""
+        return self.domain(inputs, {r.key: r.value for r in rows})
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -113,6 +120,22 @@ def _mathis(a: dict[str, Any]) -> list[Row]:
         Row("equilibrium_packets", "packets to equilibrium (C=1)", mathis.equilibrium_packets(p), "packets", "App. B"),
         Row("equilibrium_round_trips", "round trips to equilibrium (C=1)", mathis.equilibrium_round_trips(p), "RTT", "App. B (derived)"),
     ]
+
+
+def _fast_retransmit_needs(w: float, name: str, paper: str) -> list[str]:
+    if w < 4:
+        return [f"{name} = {w:.3g} packets is below 4: three duplicate ACKs cannot signal a loss, so losses "
+                f"end in timeouts, outside this model's domain ({paper})"]
+    return []
+
+
+def _mathis_domain(a: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    if "peak_window" not in out:  # --inverse
+        w = mathis.peak_window(out["max_loss"])
+        return _fast_retransmit_needs(w, "the peak window at that p", "Mathis et al. 1997 Sec. 2-4: "
+                                      "periodic loss recovered by fast retransmit; use pftk for timeouts")
+    return _fast_retransmit_needs(out["peak_window"], "the peak window sqrt(8/3p)", "Mathis et al. 1997 Sec. 2-4: "
+                                  "periodic loss recovered by fast retransmit; use pftk for timeouts")
 
 
 # ----------------------------------------------------------------------------------- pftk
@@ -155,6 +178,18 @@ def _newreno(a: dict[str, Any]) -> list[Row]:
         Row("full", "Full throughput", newreno.throughput_full(mss, rtt, p, q, rto), "bit/s", "Eq. 29"),
     ]
     return rows
+
+
+def _newreno_domain(a: dict[str, Any], out: dict[str, Any]) -> list[str]:
+    notes = _fast_retransmit_needs(out["window"], "the peak window W", "Parvez et al. 2010 Sec. III-A: "
+                                   "a loss event of m <= W - 3 losses enters fast recovery")
+    if out["q"] > 0.1:
+        notes.append(f"q = {out['q']:.3g} is not small: Parvez et al. 2010 approximate with q small "
+                     "(Sec. III-A, footnote 2), so these values are extrapolated")
+    if out["full"] > out["noto"] * (1 + 1e-9):
+        notes.append("Full (with timeouts) exceeds NoTO (without): a sign that the inputs are outside the "
+                     "model's domain (Parvez et al. 2010: small p and q)")
+    return notes
 
 
 # ------------------------------------------------------------------------ multibottleneck
@@ -232,6 +267,7 @@ MODELS: dict[str, Model] = {
             ),
             _mathis,
             {"p": "loss"},
+            _mathis_domain,
         ),
         Model(
             "pftk",
@@ -255,6 +291,7 @@ MODELS: dict[str, Model] = {
             ),
             _newreno,
             {"p": "loss"},
+            _newreno_domain,
         ),
         Model(
             "multibottleneck",

@@ -137,6 +137,9 @@ def _run_model(name: str, args: list[str], as_json: bool) -> None:
         rows = model.compute(inputs)
     except ValueError as e:
         _fail(_domain_message(model, str(e)))
+    warnings = model.outside_domain(inputs, rows)
+    for w in warnings if not as_json else ():  # JSON carries them in the document
+        typer.echo(f"warning: {w}", err=True)
     if as_json:
         doc = {
             "model": model.name,
@@ -144,6 +147,7 @@ def _run_model(name: str, args: list[str], as_json: bool) -> None:
             "inputs": {k: v for k, v in inputs.items() if v is not None},
             "outputs": {r.key: r.value for r in rows},
             "units": {r.key: r.unit for r in rows},
+            "warnings": warnings,
         }
         sys.stdout.write(json.dumps(doc, default=float) + "\n")
         return

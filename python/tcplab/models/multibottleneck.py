@@ -225,8 +225,9 @@ def retransmission_loss(mu, mu_i, b_i, b, w_th, mu0=None):
 
 
 def start_window(w_th, s_b, alpha):
-    """Sec. 7.2: window at the start of congestion avoidance after a slow-start overflow,
-    W_S = W_D / 2 with W_D = min(W_th, 2 W_B + (alpha - 1) S_B / 2) (see module docstring),
+    """Sec. 7.2: window at the start of congestion avoidance. After a slow-start overflow
+    (W_B < W_th: a double slow start) W_S = W_D / 2 with W_D = min(W_th, 2 W_B + (alpha - 1)
+    S_B / 2) (see module docstring); without one (W_B >= W_th) W_S = W_th (Sec. 6),
     alpha = 1 Drop Tail, 0 Drop-from-Front, uniform in (0, 1) Random Drop (:data:`ALPHA`).
     ``alpha`` may be a policy name from :data:`ALPHA`."""
     if isinstance(alpha, str):
@@ -238,4 +239,6 @@ def start_window(w_th, s_b, alpha):
     s = positive("s_b", s_b)
     w_b = np.asarray(loss_window(s))
     w_d = np.minimum(wt, 2 * w_b + (a - 1) * s / 2)
-    return out(w_d / 2, w_th, s_b, alpha)
+    # Sec. 6 and the end of Sec. 7.2: without a slow-start overflow (W_B >= W_th) congestion
+    # avoidance starts at W_th itself, whatever the drop policy.
+    return out(np.where(w_b >= wt, wt, w_d / 2), w_th, s_b, alpha)

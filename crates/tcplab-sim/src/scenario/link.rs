@@ -166,7 +166,21 @@ impl QueueSpec {
                     "both limit and limit_bytes are set (expected one of them)",
                 ))
             }
-            (Some(0), _) => return Err(invalid(format!("{at}.limit"), "0 packets (expected at least 1)")),
+            (Some(n), _) if n == 0 || n > super::budget::MAX_QUEUE_PACKETS => {
+                return Err(invalid(
+                    format!("{at}.limit"),
+                    format!(
+                        "{n} packets (expected 1 to {})",
+                        super::budget::MAX_QUEUE_PACKETS
+                    ),
+                ))
+            }
+            (_, Some(Size(b))) if b > super::budget::MAX_QUEUE_BYTES => {
+                return Err(invalid(
+                    format!("{at}.limit_bytes"),
+                    format!("{b} bytes (expected at most {} bytes)", super::budget::MAX_QUEUE_BYTES),
+                ))
+            }
             (_, Some(Size(0))) => {
                 return Err(invalid(
                     format!("{at}.limit_bytes"),

@@ -194,6 +194,19 @@ pub(crate) fn invalid(field: impl Into<String>, message: impl Into<String>) -> E
     }
 }
 
+/// Budgets that keep a run inside a workstation's memory: checked before anything is allocated,
+/// so a mistyped count is one error line, not an aborted process (docs/limits.md).
+pub mod budget {
+    /// Connections in one run: foreground flows plus background sources.
+    pub const MAX_CONNECTIONS: u64 = 1_000_000;
+    /// Records kept per trace (`trace.max_points`): a packet record is 48 bytes.
+    pub const MAX_TRACE_POINTS: u64 = 50_000_000;
+    /// Packets one queue may hold (`limit`), about 1.1 GB of packets when full.
+    pub const MAX_QUEUE_PACKETS: u64 = 10_000_000;
+    /// Bytes one queue may hold (`limit_bytes`).
+    pub const MAX_QUEUE_BYTES: u64 = 1_000_000_000;
+}
+
 impl Scenario {
     pub fn validate(&self) -> Result<(), Error> {
         if self.duration.0 == SimTime::ZERO {
@@ -218,8 +231,26 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             f.validate(&format!("flows[{i}]"))?;
         }
-        if self.trace.max_points == 0 {
-            return Err(invalid("trace.max_points", "0 (expected at least 1)"));
+        if self.trace.max_points == 0 || self.trace.max_points > budget::MAX_TRACE_POINTS {
+            return Err(invalid(
+                "trace.max_points",
+                format!(
+                    "{} (expected 1 to {} records per trace)",
+                    self.trace.max_points,
+                    budget::MAX_TRACE_POINTS
+                ),
+            ));
+        }
+        let connections = self.flows.len() as u64
+            + self.traffic.iter().map(|t| t.count as u64).sum::<u64>();
+        if connections > budget::MAX_CONNECTIONS {
+            return Err(invalid(
+                if self.traffic.is_empty() { "flows" } else { "traffic" },
+                format!(
+                    "{connections} connections (flows plus background sources) in one run (expected at most {})",
+                    budget::MAX_CONNECTIONS
+                ),
+            ));
         }
         let mut names = std::collections::HashMap::new();
         for (i, t) in self.traffic.iter().enumerate() {

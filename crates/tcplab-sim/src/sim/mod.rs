@@ -81,12 +81,27 @@ impl Simulation {
     }
 
     /// Runs to the scenario's end (or until every finite transfer has completed).
-    pub fn run(mut self) -> RunResult {
+    pub fn run(self) -> RunResult {
+        self.run_with(|| false).expect("never interrupted")
+    }
+
+    /// `run`, asking `interrupted` every 2^16 events whether to stop (a user's Ctrl-C, a
+    /// deadline): None if it said yes.
+    pub fn run_with(mut self, mut interrupted: impl FnMut() -> bool) -> Option<RunResult> {
+        const CHECK_EVERY: u32 = 1 << 16;
         let end = self.end;
+        let mut until_check = CHECK_EVERY;
         while let Some((now, ev)) = self.q.pop_until(end) {
             self.dispatch(now, ev);
             if self.all_finite && self.finite_flows_left == 0 {
                 break;
+            }
+            until_check -= 1;
+            if until_check == 0 {
+                if interrupted() {
+                    return None;
+                }
+                until_check = CHECK_EVERY;
             }
         }
         let stop = if self.all_finite && self.finite_flows_left == 0 {
@@ -95,6 +110,6 @@ impl Simulation {
             end
         };
         self.q.advance_to(stop);
-        self.results(stop)
+        Some(self.results(stop))
     }
 }

@@ -44,8 +44,17 @@ impl Simulation {
     }
 
     pub(super) fn results(mut self, stop: SimTime) -> RunResult {
+        if stop < self.warmup {
+            // The run ended before warm-up (every finite transfer done): the window is empty,
+            // so every counter over it is zero, and every rate and mean over it NaN.
+            self.snapshot(stop);
+        }
         self.integrate_all(stop);
-        let window_ns = stop.ns().saturating_sub(self.warmup.ns()).max(1);
+        let window_ns = stop.ns().saturating_sub(self.warmup.ns());
+        // A time-average over `ns` nanoseconds, NaN over none.
+        let per_ns = |area: f64, ns: u64| if ns > 0 { area / ns as f64 } else { f64::NAN };
+        // A rate in bit/s over `ns` nanoseconds, NaN over none.
+        let bps = |bits: f64, ns: u64| if ns > 0 { bits / (ns as f64 * 1e-9) } else { f64::NAN };
         self.collect_sender_traces();
         let flows = self.flows[..self.n_foreground]
             .iter()
@@ -53,24 +62,30 @@ impl Simulation {
             .map(|(id, f)| {
                 let c = f.counters().since(&f.snapshot);
                 let from = f.start.max(self.warmup);
-                let active_ns = stop.ns().saturating_sub(from.ns()).max(1);
+                let to_end_ns = stop.ns().saturating_sub(from.ns());
+                let until = f.completed.map_or(stop, |t| t.min(stop));
+                let active_ns = until.ns().saturating_sub(from.ns());
                 let segments_acked = c.bytes_acked as f64 / f.mss as f64;
+                let bits = c.bytes_delivered as f64 * 8.0;
                 FlowResult {
                     flow: id as u32,
                     tcp: f.variant.name().into(),
                     ack: f.ack.name().into(),
                     mss_bytes: f.mss,
                     bytes_delivered: c.bytes_delivered,
-                    goodput_bps: c.bytes_delivered as f64 * 8.0 / (active_ns as f64 * 1e-9),
+                    goodput_bps: bps(bits, to_end_ns),
+                    active_s: active_ns as f64 * 1e-9,
+                    active_goodput_bps: bps(bits, active_ns),
                     mean_rtt_s: if c.rtt_samples > 0 {
                         c.rtt_sum_ns as f64 / c.rtt_samples as f64 * 1e-9
                     } else {
                         f64::NAN
                     },
-                    mean_cwnd_bytes: c.cwnd_area as f64 / active_ns as f64,
+                    mean_cwnd_bytes: per_ns(c.cwnd_area as f64, to_end_ns),
+                    mean_window_bytes: per_ns(c.window_area as f64, to_end_ns),
                     segments_sent: c.segments_sent,
                     segments_retransmitted: c.segments_retransmitted,
-                    segments_acked,
+                    bytes_acked: c.bytes_acked,
                     acks_sent: c.acks_sent,
                     ca_events: c.ca_events,
                     non_ca_events: c.non_ca_events,
@@ -118,14 +133,14 @@ impl Simulation {
                     } else {
                         0.0
                     },
-                    mean_queue_packets: c.queue_area as f64 / window_ns as f64,
-                    mean_queue_bytes: c.queue_bytes_area as f64 / window_ns as f64,
+                    mean_queue_packets: per_ns(c.queue_area as f64, window_ns),
+                    mean_queue_bytes: per_ns(c.queue_bytes_area as f64, window_ns),
                     mean_queue_delay_s: if c.packets_sent > 0 {
                         c.queue_area as f64 / c.packets_sent as f64 * 1e-9
                     } else {
                         0.0
                     },
-                    utilization: c.busy_ns as f64 / window_ns as f64,
+                    utilization: per_ns(c.busy_ns as f64, window_ns),
                 }
             })
             .collect();
@@ -153,6 +168,7 @@ impl Simulation {
             seed: self.seed,
             duration_s: stop.secs_f64(),
             warmup_s: self.warmup.secs_f64(),
+            window_s: window_ns as f64 * 1e-9,
             events: self.q.processed(),
             flows,
             traffic,

@@ -48,6 +48,8 @@ pub struct Instruments {
     ssthresh: u64,
     since: SimTime,
     started: bool,
+    /// The receive window in bytes (0: none): the usable window is min(cwnd, this).
+    window_limit: u64,
     trace: Option<Vec<CwndPoint>>,
     trace_limit: usize,
 }
@@ -57,6 +59,11 @@ impl Instruments {
     pub fn enable_trace(&mut self, max_points: usize) {
         self.trace = Some(Vec::new());
         self.trace_limit = max_points;
+    }
+
+    /// The receiver's window (bytes) that caps the usable window, for `window_area`.
+    pub fn set_window_limit(&mut self, bytes: u64) {
+        self.window_limit = bytes;
     }
 
     /// The sender starts at `now` with this window.
@@ -158,6 +165,8 @@ impl Instruments {
         if self.started {
             let dt = now.ns().saturating_sub(self.since.ns());
             self.counters.cwnd_area += self.cwnd as u128 * dt as u128;
+            let usable = if self.window_limit > 0 { self.cwnd.min(self.window_limit) } else { self.cwnd };
+            self.counters.window_area += usable as u128 * dt as u128;
             self.since = self.since.max(now);
         }
     }

@@ -65,6 +65,7 @@ impl Sender {
 
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let w = self.core.win;
+        self.core.inst.set_window_limit(self.core.cfg.rwnd);
         self.core.inst.start(now, w.cwnd, w.ssthresh);
         self.send(now, out);
         self.core.record_trace(now);

@@ -204,7 +204,8 @@ impl Background {
     /// Aggregate results per group over the window; `flow` gives a TCP connection's counters
     /// over the window.
     pub fn results(&self, flow: impl Fn(u32) -> FlowCounters, window_ns: u64) -> Vec<TrafficResult> {
-        let secs = window_ns.max(1) as f64 * 1e-9;
+        // An empty window (the run ended before warm-up) has no rate: NaN, not a division by 0.
+        let secs = window_ns as f64 * 1e-9;
         self.groups
             .iter()
             .map(|g| {
@@ -235,7 +236,7 @@ impl Background {
                     kind: g.kind.name().into(),
                     sources: g.count,
                     bytes_delivered: bytes,
-                    goodput_bps: bytes as f64 * 8.0 / secs,
+                    goodput_bps: if window_ns > 0 { bytes as f64 * 8.0 / secs } else { f64::NAN },
                     segments_sent: tcp.segments_sent,
                     segments_retransmitted: tcp.segments_retransmitted,
                     timeouts: tcp.timeouts,

@@ -563,6 +563,9 @@ impl Ns2Sender {
 
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let (cwnd, ssthresh) = self.window_bytes();
+        // ns-2's window_ (packets) caps the usable window as the receive window does.
+        self.inst
+            .set_window_limit(self.cfg.window as u64 * self.cfg.packet_size as u64);
         self.inst.start(now, cwnd, ssthresh);
         self.send_much(now, 0, out);
         self.record(now);

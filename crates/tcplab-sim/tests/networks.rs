@@ -431,3 +431,39 @@ fn barakat_first_slow_start_drop_is_where_the_queues_say() {
         }
     }
 }
+
+/// The linear-memory routes (`topology::Routes`) are the all-pairs breadth-first table's, pair
+/// for pair, on every example scenario and on the graph, series and parking-lot shapes.
+#[test]
+fn routes_are_the_all_pairs_tables() {
+    use tcplab_sim::net::topology::{shortest_path_routes, Topology};
+    let mut texts: Vec<String> = std::fs::read_dir(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    texts.push(GRAPH.to_string());
+    let lot = "duration = \"1s\"\n[network.parking_lot]\nn = 3\nthrough = 2\n\
+               congested = { rate = \"1Mbit/s\", delay = \"5ms\", queue = { limit = 10 } }\n\
+               [[flows]]\n[[flows]]\n[[flows]]\n[[flows]]\n[[flows]]\n";
+    texts.push(lot.to_string());
+    let series = "duration = \"1s\"\n[network.dumbbell]\n\
+                  bottleneck = { rate = \"5Mbit/s\", delay = \"5ms\", queue = { limit = 30 } }\n\
+                  series = [{ rate = \"4Mbit/s\", delay = \"5ms\", queue = { limit = 30 } }]\n\
+                  [[flows]]\n[[flows]]\n[[traffic]]\nkind = \"ftp\"\ncount = 3\nbottleneck = 1\n";
+    texts.push(series.to_string());
+    for text in &texts {
+        let sc = tcplab_sim::load(text, &[]).unwrap();
+        let topo = Topology::build(&sc).unwrap();
+        let n = topo.node_names.len();
+        let table = shortest_path_routes(n, &topo.links);
+        for (u, row) in table.iter().enumerate() {
+            for (d, &link) in row.iter().enumerate() {
+                assert_eq!(
+                    topo.routes.next(u as u32, d as u32),
+                    link,
+                    "{u} -> {d} in\n{text}"
+                );
+            }
+        }
+    }
+}

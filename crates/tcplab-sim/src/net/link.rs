@@ -16,6 +16,16 @@ use crate::stats::LinkCounters;
 use crate::time::{serialization_time, SimTime};
 use std::collections::VecDeque;
 
+/// Gives an emptied buffer's memory back once it has held more than a few packets: with
+/// thousands of flows each link's buffer would otherwise keep its flow's largest burst for the
+/// rest of the run (and the sum of those is far more than the packets in flight at any time).
+#[inline]
+pub(crate) fn release_if_idle<T>(buf: &mut VecDeque<T>) {
+    if buf.is_empty() && buf.capacity() > 64 {
+        *buf = VecDeque::new();
+    }
+}
+
 /// What happened to a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Offer {
@@ -218,9 +228,12 @@ impl Link {
     /// The oldest propagating packet reaches the far end.
     pub fn deliver(&mut self) -> Packet {
         self.counters.delivered += 1;
-        self.propagating
+        let p = self
+            .propagating
             .pop_front()
-            .expect("Deliver with nothing propagating")
+            .expect("Deliver with nothing propagating");
+        release_if_idle(&mut self.propagating);
+        p
     }
 
     /// The packet being serialized, if any.

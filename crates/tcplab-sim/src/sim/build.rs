@@ -6,7 +6,7 @@ use crate::engine::{Event, EventQueue};
 use crate::net::topology::{self, Topology};
 use crate::rng::Stream;
 use crate::scenario::Scenario;
-use crate::stats::{FlowCounters, LinkCounters};
+use crate::stats::FlowCounters;
 use crate::tcp::{self, endpoint::AnySender};
 use crate::time::SimTime;
 use crate::trace::TraceRecorder;
@@ -68,7 +68,6 @@ impl Simulation {
                 role: c.role,
             });
         }
-        let n_links = topo.links.len();
         let trace = TraceRecorder::new(&sc.trace, topo.links.iter().map(|l| l.name.as_str()));
         let all_finite = sc.flows.iter().all(|f| f.bytes.is_some());
         let finite_flows_left = sc.flows.iter().filter(|f| f.bytes.is_some()).count();
@@ -77,7 +76,7 @@ impl Simulation {
             links: topo.links,
             routes: topo.routes,
             flows,
-            link_snapshots: vec![LinkCounters::default(); n_links],
+            link_snapshots: Vec::new(),
             out: Vec::with_capacity(64),
             end: sc.duration.0,
             warmup: sc.warmup.0,

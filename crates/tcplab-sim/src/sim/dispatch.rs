@@ -132,7 +132,7 @@ impl Simulation {
 
     /// Offers a packet at `node` to the next link of its route.
     pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
-        let link = self.routes[node as usize][pkt.dst as usize];
+        let link = self.routes.next(node, pkt.dst);
         debug_assert!(
             link != crate::net::topology::NO_ROUTE,
             "no route from {node} to {}",

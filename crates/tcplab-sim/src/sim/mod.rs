@@ -57,8 +57,9 @@ impl Flow {
 pub struct Simulation {
     q: EventQueue,
     links: Vec<Link>,
-    routes: Vec<Vec<u32>>,
+    routes: crate::net::topology::Routes,
     flows: Vec<Flow>,
+    /// The links' counters when the measurement window opened (empty until then).
     link_snapshots: Vec<LinkCounters>,
     /// Scratch buffer for the segments an endpoint emits (no allocation per event).
     out: Vec<Segment>,

@@ -3,7 +3,7 @@
 //! derivation for every endpoint implementation).
 
 use super::Simulation;
-use crate::stats::{FlowResult, LinkResult, LinkTotals, RunResult};
+use crate::stats::{FlowResult, LinkCounters, LinkResult, LinkTotals, RunResult};
 use crate::tcp::endpoint::{AnySender, TcpSender};
 use crate::tcp::ns2::agent::VAR_NAMES;
 use crate::time::SimTime;
@@ -25,9 +25,7 @@ impl Simulation {
         for f in &mut self.flows {
             f.snapshot = f.counters();
         }
-        for (s, l) in self.link_snapshots.iter_mut().zip(&self.links) {
-            *s = l.counters;
-        }
+        self.link_snapshots = self.links.iter().map(|l| l.counters).collect();
         self.bg.snapshot();
     }
 
@@ -110,10 +108,12 @@ impl Simulation {
                 }
             })
             .collect();
+        let zero = LinkCounters::default();
         let links = self
             .links
             .iter()
-            .zip(&self.link_snapshots)
+            .enumerate()
+            .map(|(i, l)| (l, self.link_snapshots.get(i).unwrap_or(&zero)))
             .map(|(l, s)| {
                 let c = l.counters.since(s);
                 let drops = c.drops_queue + c.drops_loss;

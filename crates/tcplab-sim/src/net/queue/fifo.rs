@@ -54,6 +54,7 @@ impl Fifo {
     pub fn pop(&mut self) -> Option<Packet> {
         let p = self.buf.pop_front()?;
         self.bytes -= p.size as u64;
+        crate::net::link::release_if_idle(&mut self.buf);
         Some(p)
     }
 

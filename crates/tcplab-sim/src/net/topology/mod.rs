@@ -4,7 +4,10 @@
 //! (dumbbell, dumbbells in series, parking lot).
 
 mod dumbbell;
+mod routes;
 mod shapes;
+
+pub use routes::Routes;
 
 use super::link::Link;
 use super::loss::{LossModel, Span};
@@ -29,8 +32,8 @@ pub struct Topology {
     /// Per traffic group, per source: (data sender node, data receiver node). For HTTP the
     /// data sender is the server.
     pub traffic: Vec<Vec<(NodeId, NodeId)>>,
-    /// routes[node][destination] = outgoing link index, or NO_ROUTE.
-    pub routes: Vec<Vec<u32>>,
+    /// `routes.next(node, destination)` = outgoing link index, or NO_ROUTE.
+    pub routes: Routes,
 }
 
 fn queue(spec: &QueueSpec, rate_bps: u64, seed: u64, link: &str) -> Queue {
@@ -162,9 +165,9 @@ impl Topology {
             Network::ParkingLot(p) => dumbbell::parking_lot(&mut b, p, sc)?,
         };
         debug_assert_eq!(endpoints.len(), nflows);
-        let routes = shortest_path_routes(b.node_names.len(), &b.links);
+        let routes = Routes::new(b.node_names.len(), &b.links);
         let check = |field: String, (s, d): (NodeId, NodeId)| -> Result<(), Error> {
-            if routes[s as usize][d as usize] == NO_ROUTE || routes[d as usize][s as usize] == NO_ROUTE {
+            if routes.next(s, d) == NO_ROUTE || routes.next(d, s) == NO_ROUTE {
                 return Err(invalid_at(
                     field,
                     format!(
@@ -230,7 +233,8 @@ pub(crate) fn named_placement(
 }
 
 /// Next-hop tables by breadth-first search from every destination over reversed links
-/// (fewest hops; ties go to the link added first, so routes are deterministic).
+/// (fewest hops; ties go to the link added first, so routes are deterministic). Nodes x nodes:
+/// the reference that `Routes` answers from in linear memory (its tests compare the two).
 pub fn shortest_path_routes(n: usize, links: &[Link]) -> Vec<Vec<u32>> {
     let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (i, l) in links.iter().enumerate() {

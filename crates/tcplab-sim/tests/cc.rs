@@ -354,21 +354,23 @@ fn the_architecture_docs_show_the_real_aimd_code() {
 }
 
 /// CUBIC (RFC 9438) in the simulator: one loss at a window of about 100 segments in congestion
-/// avoidance, SACK recovery, 100 ms RTT.
-fn cubic_after_one_loss(options: &str) -> RunResult {
+/// avoidance, SACK recovery, 100 ms RTT. Returns the run's window records, the time of the
+/// fast retransmit, W_max (the cwnd just before it) and the record at it.
+fn cubic_after_one_loss(options: &str) -> (Vec<Window>, f64, u64, Window) {
     let flow = format!(
         "tcp = \"sack\"\ncc = {{ algorithm = \"cubic\"{options} }}\nack = \"immediate\"\ninitial_window = 100\ninitial_ssthresh = 100000\nrwnd = \"10MB\""
     );
-    run(&one_hop(&flow, &[400], "12s"))
-}
-
-#[test]
-fn cubic_reduces_to_beta_cwnd_and_regains_w_max_after_k_seconds() {
-    let r = cubic_after_one_loss("");
+    let r = run(&one_hop(&flow, &[400], "12s"));
     let t_fr = retransmissions(&r)[0].t;
     let c = cwnd(&r);
     let w_max = c.iter().rfind(|x| x.t < t_fr).unwrap().cwnd;
     let at = *c.iter().find(|x| x.t >= t_fr).unwrap();
+    (c, t_fr, w_max, at)
+}
+
+#[test]
+fn cubic_reduces_to_beta_cwnd_and_regains_w_max_after_k_seconds() {
+    let (c, t_fr, w_max, at) = cubic_after_one_loss("");
     // Sec. 4.6: ssthresh = beta x cwnd with beta = 0.7, exactly (integer millionths).
     assert_eq!(ss(&at), w_max * 7 / 10, "W_max {w_max}");
     // Sec. 4.2: back at W_max K = cbrt(W_max (1 - beta) / C) seconds after the avoidance stage
@@ -391,18 +393,11 @@ fn cubic_reduces_to_beta_cwnd_and_regains_w_max_after_k_seconds() {
 
 #[test]
 fn cubic_options_beta_and_c_change_the_reduction_and_the_time_to_w_max() {
-    let r = cubic_after_one_loss(", beta = 0.5");
-    let t_fr = retransmissions(&r)[0].t;
-    let c = cwnd(&r);
-    let w_max = c.iter().rfind(|x| x.t < t_fr).unwrap().cwnd;
-    let at = *c.iter().find(|x| x.t >= t_fr).unwrap();
+    let (_, _, w_max, at) = cubic_after_one_loss(", beta = 0.5");
     assert_eq!(ss(&at), w_max / 2);
     // A larger C reaches W_max sooner (K ~ C^(-1/3)).
     let time_to_w_max = |options: &str| {
-        let r = cubic_after_one_loss(options);
-        let t_fr = retransmissions(&r)[0].t;
-        let c = cwnd(&r);
-        let w_max = c.iter().rfind(|x| x.t < t_fr).unwrap().cwnd;
+        let (c, t_fr, w_max, _) = cubic_after_one_loss(options);
         c.iter().find(|x| x.t > t_fr + 0.2 && x.cwnd >= w_max).unwrap().t - t_fr
     };
     let (slow, fast) = (time_to_w_max(""), time_to_w_max(", c = 3.2"));

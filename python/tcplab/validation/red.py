@@ -217,6 +217,11 @@ meanwhile: fewer drops and a shorter queue for about the same goodput. The last 
 native sender given Sack1's settings from the Tcl script (200 ms minimum RTO on a 10 ms Jacobson
 tick, IW 2, limited transmit; `NS2_TIMERS` in the command): where it meets the target and the
 default column does not, the difference is that timer, not the queue or the SACK recovery.
+
+A miss of the `ns2` profile column on drops in a drop-tail control with few drops is a few drops
+more or less than ns-2's mean; ns-2's own runs spread more than that across the seeds (the two
+simulators draw the flows' start times from different random streams, so cells are compared as
+means over the seeds, not run by run).
 """
 
 

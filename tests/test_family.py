@@ -89,7 +89,7 @@ BAD_SEAM_OPTIONS = [
      "unknown variant `vegas`, expected one of `bsd43`, `tahoe`, `reno`, `newreno`, `sack`, `fack`, `sackrh`"),
     # A congestion-control option given to a recovery (which has none, or other ones).
     ({"flows.0.tcp": {"variant": "sack", "d": 0.7}}, "flows[0].tcp.d",
-     "not an option of sack (sack has no options; d belongs to the congestion control: flows[0].cc.d)"),
+     "not an option of sack (options of sack: prr; d belongs to the congestion control: flows[0].cc.d)"),
     ({"flows.0.tcp": {"variant": "newreno", "growth": "abc"}}, "flows[0].tcp.growth",
      "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer; "
      "growth belongs to the congestion control: flows[0].cc.growth)"),
@@ -179,7 +179,7 @@ def test_cli_set_reaches_the_congestion_controls_options(cli, root):
     flow = schema["definitions"]["FlowSpec"]["properties"]
     assert flow["tcp"]["allOf"][0]["$ref"].endswith("TcpSpec") and flow["cc"]["anyOf"][0]["$ref"].endswith("CcSpec")
     shapes = {d: len(schema["definitions"][d]["anyOf"]) for d in ("TcpSpec", "CcSpec")}
-    assert shapes == {"TcpSpec": 4, "CcSpec": 4}  # a name, or one table per algorithm
+    assert shapes == {"TcpSpec": 5, "CcSpec": 4}  # a name, or one table per algorithm
 
 
 def test_d_sets_the_reduction_of_every_variant():

@@ -269,3 +269,44 @@ fn byte_counting_doubles_per_round_with_delayed_acks_per_ack_growth_does_not() {
     let (per_ack, abc) = (w("per_ack"), w("abc"));
     assert!(abc as f64 > 1.8 * per_ack as f64, "abc {abc} per_ack {per_ack}");
 }
+
+#[test]
+fn prr_sends_one_segment_per_two_acks_then_slow_starts_up_to_ssthresh() {
+    // RFC 6937 Sec. 3 on a window of 20 segments (MSS 1000) in congestion avoidance, the first
+    // lost, an ACK per segment: 19 duplicate ACKs, each SACKing one segment (DeliveredData =
+    // 1000). ssthresh = 10000 (d x FlightSize), RecoverFS = 20000. The third dupACK starts the
+    // recovery and sends the fast retransmission (prr_out = 1000); pipe is then 17000 >
+    // ssthresh, so sndcnt = ceil(prr_delivered x 10000 / 20000) - prr_out, in bytes: 0 on
+    // dupACKs 3 and 4, 500 on 5 (less than a segment: nothing sent), 1000 on 6 (segment 20),
+    // ... one new segment per two ACKs, on dupACKs 6, 8, 10, 12. Pipe then falls by half a
+    // segment per ACK and reaches ssthresh: the slow-start reduction bound sends one segment
+    // per ACK on dupACKs 15-19. Nine new segments (20-28) in all, and the recovery ends with
+    // cwnd = ssthresh. RFC 6675 alone (prr = false) sends nothing until pipe is below cwnd =
+    // ssthresh, then the same nine segments one per ACK at the end of the train.
+    let flow = |prr: bool| {
+        format!("tcp = {{ variant = \"sack\", prr = {prr} }}\nack = \"immediate\"\ninitial_window = 20\ninitial_ssthresh = 20000")
+    };
+    // (segments sent after the fast retransmission during the dupACK train, their times after
+    // it in units of one ACK spacing: 1040 bytes at 1 Gbit/s = 8.32 us)
+    let train = |prr: bool| {
+        let r = run(&one_hop(&flow(prr), &[1], "1s"));
+        let sent = data_sent(&r);
+        let rtx = sent.iter().position(|s| s.retransmit).unwrap();
+        let t_rtx = sent[rtx].t;
+        let during: Vec<&Sent> = sent[rtx + 1..].iter().filter(|s| s.t < t_rtx + 0.09).collect();
+        let seqs: Vec<u64> = during.iter().map(|s| s.seq / 1000).collect();
+        let slots: Vec<i64> = during.iter().map(|s| ((s.t - t_rtx) / 8.32e-6).round() as i64).collect();
+        (seqs, slots, r)
+    };
+    let (seqs, slots, r) = train(true);
+    assert_eq!(seqs, (20..=28).collect::<Vec<u64>>());
+    // dupACK k arrives k - 3 ACK spacings after the third.
+    assert_eq!(slots, [3, 5, 7, 9, 12, 13, 14, 15, 16]);
+    // The window comes down to ssthresh at the end of the recovery, never below it.
+    let w = cwnd(&r);
+    let lowest = w.iter().filter(|x| x.t > 0.1 && x.t < 0.3).map(|x| x.cwnd).min().unwrap();
+    assert_eq!(lowest, 10000, "recovery ends at ssthresh");
+    let (seqs, slots, _) = train(false);
+    assert_eq!(seqs, (20..=28).collect::<Vec<u64>>());
+    assert_eq!(slots, [8, 9, 10, 11, 12, 13, 14, 15, 16]);
+}

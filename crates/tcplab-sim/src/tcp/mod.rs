@@ -101,6 +101,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
             t.partial_deflation.unwrap_or(true),
             t.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
         )),
+        Variant::Sack if t.prr.unwrap_or(false) => LossRecovery::Sack(sack_recovery::SackRecovery::prr()),
         Variant::Sack => LossRecovery::Sack(sack_recovery::SackRecovery::new(false)),
         Variant::Sackrh => LossRecovery::Sack(sack_recovery::SackRecovery::new(true)),
         Variant::Fack => LossRecovery::Fack(Default::default()),

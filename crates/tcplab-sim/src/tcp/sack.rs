@@ -143,6 +143,11 @@ impl Scoreboard {
 
     /// RFC 6675 SetPipe: for each unSACKed segment, its bytes count once if not lost and once
     /// more if retransmitted.
+    /// Bytes the receiver has SACKed above the cumulative ACK.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.segs.iter().filter(|s| s.sacked).map(|s| s.len()).sum()
+    }
+
     pub fn pipe(&self, lost: &[bool]) -> u64 {
         self.segs
             .iter()

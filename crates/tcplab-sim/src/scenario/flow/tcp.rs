@@ -52,6 +52,7 @@ impl Variant {
         match self {
             Variant::Reno => &["guard"],
             Variant::Newreno => &["partial_deflation", "partial_ack_timer"],
+            Variant::Sack => &["prr"],
             _ => &[],
         }
     }
@@ -79,6 +80,9 @@ pub struct TcpSpec {
     pub partial_deflation: Option<bool>,
     /// newreno: the retransmit timer on partial ACKs (RFC 6582 Sec. 4; default impatient).
     pub partial_ack_timer: Option<PartialAckTimer>,
+    /// sack: Proportional Rate Reduction (RFC 6937) sets the window during recovery instead of
+    /// cutting it to ssthresh at once (default false).
+    pub prr: Option<bool>,
     /// Keys of the table that no recovery has (reported by `validate`, which knows the variant).
     unknown: Vec<String>,
 }
@@ -97,6 +101,7 @@ impl TcpSpec {
             ("guard", self.guard.is_some()),
             ("partial_deflation", self.partial_deflation.is_some()),
             ("partial_ack_timer", self.partial_ack_timer.is_some()),
+            ("prr", self.prr.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, given)| given.then_some(k))
@@ -151,6 +156,9 @@ impl Serialize for TcpSpec {
         if let Some(t) = self.partial_ack_timer {
             m.serialize_entry("partial_ack_timer", &t)?;
         }
+        if let Some(p) = self.prr {
+            m.serialize_entry("prr", &p)?;
+        }
         m.end()
     }
 }
@@ -175,6 +183,7 @@ impl<'de> Deserialize<'de> for TcpSpec {
                         "guard" => t.guard = Some(map.next_value()?),
                         "partial_deflation" => t.partial_deflation = Some(map.next_value()?),
                         "partial_ack_timer" => t.partial_ack_timer = Some(map.next_value()?),
+                        "prr" => t.prr = Some(map.next_value()?),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             t.unknown.push(key);
@@ -197,6 +206,7 @@ enum TcpSchema {
     Name(Variant),
     Reno(RenoTable),
     Newreno(NewRenoTable),
+    Sack(SackTable),
     /// A variant whose recovery has no options.
     Plain(PlainTable),
 }
@@ -241,10 +251,26 @@ struct NewRenoTable {
 #[derive(JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[allow(dead_code)]
+enum SackName {
+    Sack,
+}
+
+/// RFC 6675 SACK recovery and its option.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct SackTable {
+    variant: SackName,
+    /// Proportional Rate Reduction (RFC 6937) during recovery; default false.
+    prr: Option<bool>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
 enum PlainName {
     Bsd43,
     Tahoe,
-    Sack,
     Fack,
     Sackrh,
 }

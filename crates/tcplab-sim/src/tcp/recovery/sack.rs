@@ -9,6 +9,15 @@
 //! With `rate_halving` (ns-2's SackRH, after Mathis & Mahdavi): cwnd is not cut at once but
 //! lowered by half a segment per ACK during recovery (one segment sent per two ACKs) down to
 //! the new ssthresh, which it becomes when recovery ends.
+//!
+//! With `prr` (Proportional Rate Reduction, RFC 6937 Sec. 3, as Linux runs it): on every ACK
+//! in recovery, with DeliveredData = the bytes newly acknowledged cumulatively or by SACK,
+//! prr_delivered += DeliveredData, and
+//!   if pipe > ssthresh: sndcnt = ceil(prr_delivered x ssthresh / RecoverFS) - prr_out
+//!   else:               sndcnt = min(ssthresh - pipe, max(prr_delivered - prr_out,
+//!                                DeliveredData) + SMSS)      (the slow-start reduction bound)
+//! cwnd = pipe + max(sndcnt, 0); prr_out counts what recovery sends (the fast retransmission
+//! included). RecoverFS = snd.nxt - snd.una at the start. Recovery ends with cwnd = ssthresh.
 
 use super::reduce;
 use crate::tcp::cc::CongestionControl;
@@ -22,6 +31,18 @@ pub struct SackRecovery {
     pub rate_halving: bool,
     recovery_point: u64,
     rescue_rxt: Option<u64>,
+    /// RFC 6937 state, with `prr` on.
+    prr: Option<Prr>,
+}
+
+/// Proportional Rate Reduction's counters (RFC 6937 Sec. 3), bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Prr {
+    delivered: u64,
+    out: u64,
+    recover_fs: u64,
+    /// The scoreboard's SACKed bytes after the previous ACK (for DeliveredData).
+    sacked: u64,
 }
 
 impl SackRecovery {
@@ -30,6 +51,45 @@ impl SackRecovery {
             rate_halving,
             ..Default::default()
         }
+    }
+
+    /// RFC 6675 recovery with PRR (RFC 6937) setting the window.
+    pub fn prr() -> Self {
+        SackRecovery {
+            prr: Some(Prr::default()),
+            ..Default::default()
+        }
+    }
+
+    /// Outside recovery: remember the SACKed bytes, so that the ACK that starts a recovery
+    /// counts only what it SACKed itself as delivered.
+    fn note_sacked(&mut self, core: &SenderCore) {
+        if let (Some(p), Some(sb)) = (&mut self.prr, core.sb.as_ref()) {
+            p.sacked = sb.sacked_bytes();
+        }
+    }
+
+    /// RFC 6937's per-ACK step: DeliveredData from the cumulative advance `acked` and the
+    /// change in SACKed bytes, then cwnd = pipe + sndcnt.
+    fn prr_step(&mut self, core: &mut SenderCore, acked: u64) {
+        let Some(p) = &mut self.prr else { return };
+        let Some(sb) = core.sb.as_ref() else { return };
+        let sacked = sb.sacked_bytes();
+        let delivered = (acked + sacked).saturating_sub(p.sacked);
+        p.sacked = sacked;
+        p.delivered += delivered;
+        let (mss, ssthresh) = (core.mss(), core.win.ssthresh);
+        let pipe = sb.pipe(&sb.lost_flags(core.cfg.dupthresh, mss));
+        let sndcnt = if pipe > ssthresh {
+            // Proportional: the sending rate is ssthresh / RecoverFS of the delivery rate.
+            let target = (p.delivered as u128 * ssthresh as u128).div_ceil(p.recover_fs.max(1) as u128);
+            (target as u64).saturating_sub(p.out)
+        } else {
+            // Slow-start reduction bound (PRR-SSRB).
+            let bound = p.delivered.saturating_sub(p.out).max(delivered) + mss;
+            (ssthresh - pipe).min(bound)
+        };
+        core.win.cwnd = pipe + sndcnt;
     }
 
     fn enter(
@@ -44,7 +104,7 @@ impl SackRecovery {
         self.rescue_rxt = None;
         core.recover = core.snd_max;
         reduce(core, cc, now);
-        if !self.rate_halving {
+        if !self.rate_halving && self.prr.is_none() {
             core.win.cwnd = core.win.ssthresh;
         }
         if let Some(sb) = &mut core.sb {
@@ -52,7 +112,20 @@ impl SackRecovery {
         }
         core.signal_loss(LossSignal::FastRetransmit);
         let una = core.snd_una;
+        let before = out.len();
         core.send_segment(now, una, out); // RFC 6675 Sec. 5 step 4.3
+        if let Some(p) = &mut self.prr {
+            // RFC 6937: RecoverFS = snd.nxt - snd.una; the counters start at 0; the fast
+            // retransmission is sent at once (as Linux does) and counts in prr_out. What this
+            // ACK SACKed counts as delivered (`sacked` is the count before it).
+            *p = Prr {
+                recover_fs: core.snd_max - core.snd_una,
+                out: out[before..].iter().map(|s| s.len as u64).sum(),
+                delivered: 0,
+                sacked: p.sacked,
+            };
+            self.prr_step(core, 0);
+        }
     }
 
     fn rate_halve(&self, core: &mut SenderCore) {
@@ -74,8 +147,11 @@ impl SackRecovery {
     ) {
         if self.in_recovery {
             self.rate_halve(core);
+            self.prr_step(core, 0);
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             self.enter(core, cc, now, out);
+        } else {
+            self.note_sacked(core);
         }
     }
 
@@ -84,10 +160,11 @@ impl SackRecovery {
         core: &mut SenderCore,
         _: &mut CongestionControl,
         _: SimTime,
-        _: u64,
+        newly_acked: u64,
         _: &mut Vec<Segment>,
     ) -> AckResult {
         if !self.in_recovery {
+            self.note_sacked(core);
             return AckResult::GROW;
         }
         if core.snd_una >= self.recovery_point {
@@ -95,6 +172,7 @@ impl SackRecovery {
             self.in_recovery = false;
         } else {
             self.rate_halve(core);
+            self.prr_step(core, newly_acked);
         }
         AckResult::SET
     }
@@ -112,6 +190,14 @@ impl SackRecovery {
             let w = core.win.cwnd;
             return core.send_allowed(now, w, out);
         }
+        let before = out.len();
+        self.send_in_recovery(core, now, out);
+        if let Some(p) = &mut self.prr {
+            p.out += out[before..].iter().map(|s| s.len as u64).sum::<u64>();
+        }
+    }
+
+    fn send_in_recovery(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         let (dupthresh, mss) = (core.cfg.dupthresh, core.mss());
         loop {
             let Some(sb) = core.sb.as_ref() else { return };

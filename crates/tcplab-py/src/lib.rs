@@ -148,7 +148,9 @@ fn run_tables<'py>(
             // Ctrl-C (or a notebook's interrupt) raises KeyboardInterrupt and stops the run.
             let mut signal = None;
             let result = tcplab_sim::run_with(&sc, || {
-                Python::with_gil(|py| py.check_signals()).map_err(|e| signal = Some(e)).is_err()
+                Python::with_gil(|py| py.check_signals())
+                    .map_err(|e| signal = Some(e))
+                    .is_err()
             });
             Ok(result.map(|r| tcplab_sim::arrow::tables(&r)).ok_or(signal))
         })

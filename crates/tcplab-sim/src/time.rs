@@ -268,7 +268,11 @@ enum Kind {
 /// unit) against what is plausible for its kind.
 fn in_range(kind: Kind, v: f64, written: &str, bare: bool) -> Result<f64, UnitError> {
     let (max, unit, what) = match kind {
-        Kind::Duration => (MAX_DURATION_S, "s", "the simulator's clock (1 ns steps in 64 bits)"),
+        Kind::Duration => (
+            MAX_DURATION_S,
+            "s",
+            "the simulator's clock (1 ns steps in 64 bits)",
+        ),
         Kind::Rate => (MAX_RATE_BPS, "bit/s", "what a 1 ns clock resolves"),
         Kind::Size => (MAX_SIZE_BYTES, "bytes", "what the tables hold exactly"),
         Kind::Probability => return Ok(v),

@@ -322,9 +322,16 @@ fn the_schema_describes_each_algorithms_options() {
         .map(String::from)
         .into();
     assert!(tables.contains(&aimd), "{tables:?}");
-    let cubic: Vec<String> = ["abc_limit", "algorithm", "beta", "c", "fast_convergence", "growth"]
-        .map(String::from)
-        .into();
+    let cubic: Vec<String> = [
+        "abc_limit",
+        "algorithm",
+        "beta",
+        "c",
+        "fast_convergence",
+        "growth",
+    ]
+    .map(String::from)
+    .into();
     assert!(tables.contains(&cubic), "{tables:?}");
 }
 
@@ -383,9 +390,16 @@ fn cubic_reduces_to_beta_cwnd_and_regains_w_max_after_k_seconds() {
         .find(|x| x.t > t_fr + 0.05 && x.cwnd.abs_diff(ss(&at)) <= 1000)
         .unwrap()
         .t;
-    let back = c.iter().find(|x| x.t > end_of_recovery && x.cwnd >= w_max).unwrap().t;
+    let back = c
+        .iter()
+        .find(|x| x.t > end_of_recovery && x.cwnd >= w_max)
+        .unwrap()
+        .t;
     let took = back - end_of_recovery;
-    assert!((took - k).abs() < 0.25, "back at W_max after {took:.3} s, K = {k:.3} s");
+    assert!(
+        (took - k).abs() < 0.25,
+        "back at W_max after {took:.3} s, K = {k:.3} s"
+    );
     // No loss after it: the window keeps growing, convex, past W_max.
     let last = c.last().unwrap();
     assert!(last.cwnd > w_max + 20_000, "{} vs W_max {w_max}", last.cwnd);
@@ -408,10 +422,15 @@ fn cubic_options_beta_and_c_change_the_reduction_and_the_time_to_w_max() {
 fn cubic_options_are_checked() {
     let bad = |cc: &str| {
         let flow = format!("tcp = \"sack\"\ncc = {cc}");
-        tcplab_sim::run_toml(&one_hop(&flow, &[], "1s"), &[]).unwrap_err().to_string()
+        tcplab_sim::run_toml(&one_hop(&flow, &[], "1s"), &[])
+            .unwrap_err()
+            .to_string()
     };
-    assert!(bad("{ algorithm = \"cubic\", beta = 1.0 }").starts_with("flows[0].cc.beta: 1 is not a valid decrease factor"));
+    assert!(bad("{ algorithm = \"cubic\", beta = 1.0 }")
+        .starts_with("flows[0].cc.beta: 1 is not a valid decrease factor"));
     assert!(bad("{ algorithm = \"cubic\", c = 0 }").starts_with("flows[0].cc.c: 0 is not a valid C"));
     assert!(bad("{ algorithm = \"cubic\", d = 0.5 }").starts_with("flows[0].cc.d: not an option of cubic"));
-    assert!(bad("{ algorithm = \"aimd\", beta = 0.7 }").starts_with("flows[0].cc.beta: not an option of aimd"));
+    assert!(
+        bad("{ algorithm = \"aimd\", beta = 0.7 }").starts_with("flows[0].cc.beta: not an option of aimd")
+    );
 }

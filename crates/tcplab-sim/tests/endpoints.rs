@@ -67,7 +67,11 @@ fn ns2_agents_report_mathis_instruments_like_the_native_senders() {
         }
         // p is CA events per acknowledged segment; the RTT is the path's 200 ms plus
         // serialization and queueing (1040 bytes at 800 kbit/s = 10.4 ms per packet).
-        assert!((f.p - f.mss_bytes as f64 / f.bytes_acked as f64).abs() < 1e-12, "{tcp}: p {}", f.p);
+        assert!(
+            (f.p - f.mss_bytes as f64 / f.bytes_acked as f64).abs() < 1e-12,
+            "{tcp}: p {}",
+            f.p
+        );
         assert!(
             f.mean_rtt_s > 0.21 && f.mean_rtt_s < 0.32,
             "{tcp}: rtt {}",

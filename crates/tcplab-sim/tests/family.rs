@@ -295,7 +295,10 @@ fn prr_sends_one_segment_per_two_acks_then_slow_starts_up_to_ssthresh() {
         let t_rtx = sent[rtx].t;
         let during: Vec<&Sent> = sent[rtx + 1..].iter().filter(|s| s.t < t_rtx + 0.09).collect();
         let seqs: Vec<u64> = during.iter().map(|s| s.seq / 1000).collect();
-        let slots: Vec<i64> = during.iter().map(|s| ((s.t - t_rtx) / 8.32e-6).round() as i64).collect();
+        let slots: Vec<i64> = during
+            .iter()
+            .map(|s| ((s.t - t_rtx) / 8.32e-6).round() as i64)
+            .collect();
         (seqs, slots, r)
     };
     let (seqs, slots, r) = train(true);
@@ -304,7 +307,12 @@ fn prr_sends_one_segment_per_two_acks_then_slow_starts_up_to_ssthresh() {
     assert_eq!(slots, [3, 5, 7, 9, 12, 13, 14, 15, 16]);
     // The window comes down to ssthresh at the end of the recovery, never below it.
     let w = cwnd(&r);
-    let lowest = w.iter().filter(|x| x.t > 0.1 && x.t < 0.3).map(|x| x.cwnd).min().unwrap();
+    let lowest = w
+        .iter()
+        .filter(|x| x.t > 0.1 && x.t < 0.3)
+        .map(|x| x.cwnd)
+        .min()
+        .unwrap();
     assert_eq!(lowest, 10000, "recovery ends at ssthresh");
     let (seqs, slots, _) = train(false);
     assert_eq!(seqs, (20..=28).collect::<Vec<u64>>());

@@ -169,16 +169,16 @@ impl QueueSpec {
             (Some(n), _) if n == 0 || n > super::budget::MAX_QUEUE_PACKETS => {
                 return Err(invalid(
                     format!("{at}.limit"),
-                    format!(
-                        "{n} packets (expected 1 to {})",
-                        super::budget::MAX_QUEUE_PACKETS
-                    ),
+                    format!("{n} packets (expected 1 to {})", super::budget::MAX_QUEUE_PACKETS),
                 ))
             }
             (_, Some(Size(b))) if b > super::budget::MAX_QUEUE_BYTES => {
                 return Err(invalid(
                     format!("{at}.limit_bytes"),
-                    format!("{b} bytes (expected at most {} bytes)", super::budget::MAX_QUEUE_BYTES),
+                    format!(
+                        "{b} bytes (expected at most {} bytes)",
+                        super::budget::MAX_QUEUE_BYTES
+                    ),
                 ))
             }
             (_, Some(Size(0))) => {

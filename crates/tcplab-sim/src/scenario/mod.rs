@@ -241,8 +241,7 @@ impl Scenario {
                 ),
             ));
         }
-        let connections = self.flows.len() as u64
-            + self.traffic.iter().map(|t| t.count as u64).sum::<u64>();
+        let connections = self.flows.len() as u64 + self.traffic.iter().map(|t| t.count as u64).sum::<u64>();
         if connections > budget::MAX_CONNECTIONS {
             return Err(invalid(
                 if self.traffic.is_empty() { "flows" } else { "traffic" },

@@ -54,8 +54,15 @@ impl Simulation {
         let window_ns = stop.ns().saturating_sub(self.warmup.ns());
         // A time-average over `ns` nanoseconds, NaN over none.
         let per_ns = |area: f64, ns: u64| if ns > 0 { area / ns as f64 } else { f64::NAN };
-        // A rate in bit/s over `ns` nanoseconds, NaN over none.
-        let bps = |bits: f64, ns: u64| if ns > 0 { bits / (ns as f64 * 1e-9) } else { f64::NAN };
+        // A count per second over `ns` nanoseconds (bits: bit/s; RED's average integrated in
+        // seconds: its time-average), NaN over none.
+        let per_second = |x: f64, ns: u64| {
+            if ns > 0 {
+                x / (ns as f64 * 1e-9)
+            } else {
+                f64::NAN
+            }
+        };
         self.collect_sender_traces();
         let flows = self.flows[..self.n_foreground]
             .iter()
@@ -74,9 +81,9 @@ impl Simulation {
                     ack: f.ack.name().into(),
                     mss_bytes: f.mss,
                     bytes_delivered: c.bytes_delivered,
-                    goodput_bps: bps(bits, to_end_ns),
+                    goodput_bps: per_second(bits, to_end_ns),
                     active_s: active_ns as f64 * 1e-9,
-                    active_goodput_bps: bps(bits, active_ns),
+                    active_goodput_bps: per_second(bits, active_ns),
                     mean_rtt_s: if c.rtt_samples > 0 {
                         c.rtt_sum_ns as f64 / c.rtt_samples as f64 * 1e-9
                     } else {
@@ -142,13 +149,7 @@ impl Simulation {
                         0.0
                     },
                     utilization: per_ns(c.busy_ns as f64, window_ns),
-                    mean_red_avg: l.red_avg().map(|_| {
-                        if window_ns > 0 {
-                            c.red_avg_area / (window_ns as f64 * 1e-9)
-                        } else {
-                            f64::NAN
-                        }
-                    }),
+                    mean_red_avg: l.red_avg().map(|_| per_second(c.red_avg_area, window_ns)),
                 }
             })
             .collect();

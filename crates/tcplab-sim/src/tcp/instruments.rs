@@ -165,7 +165,11 @@ impl Instruments {
         if self.started {
             let dt = now.ns().saturating_sub(self.since.ns());
             self.counters.cwnd_area += self.cwnd as u128 * dt as u128;
-            let usable = if self.window_limit > 0 { self.cwnd.min(self.window_limit) } else { self.cwnd };
+            let usable = if self.window_limit > 0 {
+                self.cwnd.min(self.window_limit)
+            } else {
+                self.cwnd
+            };
             self.counters.window_area += usable as u128 * dt as u128;
             self.since = self.since.max(now);
         }

@@ -236,7 +236,11 @@ impl Background {
                     kind: g.kind.name().into(),
                     sources: g.count,
                     bytes_delivered: bytes,
-                    goodput_bps: if window_ns > 0 { bytes as f64 * 8.0 / secs } else { f64::NAN },
+                    goodput_bps: if window_ns > 0 {
+                        bytes as f64 * 8.0 / secs
+                    } else {
+                        f64::NAN
+                    },
                     segments_sent: tcp.segments_sent,
                     segments_retransmitted: tcp.segments_retransmitted,
                     timeouts: tcp.timeouts,

@@ -25,10 +25,11 @@
 //!      `wait_ true`), `p_a = 0` while `count p_b < 1`, `p_b / (2 - count p_b)` while
 //!      `count p_b < 2`, else 1, so the gap between drops is uniform on 1/p_b ..= 2/p_b - 1
 //!      arrivals; without `wait`, `p_a = p_b / (1 - count p_b)` (1 once `count p_b >= 1`),
-//!      uniform on 1 ..= 1/p_b - 1 (count includes the arrival itself). In byte mode `count` is `count_bytes / mean_packet` (integer division, as
-//!      red.cc) and then `p_a <- p_a size / mean_packet` (capped at 1);
-//!    - a uniform draw `u <= p_a` drops the arrival (early) and resets both counts.
-//!    Otherwise (average below min_th, or at most one packet waiting) `old <- 0`.
+//!      uniform on 1 ..= 1/p_b - 1 (count includes the arrival itself). In byte mode `count`
+//!      is `count_bytes / mean_packet` (integer division, as red.cc) and then
+//!      `p_a <- p_a size / mean_packet` (capped at 1);
+//!    - a uniform draw `u <= p_a` drops the arrival (early) and resets both counts;
+//!    - otherwise (average below min_th, or at most one packet waiting) `old <- 0`.
 //! 4. If the arrival finds the buffer full (red.cc's `qlen >= qlim`), it is dropped (overflow)
 //!    whatever step 3 decided, and the counts are reset (red.cc's `!ns1_compat_` fix).
 //!

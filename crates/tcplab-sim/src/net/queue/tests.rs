@@ -233,7 +233,7 @@ fn red_idle_period_goes_on_after_an_early_drop_at_the_idle_link() {
     assert_eq!(avg(&q), 0.75);
     assert!(q.take(ms(1)).is_some());
     assert!(q.take(ms(2)).is_none()); // idle from 2 ms
-    // 3.5 ms: m = 1, avg 0.375 >= max_th: dropped at the idle link.
+                                      // 3.5 ms: m = 1, avg 0.375 >= max_th: dropped at the idle link.
     assert!(q.offer(SimTime::from_us(3_500), pkt(4, 1000)).is_some());
     assert_eq!(avg(&q), 0.375);
     // 6.5 ms: still idle, m = 3 since 3.5 ms: 0.375 / 8, below min_th: admitted. (Before the
@@ -306,7 +306,11 @@ fn red_cc(p: &RedParams, pb: f64, mut count: i64, mut cbytes: u64, sizes: &[u32]
             let size = sizes[i % sizes.len()];
             count += 1;
             cbytes += size as u64;
-            let c = if p.byte_mode { (cbytes / mean) as f64 } else { count as f64 };
+            let c = if p.byte_mode {
+                (cbytes / mean) as f64
+            } else {
+                count as f64
+            };
             let mut pa = if p.wait {
                 if c * pb < 1.0 {
                     0.0
@@ -376,7 +380,11 @@ fn red_ns2_byte_mode_counts_mean_packets_and_scales_by_size() {
     let (mut big, mut small) = (0.0, 0.0);
     for (i, &d) in drops.iter().enumerate() {
         if d {
-            if sizes[i % 5] == 1500 { big += 1.0 } else { small += 1.0 }
+            if sizes[i % 5] == 1500 {
+                big += 1.0
+            } else {
+                small += 1.0
+            }
         }
     }
     let ratio = (big / 2.0) / (small / 3.0);

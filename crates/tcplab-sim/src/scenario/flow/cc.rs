@@ -163,7 +163,9 @@ impl CcSpec {
             if !(b > 0.0 && b < 1.0 && micro(b) > 0.0 && micro(b) < 1e6) {
                 return Err(invalid(
                     format!("{at}.cc.beta"),
-                    format!("{b} is not a valid decrease factor (expected 0 < beta < 1, to 6 decimal places)"),
+                    format!(
+                        "{b} is not a valid decrease factor (expected 0 < beta < 1, to 6 decimal places)"
+                    ),
                 ));
             }
         }

@@ -52,6 +52,16 @@ pub struct AimdConfig {
     pub base: SsthreshBase,
 }
 
+/// RFC 3465 slow start with L = `limit` segments, stopping at ssthresh: returns what this ACK
+/// counts beyond it, for congestion avoidance (Linux's tcp_slow_start / tcp_cong_avoid_ai).
+/// Without the cap one cumulative ACK after a timeout, with a large L, took cwnd far past it.
+pub(super) fn byte_counted_slow_start(w: &mut Window, acked: u64, limit: u32, mss: u64) -> u64 {
+    let inc = acked.min(limit as u64 * mss);
+    let room = w.ssthresh - w.cwnd;
+    w.cwnd += inc.min(room);
+    inc.saturating_sub(room)
+}
+
 #[derive(Clone, Debug)]
 pub struct Aimd {
     cfg: AimdConfig,
@@ -96,14 +106,9 @@ impl Controller for Aimd {
                 w.cwnd += (inc as u64).max(1);
             }
             Growth::Abc { limit } if w.cwnd < w.ssthresh => {
-                // Slow start stops at ssthresh; the rest of what this ACK counts goes to
-                // congestion avoidance (Linux's tcp_slow_start / tcp_cong_avoid_ai). Without the
-                // cap one cumulative ACK after a timeout, with a large L, took cwnd far past it.
-                let inc = ack.acked.min(limit as u64 * mss);
-                let room = w.ssthresh - w.cwnd;
-                w.cwnd += inc.min(room);
-                if inc > room {
-                    self.avoid_by_bytes(w, inc - room);
+                let rest = byte_counted_slow_start(w, ack.acked, limit, mss);
+                if rest > 0 {
+                    self.avoid_by_bytes(w, rest);
                 }
             }
             Growth::Abc { .. } => self.avoid_by_bytes(w, ack.acked),
@@ -232,13 +237,25 @@ mod tests {
         // (4000, using 3000 of the ACK), not to 21000; the remaining 17000 bytes count toward
         // congestion avoidance: 4000 of them complete one window (+1 SMSS), 13000 stay counted.
         let mut c = aimd(0.5, 1.0, Growth::Abc { limit: 100 }, SsthreshBase::FlightSize);
-        let mut w = Window { cwnd: 1000, ssthresh: 4000 };
+        let mut w = Window {
+            cwnd: 1000,
+            ssthresh: 4000,
+        };
         c.on_ack(&mut w, &ack(20 * MSS));
-        assert_eq!(w, Window { cwnd: 5000, ssthresh: 4000 });
+        assert_eq!(
+            w,
+            Window {
+                cwnd: 5000,
+                ssthresh: 4000
+            }
+        );
         assert_eq!(c.abc_bytes, 13000);
         // Below the cap nothing changes: 1000 + min(2000, L = 2 SMSS) = 3000.
         let mut c = aimd(0.5, 1.0, Growth::Abc { limit: 2 }, SsthreshBase::FlightSize);
-        let mut w = Window { cwnd: 1000, ssthresh: 4000 };
+        let mut w = Window {
+            cwnd: 1000,
+            ssthresh: 4000,
+        };
         c.on_ack(&mut w, &ack(2 * MSS));
         assert_eq!(w.cwnd, 3000);
         c.on_ack(&mut w, &ack(2 * MSS));

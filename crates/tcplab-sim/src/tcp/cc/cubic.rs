@@ -20,7 +20,7 @@
 //!
 //! Windows inside the model are in segments (f64), as in the RFC; cwnd itself stays in bytes.
 
-use super::aimd::Growth;
+use super::aimd::{byte_counted_slow_start, Growth};
 use super::{Ack, Controller, Loss, Millionths, Window};
 use crate::time::SimTime;
 
@@ -127,7 +127,11 @@ impl Cubic {
         };
         let segments = acked as f64 / mss;
         // Sec. 4.3: alpha_cubic until W_est reaches cwnd_prior, then Reno's 1.
-        let alpha = if e.w_est >= self.cwnd_prior { 1.0 } else { self.alpha() };
+        let alpha = if e.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            self.alpha()
+        };
         e.w_est += alpha * segments / cwnd;
         self.epoch = Some(e);
         let t = now.saturating_sub(e.start).secs_f64();
@@ -180,14 +184,14 @@ impl Controller for Cubic {
         if w.cwnd < w.ssthresh {
             // Slow start, stopping at ssthresh; what is left of a byte-counted ACK goes on to
             // congestion avoidance.
-            let inc = match self.cfg.growth {
-                Growth::PerAck => mss,
-                Growth::Abc { limit } => ack.acked.min(limit as u64 * mss),
-            };
-            let room = w.ssthresh - w.cwnd;
-            w.cwnd += inc.min(room);
-            if inc > room && matches!(self.cfg.growth, Growth::Abc { .. }) {
-                self.avoid(w, ack.now, inc - room);
+            match self.cfg.growth {
+                Growth::PerAck => w.cwnd += mss.min(w.ssthresh - w.cwnd),
+                Growth::Abc { limit } => {
+                    let rest = byte_counted_slow_start(w, ack.acked, limit, mss);
+                    if rest > 0 {
+                        self.avoid(w, ack.now, rest);
+                    }
+                }
             }
             return;
         }
@@ -283,7 +287,10 @@ mod tests {
         // W_max = 100 segments, the stage starts at 70: K = cbrt(30 / 0.4) = 4.217 s.
         let mut c = cubic(true);
         let ssthresh = c.ssthresh_after_loss(&loss(100_000));
-        let mut w = Window { cwnd: ssthresh, ssthresh };
+        let mut w = Window {
+            cwnd: ssthresh,
+            ssthresh,
+        };
         let k = (30.0f64 / 0.4).cbrt();
         // An RTT of 100 ms, one ACK per segment of a window every RTT, for 8 s.
         let mut at = Vec::new();
@@ -315,7 +322,10 @@ mod tests {
         // 0.529 segments per window acknowledged until it reaches cwnd_prior (10), then by 1.
         let mut c = cubic(true);
         let ssthresh = c.ssthresh_after_loss(&loss(10_000));
-        let mut w = Window { cwnd: ssthresh, ssthresh };
+        let mut w = Window {
+            cwnd: ssthresh,
+            ssthresh,
+        };
         c.on_ack(&mut w, &ack(0, 0, Some(10)));
         // With a 10 ms RTT the cubic curve stays below W_est for the 20 windows (0.2 s, K =
         // cbrt(3 / 0.4) = 1.96 s): cwnd follows W_est, alpha per window until it passes
@@ -332,16 +342,31 @@ mod tests {
             per_window.push((w.cwnd - before) as f64 / MSS as f64);
         }
         let alpha = 3.0 * 0.3 / 1.7;
-        assert!(per_window[..4].iter().all(|g| (g - alpha).abs() < 0.1), "{per_window:?}");
-        assert!(per_window[15..].iter().all(|g| (g - 1.0).abs() < 0.1), "{per_window:?}");
+        assert!(
+            per_window[..4].iter().all(|g| (g - alpha).abs() < 0.1),
+            "{per_window:?}"
+        );
+        assert!(
+            per_window[15..].iter().all(|g| (g - 1.0).abs() < 0.1),
+            "{per_window:?}"
+        );
     }
 
     #[test]
     fn a_timeout_restarts_from_one_segment_and_the_next_stage_from_its_own_start() {
         let mut c = cubic(true);
-        let w = Window { cwnd: 50_000, ssthresh: u64::MAX / 4 };
+        let w = Window {
+            cwnd: 50_000,
+            ssthresh: u64::MAX / 4,
+        };
         let after = c.on_timeout(w, &loss(50_000), false);
-        assert_eq!(after, Window { cwnd: MSS, ssthresh: 35_000 });
+        assert_eq!(
+            after,
+            Window {
+                cwnd: MSS,
+                ssthresh: 35_000
+            }
+        );
         assert_eq!(c.w_max, None);
         // A repeated timeout keeps ssthresh.
         assert_eq!(c.on_timeout(after, &loss(MSS), true).ssthresh, 35_000);
@@ -353,7 +378,10 @@ mod tests {
     #[test]
     fn slow_start_stops_at_ssthresh() {
         let mut c = cubic(true);
-        let mut w = Window { cwnd: 9_500, ssthresh: 10_000 };
+        let mut w = Window {
+            cwnd: 9_500,
+            ssthresh: 10_000,
+        };
         c.on_ack(&mut w, &ack(0, MSS, None));
         assert_eq!(w.cwnd, 10_000);
     }

@@ -35,6 +35,11 @@ pub struct SackRecovery {
     prr: Option<Prr>,
 }
 
+/// Payload bytes of segments sent (PRR's prr_out counts them).
+fn payload(sent: &[Segment]) -> u64 {
+    sent.iter().map(|s| s.len as u64).sum()
+}
+
 /// Proportional Rate Reduction's counters (RFC 6937 Sec. 3), bytes.
 #[derive(Clone, Copy, Debug, Default)]
 struct Prr {
@@ -120,7 +125,7 @@ impl SackRecovery {
             // ACK SACKed counts as delivered (`sacked` is the count before it).
             *p = Prr {
                 recover_fs: core.snd_max - core.snd_una,
-                out: out[before..].iter().map(|s| s.len as u64).sum(),
+                out: payload(&out[before..]),
                 delivered: 0,
                 sacked: p.sacked,
             };
@@ -193,7 +198,7 @@ impl SackRecovery {
         let before = out.len();
         self.send_in_recovery(core, now, out);
         if let Some(p) = &mut self.prr {
-            p.out += out[before..].iter().map(|s| s.len as u64).sum::<u64>();
+            p.out += payload(&out[before..]);
         }
     }
 

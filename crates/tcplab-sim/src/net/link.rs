@@ -14,9 +14,10 @@
 //! then. The end of the serialization (TxDone) matters only if it starts another packet, or if
 //! the discipline acts when the queue empties: for a transparent discipline with nothing waiting
 //! (the common case on all but the bottleneck) the simulation only reserves the TxDone's key
-//! (`Wire`), and schedules the event under that key if a packet arrives to wait behind it. Every
-//! event runs where it would have run had the TxDone been scheduled: one event per hop instead of
-//! two on an uncongested link.
+//! (`Wire`), and schedules the event under that key if a packet arrives to wait behind it, so
+//! the TxDone runs where it would have run had it been scheduled: one event per hop instead of
+//! two on an uncongested link. (The Deliver, scheduled at the start as ns-2 does, sits among
+//! events of the same nanosecond by that moment: docs/architecture.md.)
 use super::loss::LossModel;
 use super::packet::{NodeId, Packet};
 use super::queue::{DropCause, Drops, Queue};

@@ -18,6 +18,7 @@
 //! the TxDone runs where it would have run had it been scheduled: one event per hop instead of
 //! two on an uncongested link. (The Deliver, scheduled at the start as ns-2 does, sits among
 //! events of the same nanosecond by that moment: docs/architecture.md.)
+
 use super::loss::LossModel;
 use super::packet::{NodeId, Packet};
 use super::queue::{DropCause, Drops, Queue};

@@ -1,0 +1,1 @@
+"""Jacobson & Karels 1988."""

@@ -1,0 +1,1 @@
+"""Parvez, Mahanti & Williamson 2010."""

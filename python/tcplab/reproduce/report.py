@@ -45,9 +45,12 @@ def _command(rep: Reproduction, paper: str) -> str:
 def item_markdown(r: ItemReport, figure_names: list[str], quick: bool) -> str:
     it, o = r.item, r.outcome
     lines = [f"### {it.ref}: {it.title}", "", f"**Status: {r.status}**", "", f"*What the paper shows.* {it.shows}", ""]
-    if r.status == NOT_YET:
+    if r.status == NOT_YET and o is None:
         lines += [f"*Why not yet.* {it.not_yet or 'the item has no checks yet'}", ""]
         return "\n".join(lines)
+    if it.open:
+        lines += [f"*Why not yet.* {it.open} The numbers and the checks below are shown as they come out; the "
+                  "checks do not count until the disagreement is understood.", ""]
     if it.scenarios:
         lines += ["*Scenarios* (runnable on their own with `tcplab run`): "
                   + ", ".join(f"`scenarios/papers/{s}`" for s in it.scenarios), ""]
@@ -62,8 +65,9 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool) -> str:
         lines += [f"![{it.ref}](figures/{name})", ""]
     if o.checks:
         lines += ["| check | tcplab | tolerance | result |", "|---|---|---|---|"]
-        lines += [f"| {c.name} | {_cell(c.value)} | {c.target} | {'pass' if c.passed else '**FAIL**'} |"
-                  for c in o.checks]
+        verdict = (lambda c: "met" if c.passed else "not met") if it.open else (
+            lambda c: "pass" if c.passed else "**FAIL**")
+        lines += [f"| {c.name} | {_cell(c.value)} | {c.target} | {verdict(c)} |" for c in o.checks]
         lines.append("")
     if o.explanation:
         lines += [("*Where tcplab and the paper differ, and why.* " if not o.agrees else "*Notes.* ")

@@ -42,7 +42,7 @@ def _command(rep: Reproduction, paper: str) -> str:
     return f"tcplab reproduce {paper}{' --quick' if rep.quick else ''}"
 
 
-def item_markdown(r: ItemReport, figure_names: list[str], quick: bool) -> str:
+def item_markdown(r: ItemReport, figure_names: list[str], quick: bool, images: bool = True) -> str:
     it, o = r.item, r.outcome
     lines = [f"### {it.ref}: {it.title}", "", f"**Status: {r.status}**", "", f"*What the paper shows.* {it.shows}", ""]
     if r.status == NOT_YET and o is None:
@@ -61,8 +61,12 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool) -> str:
         lines += [o.notes, ""]
     if o.table:
         lines += [_md_table(o.table), ""]
-    for name in figure_names:
-        lines += [f"![{it.ref}](figures/{name})", ""]
+    if images:
+        for name in figure_names:
+            lines += [f"![{it.ref}](figures/{name})", ""]
+    elif figure_names:
+        lines += [f"*Figures:* {len(figure_names)} in the report's HTML page (`tcplab reproduce {it.paper} "
+                  f"--out DIR`, then DIR/report.html).", ""]
     if o.checks:
         lines += ["| check | tcplab | tolerance | result |", "|---|---|---|---|"]
         verdict = (lambda c: "met" if c.passed else "not met") if it.open else (
@@ -80,7 +84,9 @@ def _figure_names(r: ItemReport) -> list[str]:
     return [f"{r.item.id}-{i + 1}.png" for i in range(n)]
 
 
-def paper_markdown(rep: Reproduction, paper: str) -> str:
+def paper_markdown(rep: Reproduction, paper: str, images: bool = True) -> str:
+    """One paper's part of the report; without `images`, the page docs/validation/<paper>.md is
+    (figures are PNGs whose bytes depend on the matplotlib version, so the pages name them)."""
     rs = [r for r in rep.reports if r.item.paper == paper]
     form = "quick form (reduced sizes, the tolerances stated per item)" if rep.quick else "full form"
     counts = {s: sum(r.status == s for r in rs) for s in ("reproduced", "explained", FAILED, NOT_YET)}
@@ -91,7 +97,7 @@ def paper_markdown(rep: Reproduction, paper: str) -> str:
     lines += [f"| {r.item.ref}: {r.item.title} | {r.status} |" for r in rs]
     lines.append("")
     for r in rs:
-        lines.append(item_markdown(r, _figure_names(r), rep.quick))
+        lines.append(item_markdown(r, _figure_names(r), rep.quick, images))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -204,7 +210,7 @@ def write(rep: Reproduction, out: Path) -> None:
     _atomic(out / "report.md", md.encode())
     for p in PAPERS:
         if any(r.item.paper == p for r in rep.reports):
-            _atomic(out / f"{p}.md", paper_markdown(rep, p).encode())
+            _atomic(out / f"{p}.md", paper_markdown(rep, p, images=False).encode())
     body = _html_from_markdown(md, figures)
     stamp = (f"<p><i>Wall time {rep.seconds:.0f} s; {rep.runs} simulations run now, {rep.stored} found in the "
              f"stores.</i></p>")

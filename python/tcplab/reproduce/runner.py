@@ -4,7 +4,8 @@ Layout of the output folder DIR::
 
     report.md, report.html, results.json    the report (report.md has no times or paths, so a
                                             regeneration with the same inputs is byte-identical)
-    <paper>.md                              each paper's part of report.md (docs/validation/)
+    <paper>.md                              each paper's part of report.md without the figures
+                                            links: the quick form's are docs/validation/<paper>.md
     figures/<item>-<n>.png                  the figures report.md links (embedded in report.html)
     store/<item>.parquet/                   each item's results store (tcplab query reads it)
     traces/<run key>/<trace>.parquet        traces of the jobs that keep them

@@ -75,7 +75,8 @@ def _evaluate(ctx: Context) -> Outcome:
         "simulation's first drop is at an intermediate node wherever Eq. 1 names one, but for n = 2, 3 also where "
         "Eq. 1 names the bottleneck: S_i counts the packets entering node i and decides whether a node can "
         "overflow, not which overflows first (every intermediate queue fills at 17(n+1)/mu, before the "
-        "bottleneck's 20(n+1)/mu). The paper's figure is a plot without a table, so the check is on its shape, "
+        "bottleneck's 20(n+1)/mu); `barakat_first_slow_start_drop_is_where_the_queues_say` in "
+        "crates/tcplab-sim/tests/networks.rs asserts this rule for n = 1..8. The paper's figure is a plot without a table, so the check is on its shape, "
         "not on its values.")
     notes = ("T = 560 ms, mu = 1.5 Mbit/s, B = 20, n nodes before it with mu_i = 2 mu - i mu/(n+1) and B_i = 17, "
              "512-byte packets, Tahoe, an ACK per packet, 3000 s (first 100 s warm-up), seed 1. Two-node: the "

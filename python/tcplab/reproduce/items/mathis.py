@@ -73,8 +73,10 @@ def _t4_evaluate(ctx: Context) -> Outcome:
              f"{', '.join(f'{p:g}' for p in d.success_at)}. {t4.run_lengths(table).replace(chr(10), '; ')}. "
              "C (Eq. 3) is fitted with k = -1/2 over the runs without timeouts, k and C (Eq. 5) with k free. "
              "Fig. 4 is the window against p, Fig. 3 the simulated goodput against the model's.")
-    explanation = ("tcplab's C sits below the paper's in most rows (the difference column); the options of the "
-                   "paper's simulator (\"ns version 1\") are not all known: the run uses ns's ssthresh = cwnd/2 and "
+    below = sum(1 for c in cells if c["quantity"] == "C (Eq. 3)" and c["tcplab"] < c["paper"])
+    rows_n = sum(1 for c in cells if c["quantity"] == "C (Eq. 3)")
+    explanation = (f"tcplab's C (Eq. 3) is below the paper's in {below} of {rows_n} rows (the difference column); "
+                   "the options of the paper's simulator (\"ns version 1\") are not all known: the run uses ns's ssthresh = cwnd/2 and "
                    "Jacobson's timer on ns's 100 ms tick. The sensitivity of C and of the W/2 proportions to these "
                    "options, and the full discussion of each row, are in docs/validation/mathis-table4.md "
                    "(`python -m tcplab.validation.mathis_table4 --sensitivity`).")
@@ -168,15 +170,19 @@ def _phase_evaluate(ctx: Context) -> Outcome:
     red_err = [errs[(q, "red", n)][1] for q in (15, 100) for n in (1, 2)]
     red_err8 = [errs[(q, "red", n)][0] for q in (15, 100) for n in (1, 2)]
     dt = ctx.rows(0).to_dicts()
+    red15 = ctx.rows(1).to_dicts()
+    p_ratio = sum(f["p"] for f in red15) / sum(PAPER_T23[(15, "red", f["flow"] + 1)][1] for f in red15)
+    other = " and ".join(str(f["other_losses"]) for f in red15)
     explanation = (
         f"The phase effect and its removal by RED are reproduced (the checks). The model does not fit as "
         f"closely as in the paper: under RED the TCP model with the paper's C = 0.8 is "
         f"{min(red_err8):.0%}-{max(red_err8):.0%} from the simulated goodput (paper: 1%), with C = 1.22 (Table 1's "
         f"constant for these receivers, what `tcplab run` uses) {min(red_err):.0%}-{max(red_err):.0%}. C = 0.8 was "
         "fitted to the paper's own simulator near p = 0.01 (footnote 11), whose ACK and window rounding are not "
-        "given; re-fitting C to these runs would be tuning. tcplab's RED drops more than the paper's (p about twice "
-        "the paper's, a few 'other' losses per flow): the scenario's RED thresholds are 1/3 and 2/3 of the limit "
-        "(5 and 10 packets at queue 15), the paper does not state its own. With drop-tail the starved flow takes "
+        f"given; re-fitting C to these runs would be tuning. Under RED at queue 15 tcplab's p is {p_ratio:.1f} times "
+        f"the paper's and its flows count {other} 'other' losses (paper: 1 each): the scenario's RED thresholds are "
+        "1/3 and 2/3 of the limit (5 and 10 packets at queue 15), the paper does not state its own. With drop-tail "
+        "the starved flow takes "
         f"{dt[0]['timeouts']} timeouts (paper 37) at queue 15; at queue 100 both flows see so few CA events in "
         "500 s that p, and the model, are too uncertain (the paper says the same).")
     notes = ("Two SACK flows, 800 kbit/s bottleneck with 100 ms delay, access delays 5 ms and 9.9 ms (minimum RTTs "

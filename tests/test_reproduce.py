@@ -147,3 +147,20 @@ def test_the_package_does_not_read_the_repository(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_the_shipped_ns2_reference_is_the_shared_one():
+    """The package's copy of shared/reference/ns2-tcpVariants (summary, traces, vars) has the same
+    bytes as the folder beside the checkout, where that folder exists."""
+    from tcplab import ns2ref
+
+    shared = ROOT.parent / "shared" / "reference" / "ns2-tcpVariants"
+    if not (shared / "summary.csv").exists():
+        pytest.skip("no shared/reference/ns2-tcpVariants beside the checkout")
+    shipped = Path(ns2ref.__file__).resolve().parent / "validation" / "data" / "ns2-tcpVariants"
+    for sub in ("summary.csv", "README.md"):
+        assert (shipped / sub).read_bytes() == (shared / sub).read_bytes(), sub
+    for sub in ("traces", "vars"):
+        names = sorted(p.name for p in (shared / sub).iterdir())
+        assert names == sorted(p.name for p in (shipped / sub).iterdir())
+        assert all((shipped / sub / n).read_bytes() == (shared / sub / n).read_bytes() for n in names)

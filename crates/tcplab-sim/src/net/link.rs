@@ -28,9 +28,11 @@ use std::collections::VecDeque;
 /// Gives an emptied buffer's memory back once it has held more than a few packets: with
 /// thousands of flows each link's buffer would otherwise keep its flow's largest burst for the
 /// rest of the run (and the sum of those is far more than the packets in flight at any time).
+/// Four packets (the smallest allocation a `VecDeque` of packets makes) are kept: at 64, 10,000
+/// flows through the scale benchmark peaked at 21.7 KiB per flow, at 4 at 9.2 KiB.
 #[inline]
 pub(crate) fn release_if_idle<T>(buf: &mut VecDeque<T>) {
-    if buf.is_empty() && buf.capacity() > 64 {
+    if buf.is_empty() && buf.capacity() > 4 {
         *buf = VecDeque::new();
     }
 }

@@ -6,7 +6,7 @@ PYTHON ?= python3
 BIN    := $(VENV)/bin
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: run test install install-test rust-test py-test bench clean
+.PHONY: run test install install-test rust-test py-test bench clean docs-validation
 
 run: install
 	$(BIN)/tcplab run scenarios/quickstart.toml
@@ -35,3 +35,9 @@ bench: install
 
 clean:
 	rm -rf $(VENV) target
+
+# docs/validation/<paper>.md: the quick form of `tcplab reproduce all` (tests/test_reproduce.py
+# fails when a committed page differs from a regeneration).
+docs-validation: install
+	$(BIN)/tcplab reproduce all --quick --out .reproduce-quick --workers 1 --no-progress
+	for p in jacobson mathis barakat parvez ns2; do cp .reproduce-quick/$$p.md docs/validation/$$p.md; done

@@ -27,3 +27,13 @@ def run_cli(*args: str, timeout: float = 120, cwd: Path | None = None) -> subpro
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def reproduced_quick(tmp_path_factory):
+    """`tcplab reproduce all --quick` once per test session (one worker), as the CLI runs it:
+    (exit code, stdout, stderr, output folder). The Table 4 and regeneration tests read it."""
+    out = tmp_path_factory.mktemp("reproduce") / "quick"
+    proc = run_cli("reproduce", "all", "--quick", "--out", str(out), "--workers", "1", "--no-progress",
+                   timeout=1800)
+    return proc.returncode, proc.stdout, proc.stderr, out

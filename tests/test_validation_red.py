@@ -1,5 +1,5 @@
 """Issue #18's dumbbell: RED must not lock the flows out, and the stored ns-2 outputs behind
-docs/validation/red.md must be complete (python -m tcplab.validation.red regenerates the page)."""
+docs/validation/ns2.md (item ns2-red of `tcplab reproduce`) must be complete."""
 
 import pytest
 

@@ -23,6 +23,7 @@ Tolerances, wider than the full run's because the sample is small and covers 1.5
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -31,16 +32,36 @@ import pytest
 from tcplab.validation import mathis_table4 as t4
 
 
+SWEEPS = Path(__file__).resolve().parents[1] / "sweeps"
+
+
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    return t4.run(t4.QUICK, tmp_path_factory.mktemp("table4"), workers=1)
+def quick(reproduced_quick):
+    """The quick design's table from the session's `tcplab reproduce all --quick` store (the same
+    runs `t4.run(t4.QUICK, ...)` makes: the item's jobs are the two sweeps' runs)."""
+    from tcplab import results
+
+    df = results.load(reproduced_quick[3] / "store" / "mathis-table4.parquet")
+    keys = {kind: [r.key for r in t4.sweep(t4.QUICK, kind).runs()] for kind in ("fit", "success")}
+    return t4.compute(df.filter(pl.col("run_key").is_in(keys["fit"])),
+                      df.filter(pl.col("run_key").is_in(keys["success"])), t4.QUICK)
 
 
 def test_committed_sweep_files_match_the_designs():
     for design in (t4.FULL, t4.QUICK):
         for kind in ("fit", "success"):
-            assert t4.sweep_path(design, kind).read_text() == t4.sweep_text(design, kind), \
-                f"{t4.sweep_path(design, kind)} is stale: python -m tcplab.validation.mathis_table4 --write-sweeps"
+            path = t4.sweep_path(design, kind, SWEEPS)
+            assert path.read_text() == t4.sweep_text(design, kind), \
+                f"{path} is stale: python -m tcplab.validation.mathis_table4 --write-sweeps"
+
+
+def test_the_package_sweep_runs_what_the_committed_file_runs():
+    """The installed package runs the sweep from its own copy of the base scenario: same run keys."""
+    from tcplab.sweep import load
+
+    for kind in ("fit", "success"):
+        committed = [r.key for r in load(t4.sweep_path(t4.QUICK, kind, SWEEPS)).runs()]
+        assert committed == [r.key for r in t4.sweep(t4.QUICK, kind).runs()]
 
 
 def test_quick_fit_c_and_k(quick):

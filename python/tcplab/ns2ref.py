@@ -1,7 +1,8 @@
 """Point-by-point check of tcplab's `ns2` profile against ns-2's `tcpVariants` reference.
 
-The reference folder (README, traces/*.tr.gz, summary.csv) lives outside the repository,
-by default in shared/ beside the repository (override with $NS2_TCPVARIANTS).
+The reference (README, traces/*.tr.gz, vars/*.csv.gz, summary.csv) ships with the package
+(tcplab/validation/data/ns2-tcpVariants, a copy of shared/reference/ns2-tcpVariants); $NS2_TCPVARIANTS
+names another copy.
 Each of its tests is rebuilt as a tcplab scenario (profile = "ns2"), run, and its events on
 the bottleneck r1 -> k1 (enqueue "+", dequeue "-", drop "d" of data packets, and the send
 instants of the sink's ACKs) are compared with ns-2's, in integer microseconds.
@@ -26,13 +27,10 @@ from tcplab.simulation import NS2_EVENT
 
 
 def _default_reference() -> Path:
-    """$NS2_TCPVARIANTS, else shared/ beside the repository (where a checkout and CI find it),
-    else beside the working directory, else /work/shared."""
+    """$NS2_TCPVARIANTS, else the copy shipped as package data."""
     if "NS2_TCPVARIANTS" in os.environ:
         return Path(os.environ["NS2_TCPVARIANTS"])
-    rel = Path("shared/reference/ns2-tcpVariants")
-    candidates = [Path(__file__).resolve().parents[3] / rel, Path.cwd().parent / rel, Path("/work") / rel]
-    return next((c for c in candidates if (c / "summary.csv").exists()), candidates[-1])
+    return Path(__file__).resolve().parent / "validation" / "data" / "ns2-tcpVariants"
 
 
 REFERENCE = _default_reference()
@@ -572,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not a.ns2_extra and not (REFERENCE / "summary.csv").is_file():
         print(f"error: no ns-2 tcpVariants reference at {REFERENCE} (summary.csv, traces/): set NS2_TCPVARIANTS "
-              "to the folder (in a checkout: shared/reference/ns2-tcpVariants beside the repository)",
+              "to the folder, or unset it to use the copy shipped with tcplab",
               file=sys.stderr)
         return 2
     unknown = [t for t in a.tests if t not in (EXTRA if a.ns2_extra else tests())]

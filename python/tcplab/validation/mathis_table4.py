@@ -44,9 +44,13 @@ import polars as pl
 __all__ = ["PAPER", "PROFILES", "Design", "FULL", "QUICK", "Table4", "compute", "main", "run",
            "sweep_text", "write_sweeps"]
 
-ROOT = Path(__file__).resolve().parents[3]
-SWEEPS = ROOT / "sweeps"
+#: Where `--write-sweeps` writes the sweep files (run from a checkout's root) and the base they
+#: name, relative to that folder. Running needs neither: the base is the package's copy
+#: (`tcplab/reproduce/scenarios/mathis/queueless-random-loss.toml`, equal to the checkout's
+#: scenarios/queueless-random-loss.toml; tests/test_reproduce.py holds them equal).
+SWEEPS = Path("sweeps")
 BASE = "../scenarios/queueless-random-loss.toml"
+PACKAGE_BASE = "mathis/queueless-random-loss.toml"
 
 VARIANTS = ("fack", "sack", "reno", "newreno", "tahoe")  # the paper's row order
 ACKS = ("immediate", "delayed")
@@ -184,7 +188,7 @@ def _toml_list(values: Sequence[Any]) -> str:
     return "[\n" + "\n".join(lines) + "\n]"
 
 
-def sweep_text(design: Design, kind: str = "fit") -> str:
+def sweep_text(design: Design, kind: str = "fit", base: str = BASE) -> str:
     """The sweep file (TOML) of `design`: kind "fit" (random p) or "success" (p at `success_at`)."""
     if kind == "fit":
         points = [(m, d, p) + _window(p, d, design, False) for m, d, p in fit_points(design)]
@@ -212,7 +216,7 @@ def sweep_text(design: Design, kind: str = "fit") -> str:
         "",
         "[sweep]",
         f'name = "{name}"',
-        f'base = "{BASE}"',
+        f'base = "{base}"',
         "",
         "[set]",
         '"network.path.hops.0.rate" = "10Gbit/s"   # >10x the largest window-limited rate (footnote 5)',
@@ -233,15 +237,25 @@ def sweep_text(design: Design, kind: str = "fit") -> str:
     return "\n".join(lines) + "\n"
 
 
-def sweep_path(design: Design, kind: str) -> Path:
-    return SWEEPS / f"{design.name}{'' if kind == 'fit' else '-success'}.toml"
+def sweep_path(design: Design, kind: str, folder: Path = SWEEPS) -> Path:
+    return Path(folder) / f"{design.name}{'' if kind == 'fit' else '-success'}.toml"
 
 
-def write_sweeps(designs: Sequence[Design] = (FULL, QUICK)) -> list[Path]:
+def sweep(design: Design, kind: str):
+    """The parsed sweep of `design` (a `tcplab.sweep.Sweep`), its base the package's copy of the
+    queueless random-loss scenario: the same runs, keys and numbers as the committed file."""
+    from tcplab.reproduce.core import scenario_dir
+    from tcplab.sweep import parse
+
+    name = f"{design.name}{'' if kind == 'fit' else '-success'}"
+    return parse(sweep_text(design, kind, base=PACKAGE_BASE), f"<sweep {name}>", scenario_dir())
+
+
+def write_sweeps(designs: Sequence[Design] = (FULL, QUICK), folder: Path = SWEEPS) -> list[Path]:
     out = []
     for d in designs:
         for kind in ("fit", "success"):
-            path = sweep_path(d, kind)
+            path = sweep_path(d, kind, folder)
             path.write_text(sweep_text(d, kind))
             out.append(path)
     return out
@@ -250,18 +264,17 @@ def write_sweeps(designs: Sequence[Design] = (FULL, QUICK)) -> list[Path]:
 # ---- running and fitting -----------------------------------------------------------------------
 
 
-def _run_sweep(text: str, source: Path, store: Path, workers: int | None, progress: bool):
+def _run_sweep(sw, store: Path, workers: int | None, progress: bool):
     from tcplab import results
-    from tcplab.sweep import parse, run_sweep
+    from tcplab.sweep import run_sweep
 
-    sweep = parse(text, str(source), source.parent)
-    outcome = run_sweep(sweep, results.Store(store), workers=workers, progress=progress)
+    outcome = run_sweep(sw, results.Store(store), workers=workers, progress=progress)
     if outcome.interrupted:
         raise KeyboardInterrupt
     if outcome.failed:
         key, err = next(iter(outcome.failed.items()))
         raise RuntimeError(f"{len(outcome.failed)} runs failed, e.g. {key}: {err}")
-    keys = {r.key for r in sweep.runs()}
+    keys = {r.key for r in sw.runs()}
     df = results.load(store)
     return df.filter(pl.col("run_key").is_in(list(keys))), outcome
 
@@ -428,22 +441,15 @@ def compute(runs: pl.DataFrame, success_runs: pl.DataFrame, design: Design) -> T
 
 
 def run(design: Design = FULL, out: str | Path | None = None, workers: int | None = None,
-        progress: bool = False, use_files: bool = True) -> Table4:
-    """Runs (or resumes) both sweeps of `design` into stores under `out` and returns the table.
-    With `use_files`, the committed sweep files are used when they match the design (they must)."""
+        progress: bool = False) -> Table4:
+    """Runs (or resumes) both sweeps of `design` into stores under `out` and returns the table."""
     out = Path(out or f"{design.name}-runs")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     frames, seconds = {}, {}
     for kind in ("fit", "success"):
-        text = sweep_text(design, kind)
-        path = sweep_path(design, kind)
-        if use_files and path.exists() and path.read_text() != text:
-            raise RuntimeError(f"{path} differs from the design {design.name!r}; "
-                               "run `python -m tcplab.validation.mathis_table4 --write-sweeps`")
-        source = path if path.exists() else SWEEPS / f"{design.name}-{kind}.toml"
         t = time.monotonic()
-        frames[kind], _ = _run_sweep(text, source, out / f"{kind}.parquet", workers, progress)
+        frames[kind], _ = _run_sweep(sweep(design, kind), out / f"{kind}.parquet", workers, progress)
         seconds[kind] = time.monotonic() - t
     table = compute(frames["fit"], frames["success"], design)
     table.seconds = time.monotonic() - t0
@@ -478,7 +484,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--profile", default="ns1", choices=sorted(PROFILES), help="simulator options (default ns1)")
     ap.add_argument("--sensitivity", action="store_true",
                     help="also run the small sensitivity design (Reno and FACK) under every profile")
-    ap.add_argument("--write-sweeps", action="store_true", help="rewrite sweeps/mathis-table4*.toml and exit")
+    ap.add_argument("--write-sweeps", action="store_true",
+                    help="rewrite sweeps/mathis-table4*.toml (from a checkout's root) and exit")
     ap.add_argument("--json", action="store_true", help="print the cells as JSON instead of the table")
     args = ap.parse_args(argv)
     if args.write_sweeps:
@@ -486,11 +493,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(p)
         return 0
     design = QUICK if args.quick else FULL
-    use_files = args.profile == "ns1"
     if args.profile != "ns1":
         design = replace(design, name=f"{design.name}-{args.profile}", profile=args.profile)
     out = Path(args.out or f"{design.name}-runs")
-    table = run(design, out, args.workers, progress=sys.stderr.isatty(), use_files=use_files)
+    table = run(design, out, args.workers, progress=sys.stderr.isatty())
     md = [f"# {design.name} (profile {design.profile}: {PROFILE_TEXT[design.profile]})", "",
           "Each cell: tcplab (paper, difference). p = configured loss probability.", "", table.markdown(), "",
           "Fit with p measured by the flow:", "", table.markdown_measured(), "", "```", table.text(), "```", "",
@@ -533,7 +539,7 @@ def sensitivity(out: Path, workers: int | None, quick: bool = False) -> str:
              "|---|---|--:|--:|--:|" + "--:|" * len(base.success_at)]
     for prof in PROFILES:
         d = replace(base, name=f"{base.name}-{prof}", profile=prof)
-        t = run(d, out / "sensitivity" / prof, workers, use_files=False)
+        t = run(d, out / "sensitivity" / prof, workers)
         for tcp, ack in ROWS:
             if tcp not in d.variants:
                 continue

@@ -1,0 +1,166 @@
+"""`tcplab reproduce`: the quick form passes its checks, writes a self-contained report, and its
+per-paper pages are docs/validation/<paper>.md byte for byte (regenerate: `make docs-validation`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tcplab
+from tcplab.reproduce import core
+from tcplab.reproduce.core import PAPERS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_quick_form_passes_every_check(reproduced_quick):
+    code, out, err, folder = reproduced_quick
+    assert code == 0, out + err
+    doc = json.loads((folder / "results.json").read_text())
+    assert doc["quick"] is True
+    statuses = {i["id"]: i["status"] for i in doc["items"]}
+    assert "FAILED" not in statuses.values()
+    assert len(statuses) == len(core.items("all"))
+    # Every item a paper's table or figure: the built ones have checks, the others a reason.
+    for i in doc["items"]:
+        assert i["checks"] or i["not_yet"] or i["status"] == "not reproduced yet", i["id"]
+    built = [i for i in doc["items"] if i["status"] in ("reproduced", "explained")]
+    assert {i["paper"] for i in built} == set(PAPERS)
+
+
+@pytest.mark.parametrize("paper", list(PAPERS))
+def test_committed_validation_page_is_the_quick_form(reproduced_quick, paper):
+    folder = reproduced_quick[3]
+    page = ROOT / "docs" / "validation" / f"{paper}.md"
+    assert page.exists(), f"{page} missing: make docs-validation"
+    assert page.read_text() == (folder / f"{paper}.md").read_text(), \
+        f"{page} differs from a regeneration of `tcplab reproduce all --quick`: make docs-validation"
+
+
+def test_report_is_self_contained(reproduced_quick):
+    folder = reproduced_quick[3]
+    html = (folder / "report.html").read_text()
+    assert "data:image/png;base64," in html
+    assert 'src="figures/' not in html and "http://" not in html and "https://" not in html
+    md = (folder / "report.md").read_text()
+    for name in md.split("](figures/")[1:]:
+        assert (folder / "figures" / name.split(")")[0]).exists()
+
+
+def test_a_second_run_resumes_from_the_stores(reproduced_quick, cli):
+    folder = reproduced_quick[3]
+    before = (folder / "report.md").read_text()
+    proc = cli("reproduce", "barakat", "--quick", "--out", str(folder), "--workers", "1", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 simulations run" in proc.stdout
+    assert (folder / "barakat.md").read_text() in before  # same bytes, no rerun
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nonsense"], "unknown paper 'nonsense'"),
+    (["mathis", "--workers", "0"], "--workers 0: expected at least 1"),
+    (["mathis", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "exclude each other"),
+    (["mathis", "--scheduler", "tcp://127.0.0.1:99999"], "not a scheduler address"),
+])
+def test_bad_input_is_one_error_line(cli, tmp_path, args, message):
+    proc = cli("reproduce", *args, "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_an_unwritable_out_is_one_error_line(cli, tmp_path):
+    f = tmp_path / "a-file"
+    f.write_text("")
+    proc = cli("reproduce", "mathis", "--out", str(f))
+    assert proc.returncode == 2 and "exists and is not a directory" in proc.stderr
+    proc = cli("reproduce", "mathis", "--out", str(f / "below"))
+    assert proc.returncode == 2 and "cannot write here" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_failed_check_exits_non_zero(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from tcplab.cli import app
+
+    def evaluate(ctx):
+        return core.Outcome([["quantity", "tcplab"], ["x", "1"]], [core.Check("x is 2", 1, "equal to 2", False)])
+
+    fake = core.Item("fake-item", "mathis", "Table 0", "a check that fails", "nothing", evaluate=evaluate)
+    monkeypatch.setattr(core, "_REGISTRY", {"fake-item": fake})
+    monkeypatch.setattr(core, "items", lambda paper="all": [fake])
+    import tcplab.reproduce.runner as runner
+
+    monkeypatch.setattr(runner, "items", lambda paper="all": [fake])
+    result = CliRunner().invoke(app, ["reproduce", "mathis", "--out", str(tmp_path / "o"), "--no-progress"])
+    assert result.exit_code == 1, result.output
+    assert "FAILED" in (tmp_path / "o" / "report.md").read_text()
+
+
+# ---- the shipped scenarios -----------------------------------------------------------------------
+
+PACKAGE = Path(tcplab.__file__).resolve().parent / "reproduce" / "scenarios"
+REPO = ROOT / "scenarios" / "papers"
+
+
+def test_repository_copies_of_the_paper_scenarios_are_the_package_data():
+    """One content, two places: the package data (so an installed tcplab runs the items) and
+    scenarios/papers/ (where a user browsing the repository finds them)."""
+    pkg = {p.relative_to(PACKAGE): p.read_bytes() for p in PACKAGE.rglob("*.toml")}
+    repo = {p.relative_to(REPO): p.read_bytes() for p in REPO.rglob("*.toml")}
+    assert pkg.keys() == repo.keys(), "scenarios/papers/ and tcplab/reproduce/scenarios/ list different files"
+    stale = [str(k) for k in pkg if pkg[k] != repo[k]]
+    assert not stale, f"copy python/tcplab/reproduce/scenarios/ to scenarios/papers/ (differ: {stale})"
+
+
+def test_the_table4_base_is_the_shipped_scenario():
+    assert (PACKAGE / "mathis" / "queueless-random-loss.toml").read_bytes() == \
+        (ROOT / "scenarios" / "queueless-random-loss.toml").read_bytes()
+
+
+@pytest.mark.parametrize("name", core.scenario_names())
+def test_every_paper_scenario_runs_on_its_own(name):
+    path = REPO / name
+    resolved = tcplab.resolve(path)
+    seconds = min(resolved["duration"], 20.0)
+    r = tcplab.run(path, duration=f"{seconds}s", warmup=f"{seconds / 5}s")
+    assert r.flows.height == len(resolved["flows"])
+    assert (r.flows["segments_sent"] > 0).all()
+
+
+def test_the_package_does_not_read_the_repository(tmp_path):
+    """From a folder outside the checkout, the items find their scenarios, Table 4 its sweep base
+    and ns2ref its reference, all inside the installed package."""
+    code = ("import tcplab, pathlib; from tcplab import ns2ref; from tcplab.reproduce import core; "
+            "from tcplab.validation import mathis_table4 as t4; "
+            "pkg = pathlib.Path(tcplab.__file__).resolve().parent; "
+            "assert pkg in ns2ref.REFERENCE.resolve().parents, ns2ref.REFERENCE; "
+            "assert len(ns2ref.tests()) == 58; "
+            "assert pkg in core.scenario_dir().resolve().parents; "
+            "assert len(t4.sweep(t4.QUICK, 'fit').runs()) == 120; "
+            "[j.base() for i in core.items() if i.plan for j in i.plan(True)]; print('ok')")
+    env = {k: v for k, v in os.environ.items() if k != "NS2_TCPVARIANTS"}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_the_shipped_ns2_reference_is_the_shared_one():
+    """The package's copy of shared/reference/ns2-tcpVariants (summary, traces, vars) has the same
+    bytes as the folder beside the checkout, where that folder exists."""
+    from tcplab import ns2ref
+
+    shared = ROOT.parent / "shared" / "reference" / "ns2-tcpVariants"
+    if not (shared / "summary.csv").exists():
+        pytest.skip("no shared/reference/ns2-tcpVariants beside the checkout")
+    shipped = Path(ns2ref.__file__).resolve().parent / "validation" / "data" / "ns2-tcpVariants"
+    for sub in ("summary.csv", "README.md"):
+        assert (shipped / sub).read_bytes() == (shared / sub).read_bytes(), sub
+    for sub in ("traces", "vars"):
+        names = sorted(p.name for p in (shared / sub).iterdir())
+        assert names == sorted(p.name for p in (shipped / sub).iterdir())
+        assert all((shipped / sub / n).read_bytes() == (shared / sub / n).read_bytes() for n in names)

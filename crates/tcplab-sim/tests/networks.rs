@@ -307,7 +307,7 @@ fn bad_input_is_named() {
 /// flow from its own instruments within 15%. The constant is Table 1's for an ACK per segment
 /// (1.22), as `tcplab run` uses: the paper's own 0.8 (footnote 11) was fitted "locally" to its
 /// simulator's Fig. 6 data and is not a property of TCP; with it our model is ~25% low
-/// (docs/validation/networks.md shows both).
+/// (docs/validation/mathis.md shows both).
 #[test]
 fn phase_effects_table_2_pattern() {
     let text = scenario("phase-effects");

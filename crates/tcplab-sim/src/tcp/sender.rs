@@ -13,7 +13,7 @@
 //! send and its next deadline.
 
 use super::cc::{Ack, CongestionControl, Controller};
-use super::recovery::LossRecovery;
+use super::recovery::{AckEvent, LossRecovery};
 use super::rto::RtoEstimator;
 use super::segment::Segment;
 use super::state::{LossSignal, SenderConfig, SenderCore};
@@ -53,9 +53,13 @@ impl Sender {
         self.core.inst.enable_trace(max_points);
     }
 
-    /// When the retransmit timer wants to fire, if it is running.
+    /// When the retransmit timer (or a timer of the loss recovery: RACK's, TLP's) wants to
+    /// fire, if one is running.
     pub fn deadline(&self) -> Option<SimTime> {
-        self.core.rto_deadline
+        match (self.core.rto_deadline, self.recovery.deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Brings the time integrals (mean cwnd) up to `now`.
@@ -104,7 +108,9 @@ impl Sender {
     pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let c = &mut self.core;
         let mut sack_news = false;
+        let (mut rtt_sample, mut acked) = (None, 0);
         if let Some(sb) = &mut c.sb {
+            sb.delivered.clear();
             if ack.ack > c.snd_una {
                 sb.on_cumulative_ack(ack.ack);
             }
@@ -120,6 +126,7 @@ impl Sender {
                 c.timed.filter(|&(end, _)| ack.ack >= end).map(|(_, sent)| sent)
             };
             let rtt = sent.map(|sent| now - sent);
+            (rtt_sample, acked) = (rtt, newly_acked);
             if let Some(sent) = sent {
                 c.rtt.sample(sent, now);
                 c.inst.rtt_sample(now - sent);
@@ -156,6 +163,13 @@ impl Sender {
                 self.recovery.on_dupack(c, &mut self.cc, now, out);
             }
         }
+        let ev = AckEvent {
+            ack,
+            rtt: rtt_sample,
+            acked,
+        };
+        self.recovery
+            .on_any_ack(&mut self.core, &mut self.cc, now, ev, out);
         self.send(now, out);
         self.core.record_trace(now);
     }
@@ -164,6 +178,12 @@ impl Sender {
     /// sets the window (one segment for AIMD), every variant goes back to snd_una (go-back-N),
     /// and the timer backs off.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        // The recovery's timers first: a loss probe re-arms the retransmit timer (RFC 8985
+        // Sec. 7.3), so a probe due at the same instant as the RTO replaces it.
+        self.recovery.on_timer(&mut self.core, &mut self.cc, now, out);
+        if !out.is_empty() {
+            self.core.record_trace(now);
+        }
         let c = &mut self.core;
         match c.rto_deadline {
             Some(d) if d <= now => {}

@@ -205,14 +205,14 @@ impl SenderCore {
             self.timed = None;
             let snd_max = self.snd_max;
             if let Some(sb) = &mut self.sb {
-                sb.mark_rtx(seq, snd_max);
+                sb.mark_rtx(seq, snd_max, now);
             }
         } else {
             if self.timed.is_none() && !self.cfg.timestamps {
                 self.timed = Some((end, now));
             }
             if let Some(sb) = &mut self.sb {
-                sb.on_send_new(seq, end);
+                sb.on_send_new(seq, end, now);
             }
         }
         self.inst.sent(retransmit);

@@ -77,8 +77,9 @@ fn bad_input_is_one_line_naming_the_field() {
         ("tcp = { variant = \"reno\", rack = true }", "flows[0].tcp.rack: not an option of reno (options of reno: guard)"),
         ("tcp = { variant = \"fack\", rack = true }", "flows[0].tcp.rack: not an option of fack (fack has no options)"),
         ("tcp = { variant = \"sack\", rack = \"yes\" }", "flows[0].tcp.rack: invalid type: string \"yes\", expected a boolean"),
-        ("tcp = \"reno\"\ndsack = true", "flows[0].dsack: true, but the receiver sends no SACK blocks (expected sack = true, or a SACK variant)"),
-        ("profile = \"linux\"\nsack = false", "flows[0].tcp.rack: RACK-TLP needs a SACK receiver (RFC 8985 Sec. 4), but sack = false"),
+        ("tcp = \"reno\"\ndsack = true", "flows[0].dsack: true, but the receiver sends no SACK blocks (expected sack = true, or dsack = false)"),
+        ("profile = \"linux\"\nsack = false", "flows[0].dsack: true, but the receiver sends no SACK blocks (expected sack = true, or dsack = false)"),
+        ("profile = \"linux\"\nsack = false\ndsack = false", "flows[0].tcp.rack: RACK-TLP needs a SACK receiver (RFC 8985 Sec. 4), but sack = false"),
         ("profile = \"ns2\"\ntcp = \"sack\"\nack = \"immediate\"\ndsack = true", "flows[0].dsack: the ns2 profile's sinks send no D-SACK blocks (leave dsack out)"),
     ];
     for (flow, want) in cases {

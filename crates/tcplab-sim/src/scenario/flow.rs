@@ -391,7 +391,7 @@ impl FlowSpec {
         if self.dsack && !self.sack_receiver() {
             return Err(invalid(
                 format!("{at}.dsack"),
-                "true, but the receiver sends no SACK blocks (expected sack = true, or a SACK variant)",
+                "true, but the receiver sends no SACK blocks (expected sack = true, or dsack = false)",
             ));
         }
         if self.tcp.rack == Some(true) && self.sack == Some(false) {

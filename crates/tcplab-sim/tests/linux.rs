@@ -43,6 +43,7 @@ fn every_linux_default() {
         (Some(true), true, true, true)
     );
     assert_eq!(f.dupthresh, 3);
+    assert!(f.frto);
     // Without one_hop's mss line the profile's 1448 applies.
     let text = one_hop("profile = \"linux\"", &[], "1s").replace("mss = 1000\n", "");
     assert_eq!(tcplab_sim::load(&text, &[]).unwrap().flows[0].mss, 1448);

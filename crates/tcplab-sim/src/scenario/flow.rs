@@ -119,6 +119,11 @@ pub struct FlowSpec {
     /// RFC 3042 limited transmit.
     #[serde(default)]
     pub limited_transmit: bool,
+    /// F-RTO (RFC 5682 Sec. 2.1): after a first timeout, send new data on the first ACK; if
+    /// the second ACK also acknowledges new data the timeout was spurious and the window is
+    /// restored (default false).
+    #[serde(default)]
+    pub frto: bool,
     /// Restart from the initial window after an idle period longer than the RTO.
     #[serde(default = "yes")]
     pub idle_restart: bool,
@@ -203,7 +208,7 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         return;
     }
     let s = |x: &str| Value::String(x.into());
-    let defaults: [(&str, Value); 13] = [
+    let defaults: [(&str, Value); 14] = [
         ("mss", Value::Integer(1448)),
         ("timestamps", Value::Boolean(true)),
         ("initial_window", Value::Integer(10)),
@@ -217,6 +222,7 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         ("limited_transmit", Value::Boolean(true)),
         ("idle_restart", Value::Boolean(true)),
         ("dupthresh", Value::Integer(3)),
+        ("frto", Value::Boolean(true)),
     ];
     for (k, v) in defaults {
         flow.entry(k).or_insert(v);
@@ -480,6 +486,12 @@ impl FlowSpec {
             return Err(invalid(
                 format!("{at}.dsack"),
                 "the ns2 profile's sinks send no D-SACK blocks (leave dsack out)",
+            ));
+        }
+        if self.frto {
+            return Err(invalid(
+                format!("{at}.frto"),
+                "ns-2's default agents have no F-RTO (leave frto out)",
             ));
         }
         if self.ack != AckKind::Immediate {

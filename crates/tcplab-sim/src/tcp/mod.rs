@@ -88,6 +88,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         dupthresh: f.dupthresh,
         limited_transmit: f.limited_transmit,
         idle_restart: f.idle_restart,
+        frto: f.frto,
         sack: f.tcp.variant.uses_sack(),
     };
     let t = &f.tcp;

@@ -34,6 +34,8 @@ pub struct SenderConfig {
     pub idle_restart: bool,
     /// Keep a SACK scoreboard (SACK-based variants).
     pub sack: bool,
+    /// F-RTO (RFC 5682 Sec. 2.1): detect a spurious retransmit timeout and undo it.
+    pub frto: bool,
 }
 
 /// What a loss recovery did with a new ACK.

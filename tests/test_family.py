@@ -21,7 +21,8 @@ hops = [{ rate = "10Mbit/s", delay = "20ms", queue = { limit = 40 }, loss = { mo
 """
 
 VARIANTS = ["bsd43", "tahoe", "reno", "newreno", "sack", "fack", "sackrh"]
-RECEIVERS = [{"ack": "immediate"}, {"ack": "delayed"}, {"ack": "bsd43"}, {"ack": "every", "ack_every": 4}]
+RECEIVERS = [{"ack": "immediate"}, {"ack": "delayed"}, {"ack": "bsd43"}, {"ack": "every", "ack_every": 4},
+             {"ack": "linux"}]
 
 
 @pytest.mark.parametrize("tcp", VARIANTS)
@@ -89,7 +90,7 @@ BAD_SEAM_OPTIONS = [
      "unknown variant `vegas`, expected one of `bsd43`, `tahoe`, `reno`, `newreno`, `sack`, `fack`, `sackrh`"),
     # A congestion-control option given to a recovery (which has none, or other ones).
     ({"flows.0.tcp": {"variant": "sack", "d": 0.7}}, "flows[0].tcp.d",
-     "not an option of sack (options of sack: prr; d belongs to the congestion control: flows[0].cc.d)"),
+     "not an option of sack (options of sack: prr, rack; d belongs to the congestion control: flows[0].cc.d)"),
     ({"flows.0.tcp": {"variant": "newreno", "growth": "abc"}}, "flows[0].tcp.growth",
      "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer; "
      "growth belongs to the congestion control: flows[0].cc.growth)"),

@@ -39,6 +39,9 @@ pub enum AckKind {
     /// An ACK every `ack_every` segments (or on the delayed-ACK timer): the "buggy" receivers
     /// of Mathis et al.
     Every,
+    /// Linux 6.x: quick ACKs at the start and after idle, every second full segment, a
+    /// delayed-ACK timeout adapting between 40 and 200 ms (docs/tcp-family.md).
+    Linux,
 }
 
 impl AckKind {
@@ -48,6 +51,7 @@ impl AckKind {
             AckKind::Delayed => "delayed",
             AckKind::Bsd43 => "bsd43",
             AckKind::Every => "every",
+            AckKind::Linux => "linux",
         }
     }
 }
@@ -105,12 +109,21 @@ pub struct FlowSpec {
     /// The receiver sends SACK blocks (default: on for sack, fack and sackrh, off otherwise).
     #[serde(default)]
     pub sack: Option<bool>,
+    /// The receiver reports duplicate segments in D-SACK blocks (RFC 2883); needs a SACK
+    /// receiver (default false).
+    #[serde(default)]
+    pub dsack: bool,
     /// With ack = "every": segments per ACK.
     #[serde(default)]
     pub ack_every: Option<u32>,
     /// RFC 3042 limited transmit.
     #[serde(default)]
     pub limited_transmit: bool,
+    /// F-RTO (RFC 5682 Sec. 2.1): after a first timeout, send new data on the first ACK; if
+    /// the second ACK also acknowledges new data the timeout was spurious and the window is
+    /// restored (default false).
+    #[serde(default)]
+    pub frto: bool,
     /// Restart from the initial window after an idle period longer than the RTO.
     #[serde(default = "yes")]
     pub idle_restart: bool,
@@ -137,6 +150,8 @@ pub struct FlowSpec {
     /// (tcp = tahoe, reno, newreno, sack, fack or sackrh; window_ = rwnd / mss packets, windowInit_ =
     /// initial_window, tcpTick_ = clock_tick, boot_time_ = clock_phase, singledup_ =
     /// limited_transmit; one ACK per packet). See docs/validation/ns2-tcpVariants.md.
+    /// "linux": the native endpoints with every default of Linux 6.6 (each field given
+    /// overrides its own; docs/tcp-family.md lists them).
     #[serde(default)]
     pub profile: Option<Profile>,
     /// ns-2 Sack1's partial_ack_ (profile = "ns2", tcp = "sack" only).
@@ -178,6 +193,75 @@ pub(crate) fn moved_option(path: &str) -> Option<String> {
 pub enum Profile {
     /// ns-2's one-way TCP agents (tcp/ns2).
     Ns2,
+    /// The native endpoints with Linux 6.6's defaults, field by field (`linux_defaults`).
+    Linux,
+}
+
+/// `profile = "linux"`: the defaults of Linux 6.6 (net.ipv4 sysctls at their defaults) for
+/// every flow field the table leaves out. Applied to the document before it is read, so a
+/// field given (in the file or by `--set`) overrides its own default and nothing else; a `tcp`
+/// or `cc` table without some of its options gets the profile's for them when it names the
+/// profile's variant (sack) or algorithm (cubic). Sources: docs/tcp-family.md.
+pub(crate) fn linux_defaults(flow: &mut toml::Table) {
+    use toml::Value;
+    if flow.get("profile").and_then(Value::as_str) != Some("linux") {
+        return;
+    }
+    let s = |x: &str| Value::String(x.into());
+    let defaults: [(&str, Value); 14] = [
+        ("mss", Value::Integer(1448)),
+        ("timestamps", Value::Boolean(true)),
+        ("initial_window", Value::Integer(10)),
+        ("initial_rto", s("1s")),
+        ("min_rto", s("200ms")),
+        ("rto_granularity", s("200ms")),
+        ("max_rto", s("120s")),
+        ("ack", s("linux")),
+        ("sack", Value::Boolean(true)),
+        ("dsack", Value::Boolean(true)),
+        ("limited_transmit", Value::Boolean(true)),
+        ("idle_restart", Value::Boolean(true)),
+        ("dupthresh", Value::Integer(3)),
+        ("frto", Value::Boolean(true)),
+    ];
+    for (k, v) in defaults {
+        flow.entry(k).or_insert(v);
+    }
+    // Short forms become tables so that the options can be filled in.
+    let table = |v: &mut Value, tag: &str| {
+        if let Value::String(name) = v {
+            *v = Value::Table(toml::Table::from_iter([(
+                tag.to_string(),
+                Value::String(name.clone()),
+            )]));
+        }
+    };
+    let tcp = flow
+        .entry("tcp")
+        .or_insert_with(|| Value::Table(toml::Table::new()));
+    table(tcp, "variant");
+    if let Value::Table(t) = tcp {
+        t.entry("variant").or_insert(s("sack"));
+        if t.get("variant").and_then(Value::as_str) == Some("sack") {
+            t.entry("prr").or_insert(Value::Boolean(true));
+            t.entry("rack").or_insert(Value::Boolean(true));
+        }
+    }
+    let cc = flow
+        .entry("cc")
+        .or_insert_with(|| Value::Table(toml::Table::new()));
+    table(cc, "algorithm");
+    if let Value::Table(t) = cc {
+        t.entry("algorithm").or_insert(s("cubic"));
+        if matches!(t.get("algorithm").and_then(Value::as_str), Some("cubic" | "aimd")) {
+            // tcp_slow_start: cwnd += every segment acknowledged, up to ssthresh; RFC 3465's
+            // limit L was removed with net.ipv4.tcp_abc in Linux 3.9 (65535 stands for none).
+            t.entry("growth").or_insert(s("abc"));
+            if t.get("growth").and_then(Value::as_str) == Some("abc") {
+                t.entry("abc_limit").or_insert(Value::Integer(65535));
+            }
+        }
+    }
 }
 
 fn start_at_zero() -> Window {
@@ -310,6 +394,18 @@ impl FlowSpec {
                 format!("does not apply to tcp = \"{v}\" (allowed with a variant that has fast retransmit)"),
             ));
         }
+        if self.dsack && !self.sack_receiver() {
+            return Err(invalid(
+                format!("{at}.dsack"),
+                "true, but the receiver sends no SACK blocks (expected sack = true, or dsack = false)",
+            ));
+        }
+        if self.tcp.rack == Some(true) && self.sack == Some(false) {
+            return Err(invalid(
+                format!("{at}.tcp.rack"),
+                "RACK-TLP needs a SACK receiver (RFC 8985 Sec. 4), but sack = false",
+            ));
+        }
         if self.tcp.variant.uses_sack() && self.sack == Some(false) {
             return Err(invalid(
                 format!("{at}.sack"),
@@ -348,7 +444,7 @@ impl FlowSpec {
             ));
         }
         let est = self.estimator();
-        if est == Estimator::Rfc6298 && self.clock_tick.is_some() && self.profile.is_none() {
+        if est == Estimator::Rfc6298 && self.clock_tick.is_some() && self.profile != Some(Profile::Ns2) {
             return Err(invalid(format!("{at}.clock_tick"), "applies to the coarse-clock estimators (rto_estimator = jacobson88, sigcomm88 or rfc793); rfc6298 uses rto_granularity"));
         }
         if matches!(est, Estimator::Jacobson88 | Estimator::Sigcomm88)
@@ -384,6 +480,18 @@ impl FlowSpec {
             return Err(invalid(
                 format!("{at}.cc"),
                 "the ns2 profile's agents have ns-2's own window rules (leave cc out)",
+            ));
+        }
+        if self.dsack {
+            return Err(invalid(
+                format!("{at}.dsack"),
+                "the ns2 profile's sinks send no D-SACK blocks (leave dsack out)",
+            ));
+        }
+        if self.frto {
+            return Err(invalid(
+                format!("{at}.frto"),
+                "ns-2's default agents have no F-RTO (leave frto out)",
             ));
         }
         if self.ack != AckKind::Immediate {

@@ -110,7 +110,8 @@ fn toml_error(text: &str, e: &toml::de::Error) -> Error {
 
 /// Deserializes a TOML value (also what Python dicts become), then validates every field (see
 /// `parse`; `crate::load_value` also checks placement).
-pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
+pub fn from_value(mut doc: toml::Value) -> Result<Scenario, Error> {
+    apply_profiles(&mut doc);
     let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
         let path = e.path().to_string();
         // toml appends its own, less precise key path on a second line: keep the first.
@@ -129,6 +130,24 @@ pub fn from_value(doc: toml::Value) -> Result<Scenario, Error> {
     })?;
     scenario.validate()?;
     Ok(scenario)
+}
+
+/// Fills in the defaults of `profile = "linux"` in every flow table that names it (flows and
+/// background TCP groups), before the document is read (`flow::linux_defaults`).
+fn apply_profiles(doc: &mut toml::Value) {
+    let Some(top) = doc.as_table_mut() else { return };
+    if let Some(toml::Value::Array(flows)) = top.get_mut("flows") {
+        for f in flows.iter_mut().filter_map(toml::Value::as_table_mut) {
+            flow::linux_defaults(f);
+        }
+    }
+    if let Some(toml::Value::Array(groups)) = top.get_mut("traffic") {
+        for g in groups.iter_mut().filter_map(toml::Value::as_table_mut) {
+            if let Some(t) = g.get_mut("tcp").and_then(toml::Value::as_table_mut) {
+                flow::linux_defaults(t);
+            }
+        }
+    }
 }
 
 /// `--set a.b.0.c=value`: the value is read as a TOML literal (number, bool, string, array,

@@ -204,7 +204,7 @@ impl TrafficSpec {
         }
         if let Some(t) = &self.tcp {
             t.validate(&format!("{at}.tcp"))?;
-            if t.profile.is_some() && self.kind == TrafficKind::Http {
+            if t.profile == Some(super::flow::Profile::Ns2) && self.kind == TrafficKind::Http {
                 return Err(invalid(
                     format!("{at}.tcp.profile"),
                     "the ns2 profile models ns-2's FTP agents, which cannot wait for an application's \

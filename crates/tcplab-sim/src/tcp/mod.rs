@@ -9,6 +9,7 @@
 pub mod cc;
 pub mod endpoint;
 pub mod instruments;
+pub mod linux_ack;
 pub mod ns2;
 pub mod receiver;
 pub mod recovery;
@@ -87,6 +88,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         dupthresh: f.dupthresh,
         limited_transmit: f.limited_transmit,
         idle_restart: f.idle_restart,
+        frto: f.frto,
         sack: f.tcp.variant.uses_sack(),
     };
     let t = &f.tcp;
@@ -101,12 +103,20 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
             t.partial_deflation.unwrap_or(true),
             t.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
         )),
-        Variant::Sack if t.prr.unwrap_or(false) => LossRecovery::Sack(sack_recovery::SackRecovery::prr()),
-        Variant::Sack => LossRecovery::Sack(sack_recovery::SackRecovery::new(false)),
+        Variant::Sack => LossRecovery::Sack(sack_recovery::SackRecovery::with(
+            t.prr.unwrap_or(false),
+            t.rack.unwrap_or(false),
+        )),
         Variant::Sackrh => LossRecovery::Sack(sack_recovery::SackRecovery::new(true)),
         Variant::Fack => LossRecovery::Fack(Default::default()),
     };
-    Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f))
+    let rack = t.rack.unwrap_or(false);
+    let mut s = Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f));
+    if let Some(sb) = &mut s.core.sb {
+        // RACK reads the segments each ACK delivers (RFC 8985 Sec. 6.2 steps 2-3).
+        sb.log_delivered = rack;
+    }
+    s
 }
 
 /// The congestion control a flow's spec describes (`cc`, or the variant's default).
@@ -166,11 +176,17 @@ pub fn receiver_for(f: &FlowSpec) -> Receiver {
             threshold: ((f.rwnd.0 as f64 * BSD_ACK_FRACTION).ceil() as u64).max(1),
             tick: BSD_FAST_TICK,
         },
+        AckKind::Linux => AckPolicy::Linux(linux_ack::LinuxAck::new(f.mss as u64, f.rwnd.0, f.min_rto.0)),
     };
     let r = Receiver::new(f.header(), policy);
     if f.sack_receiver() {
         // RFC 2018: 4 blocks fit the 40-byte option space, 3 beside the timestamp option.
-        r.with_sack(if f.timestamps { 3 } else { 4 })
+        let r = r.with_sack(if f.timestamps { 3 } else { 4 });
+        if f.dsack {
+            r.with_dsack()
+        } else {
+            r
+        }
     } else {
         r
     }
@@ -205,8 +221,9 @@ pub fn endpoints_for(
 /// The ns-2 agent and sink of a flow with `profile = "ns2"` (None for native flows).
 fn ns2_endpoints_for(f: &FlowSpec) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
     use crate::scenario::Profile;
-    f.profile?;
-    debug_assert_eq!(f.profile, Some(Profile::Ns2));
+    if f.profile != Some(Profile::Ns2) {
+        return None;
+    }
     let variant = match f.tcp.variant {
         Variant::Tahoe => ns2::Ns2Variant::Tahoe,
         Variant::Reno => ns2::Ns2Variant::Reno,

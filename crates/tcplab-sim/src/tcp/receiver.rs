@@ -1,7 +1,9 @@
-//! The TCP receiver: cumulative ACKs, out-of-order buffering, and the ACK policy
-//! (every segment, or delayed per RFC 1122 Sec. 4.2.3.2 / RFC 5681 Sec. 4.2).
-//! Sans-IO: it takes `(now, segment)` and returns ACKs and its next deadline.
+//! The TCP receiver: cumulative ACKs, out-of-order buffering, SACK and D-SACK blocks, and the
+//! ACK policy (every segment, delayed per RFC 1122 Sec. 4.2.3.2 / RFC 5681 Sec. 4.2, or
+//! Linux's, `linux_ack.rs`). Sans-IO: it takes `(now, segment)` and returns ACKs and its next
+//! deadline.
 
+use super::linux_ack::LinuxAck;
 use super::segment::{SackBlocks, Segment};
 use crate::time::SimTime;
 
@@ -18,6 +20,9 @@ pub enum AckPolicy {
     /// 4.3BSD: ACK once `threshold` bytes (35% of the window) are unacknowledged, otherwise on
     /// the next edge of the 200 ms fast timer (edges at multiples of `tick`).
     Bsd43 { threshold: u64, tick: SimTime },
+    /// Linux 6.x (`linux_ack.rs`): quick ACKs at the start and after idle, every second full
+    /// segment, a delayed-ACK timeout from the ato estimator between 40 and 200 ms.
+    Linux(LinuxAck),
 }
 
 #[derive(Clone, Debug)]
@@ -32,6 +37,10 @@ pub struct Receiver {
     arrivals: u64,
     /// SACK blocks per ACK (RFC 2018: 4 fit in the option space, 3 beside timestamps); 0 = off.
     max_sack_blocks: u8,
+    /// Report duplicate data in a D-SACK block (RFC 2883), with SACK on.
+    dsack: bool,
+    /// The duplicate range the next ACK reports (RFC 2883 Sec. 4 rule 2: in one ACK only).
+    pending_dsack: Option<(u64, u64)>,
     /// In-order segments (and bytes) received and not yet acknowledged.
     unacked_segments: u32,
     unacked_bytes: u64,
@@ -53,6 +62,8 @@ impl Receiver {
             ooo: Vec::new(),
             arrivals: 0,
             max_sack_blocks: 0,
+            dsack: false,
+            pending_dsack: None,
             unacked_segments: 0,
             unacked_bytes: 0,
             delack_deadline: None,
@@ -66,6 +77,12 @@ impl Receiver {
     /// Sends SACK blocks (RFC 2018), at most `max_blocks` per ACK.
     pub fn with_sack(mut self, max_blocks: u8) -> Self {
         self.max_sack_blocks = max_blocks.min(4);
+        self
+    }
+
+    /// Reports duplicate segments in D-SACK blocks (RFC 2883; needs `with_sack`).
+    pub fn with_dsack(mut self) -> Self {
+        self.dsack = true;
         self
     }
 
@@ -88,15 +105,26 @@ impl Receiver {
         self.arrivals += 1;
         let (start, end) = (seg.seq, seg.end());
         if end <= self.rcv_nxt {
-            // Entirely old data: a duplicate. ACK at once so the sender learns where we are.
+            // Entirely old data: a duplicate. ACK at once so the sender learns where we are
+            // (Linux: `tcp_enter_quickack_mode` too), reporting it as a D-SACK.
+            self.note_duplicate(start, end);
+            if let AckPolicy::Linux(l) = &mut self.policy {
+                l.enter_quickack_mode();
+            }
             self.send_ack(out);
             return;
         }
         if start > self.rcv_nxt {
             // A gap: buffer it and send an immediate (duplicate) ACK (RFC 5681 Sec. 4.2).
+            if self.ooo.iter().any(|&(s, e, _)| s <= start && end <= e) {
+                self.note_duplicate(start, end);
+            }
             self.insert_ooo(start, end);
             self.send_ack(out);
             return;
+        }
+        if start < self.rcv_nxt {
+            self.note_duplicate(start, self.rcv_nxt); // partly old (RFC 2883 Sec. 4.1.x)
         }
         // In order (possibly overlapping old data): advance, then absorb buffered data.
         let had_gap = !self.ooo.is_empty();
@@ -110,15 +138,33 @@ impl Receiver {
             self.ooo.remove(0);
         }
         self.bytes_delivered += self.rcv_nxt - before;
-        if had_gap {
+        if let AckPolicy::Linux(l) = &mut self.policy {
+            l.on_data(now);
+        }
+        if had_gap || self.pending_dsack.is_some() {
             // Data that fills all or part of a gap is acknowledged at once (RFC 5681 Sec. 4.2).
             self.send_ack(out);
             return;
         }
         self.unacked_segments += 1;
         self.unacked_bytes += self.rcv_nxt - before;
+        if let AckPolicy::Linux(l) = self.policy {
+            // __tcp_ack_snd_check: more than one full segment unacknowledged, or quick-ACK
+            // mode: now; else tcp_send_delayed_ack.
+            let at = if l.ack_now(self.unacked_bytes) {
+                None
+            } else {
+                l.delayed_deadline(now, self.delack_deadline)
+            };
+            match at {
+                Some(at) => self.delack_deadline = Some(at),
+                None => self.send_ack(out),
+            }
+            return;
+        }
         let (k, deadline) = match self.policy {
             AckPolicy::Immediate => (1, now),
+            AckPolicy::Linux(_) => unreachable!("handled above"),
             AckPolicy::Delayed { timeout } => (2, now + timeout),
             AckPolicy::Every { k, timeout } => (k, now + timeout),
             AckPolicy::Bsd43 { threshold, tick } => {
@@ -139,6 +185,9 @@ impl Receiver {
     /// The delayed-ACK timer may have expired.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if matches!(self.delack_deadline, Some(d) if d <= now) {
+            if let AckPolicy::Linux(l) = &mut self.policy {
+                l.on_delack_timer();
+            }
             self.send_ack(out);
         }
     }
@@ -160,25 +209,49 @@ impl Receiver {
     /// follow in order of their latest update.
     fn sack_blocks(&self) -> SackBlocks {
         let mut b = SackBlocks::default();
-        if self.max_sack_blocks == 0 || self.ooo.is_empty() {
+        if self.max_sack_blocks == 0 {
+            return b;
+        }
+        if let Some((s, e)) = self.pending_dsack {
+            // RFC 2883 Sec. 4: the D-SACK block first (below the cumulative ACK it is a
+            // negative offset); a duplicate inside an out-of-order range is followed by that
+            // range, which the arrival just made the most recent.
+            let off = |x: u64| x.wrapping_sub(self.rcv_nxt) as u32;
+            b.blocks[0] = (off(s), off(e));
+            b.n = 1;
+            b.dsack = true;
+        }
+        if self.ooo.is_empty() {
             return b;
         }
         let mut ranges: Vec<&(u64, u64, u64)> = self.ooo.iter().collect();
         ranges.sort_by_key(|r| std::cmp::Reverse(r.2));
-        for &&(s, e, _) in ranges.iter().take(self.max_sack_blocks as usize) {
+        for &&(s, e, _) in ranges.iter().take(self.max_sack_blocks as usize - b.n as usize) {
             b.blocks[b.n as usize] = ((s - self.rcv_nxt) as u32, (e - self.rcv_nxt) as u32);
             b.n += 1;
         }
         b
     }
 
+    /// Duplicate data [start, end) arrived: the next ACK reports it (RFC 2883), if D-SACK is
+    /// on and the gap to rcv_nxt fits the signed 32-bit offset of a SACK block.
+    fn note_duplicate(&mut self, start: u64, end: u64) {
+        if self.dsack && self.max_sack_blocks > 0 && self.rcv_nxt - start.min(self.rcv_nxt) < 1 << 31 {
+            self.pending_dsack = Some((start, end));
+        }
+    }
+
     fn send_ack(&mut self, out: &mut Vec<Segment>) {
+        if let AckPolicy::Linux(l) = &mut self.policy {
+            l.on_ack_sent();
+        }
         self.unacked_segments = 0;
         self.unacked_bytes = 0;
         self.delack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
         self.acks_sent += 1;
         let sack = self.sack_blocks();
+        self.pending_dsack = None;
         out.push(Segment {
             ts_ecr: self.ts_recent,
             sack,
@@ -309,5 +382,111 @@ mod tests {
         let last = out.last().unwrap();
         let blocks: Vec<(u64, u64)> = last.sack.iter(last.ack).collect();
         assert_eq!(blocks, vec![(300, 600), (900, 1000), (700, 800)]);
+    }
+
+    fn linux(rwnd: u64) -> Receiver {
+        let l = LinuxAck::new(1000, rwnd, SimTime::from_ms(200));
+        Receiver::new(40, AckPolicy::Linux(l)).with_sack(3).with_dsack()
+    }
+
+    fn linux_state(r: &Receiver) -> LinuxAck {
+        match r.policy {
+            AckPolicy::Linux(l) => l,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn linux_quick_acks_at_the_start_then_every_second_full_segment() {
+        // 64 KB / (2 x 1000) = 32 quick ACKs, at most TCP_MAX_QUICKACKS = 16: segments 0-15
+        // (one per ms) are acknowledged one by one, then every second one.
+        let mut r = linux(1 << 20);
+        let mut out = vec![];
+        for k in 0..20u64 {
+            r.on_segment(SimTime::from_ms(k), &seg(1000 * k, 1000, k), &mut out);
+        }
+        let mut want: Vec<u64> = (1..=16).map(|k| 1000 * k).collect();
+        want.extend([18000, 20000]);
+        assert_eq!(acks(&out), want);
+        // A small window: rcv_wnd / (2 rcv_mss) = 8000 / 2000 = 4 quick ACKs.
+        let mut r = linux(8000);
+        let mut out = vec![];
+        for k in 0..8u64 {
+            r.on_segment(SimTime::from_ms(k), &seg(1000 * k, 1000, k), &mut out);
+        }
+        assert_eq!(acks(&out), vec![1000, 2000, 3000, 4000, 6000, 8000]);
+    }
+
+    #[test]
+    fn linux_delayed_ack_timeout_follows_ato_and_idle_restarts_quick_acks() {
+        let mut r = linux(8000); // 4 quick ACKs
+        let mut out = vec![];
+        for k in 0..4u64 {
+            r.on_segment(SimTime::from_ms(k), &seg(1000 * k, 1000, k), &mut out);
+        }
+        // Quick mode over: ato = TCP_ATO_MIN. A lone segment at 10 ms (m = 7 ms <= 20 ms:
+        // ato = 40/2 + 20 = 40 ms) waits 40 ms; the timer firing doubles ato to 80 ms.
+        assert_eq!(linux_state(&r).quick, 0);
+        r.on_segment(SimTime::from_ms(10), &seg(4000, 1000, 10), &mut out);
+        assert_eq!(r.deadline(), Some(SimTime::from_ms(50)));
+        r.on_timer(SimTime::from_ms(50), &mut out);
+        assert_eq!(acks(&out).last(), Some(&5000));
+        assert_eq!(linux_state(&r).ato, SimTime::from_ms(80));
+        // m = 140 ms (between ato and the RTO): ato stays 80 ms, the ACK waits 80 ms and the
+        // timer doubles ato again, to 160 ms.
+        r.on_segment(SimTime::from_ms(150), &seg(5000, 1000, 150), &mut out);
+        assert_eq!(r.deadline(), Some(SimTime::from_ms(230)));
+        r.on_timer(SimTime::from_ms(230), &mut out);
+        assert_eq!(linux_state(&r).ato, SimTime::from_ms(160));
+        // m = 50 ms < ato: ato = 160/2 + 50 = 130 ms.
+        r.on_segment(SimTime::from_ms(200), &seg(6000, 1000, 200), &mut out);
+        assert_eq!(linux_state(&r).ato, SimTime::from_ms(130));
+        assert_eq!(r.deadline(), Some(SimTime::from_ms(330)));
+        // The second full segment is acknowledged at once; after that, an idle gap above the
+        // RTO (200 ms) re-enters quick-ACK mode: the next 4 segments are acknowledged one by
+        // one.
+        r.on_segment(SimTime::from_ms(300), &seg(7000, 1000, 300), &mut out);
+        assert_eq!(acks(&out).last(), Some(&8000));
+        let n = out.len();
+        for k in 0..4u64 {
+            r.on_segment(
+                SimTime::from_ms(600 + k),
+                &seg(8000 + 1000 * k, 1000, 600),
+                &mut out,
+            );
+        }
+        assert_eq!(acks(&out[n..]), vec![9000, 10000, 11000, 12000]);
+    }
+
+    #[test]
+    fn dsack_reports_each_duplicate_once_first_rfc2883() {
+        let mut r = Receiver::new(40, AckPolicy::Immediate).with_sack(3).with_dsack();
+        let mut out = vec![];
+        let blocks =
+            |p: &Segment| -> (bool, Vec<(u64, u64)>) { (p.sack.dsack, p.sack.iter(p.ack).collect()) };
+        r.on_segment(SimTime(0), &seg(0, 100, 0), &mut out);
+        r.on_segment(SimTime(0), &seg(100, 100, 0), &mut out);
+        // Sec. 4.1.1: a duplicate below the cumulative ACK; the next ACK has no D-SACK.
+        r.on_segment(SimTime(0), &seg(0, 100, 0), &mut out);
+        assert_eq!(blocks(&out[2]), (true, vec![(0, 100)]));
+        assert_eq!(out[2].sack.dsack_block(200), Some((0, 100)));
+        // 200..300 lost, 300..500 arrive, then 300..400 again: D-SACK first, then the
+        // out-of-order block containing it (Sec. 4 rule 4).
+        r.on_segment(SimTime(0), &seg(300, 100, 0), &mut out);
+        assert_eq!(blocks(out.last().unwrap()), (false, vec![(300, 400)]));
+        r.on_segment(SimTime(0), &seg(400, 100, 0), &mut out);
+        r.on_segment(SimTime(0), &seg(300, 100, 0), &mut out);
+        assert_eq!(blocks(out.last().unwrap()), (true, vec![(300, 400), (300, 500)]));
+        // A segment partly below rcv_nxt: the old part is the duplicate.
+        r.on_segment(SimTime(0), &seg(150, 150, 0), &mut out);
+        let last = out.last().unwrap();
+        assert_eq!(last.ack, 500);
+        assert_eq!(blocks(last), (true, vec![(150, 200)]));
+        // Without dsack the same duplicate carries no block.
+        let mut r = Receiver::new(40, AckPolicy::Immediate).with_sack(3);
+        let mut out = vec![];
+        r.on_segment(SimTime(0), &seg(0, 100, 0), &mut out);
+        r.on_segment(SimTime(0), &seg(0, 100, 0), &mut out);
+        assert!(out[1].sack.is_empty());
     }
 }

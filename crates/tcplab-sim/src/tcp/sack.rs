@@ -2,6 +2,7 @@
 //! receiver has SACKed, which were retransmitted in the current recovery, and from these
 //! IsLost, pipe and NextSeg. Segments are whole transmissions (never re-split), kept in order.
 
+use crate::time::SimTime;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,6 +14,12 @@ pub struct Seg {
     pub rtx: bool,
     /// snd_max when it was last retransmitted (FACK's lost-retransmission detection).
     pub rtx_snd_max: u64,
+    /// When it was last (re)transmitted: RACK's Segment.xmit_ts (RFC 8985 Sec. 5.2).
+    pub xmit_ts: SimTime,
+    /// RACK marked it lost (RFC 8985 Sec. 6.2 step 5) and it has not been retransmitted since.
+    pub lost: bool,
+    /// Retransmitted at least once (RFC 8985's Segment.retransmitted; `rtx` is per recovery).
+    pub retransmitted: bool,
 }
 
 impl Seg {
@@ -30,6 +37,10 @@ pub struct Scoreboard {
     segs: VecDeque<Seg>,
     /// One past the highest SACKed byte (snd.fack of FACK, minus snd_una's floor).
     highest_sacked: u64,
+    /// With `log_delivered` on (RACK), the segments the last ACK delivered (cumulatively or by
+    /// SACK), for RFC 8985 Sec. 6.2 steps 2-3; the sender clears it before each ACK.
+    pub log_delivered: bool,
+    pub delivered: Vec<Seg>,
 }
 
 impl Scoreboard {
@@ -37,8 +48,8 @@ impl Scoreboard {
         &self.segs
     }
 
-    /// A new segment went out at the right edge.
-    pub fn on_send_new(&mut self, start: u64, end: u64) {
+    /// A new segment went out at the right edge at `now`.
+    pub fn on_send_new(&mut self, start: u64, end: u64, now: SimTime) {
         debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
         self.segs.push_back(Seg {
             start,
@@ -46,6 +57,9 @@ impl Scoreboard {
             sacked: false,
             rtx: false,
             rtx_snd_max: 0,
+            xmit_ts: now,
+            lost: false,
+            retransmitted: false,
         });
     }
 
@@ -53,7 +67,10 @@ impl Scoreboard {
     pub fn on_cumulative_ack(&mut self, ack: u64) {
         while let Some(front) = self.segs.front_mut() {
             if front.end <= ack {
-                self.segs.pop_front();
+                let seg = self.segs.pop_front().expect("front exists");
+                if self.log_delivered && !seg.sacked {
+                    self.delivered.push(seg);
+                }
             } else {
                 if front.start < ack {
                     front.start = ack;
@@ -75,8 +92,12 @@ impl Scoreboard {
                 }
                 if seg.start >= s && seg.end <= e && !seg.sacked {
                     seg.sacked = true;
+                    seg.lost = false;
                     changed = true;
                     self.highest_sacked = self.highest_sacked.max(seg.end);
+                    if self.log_delivered {
+                        self.delivered.push(*seg);
+                    }
                 }
             }
         }
@@ -88,6 +109,7 @@ impl Scoreboard {
         for s in &mut self.segs {
             s.sacked = false;
             s.rtx = false;
+            s.lost = false;
         }
         self.highest_sacked = 0;
     }
@@ -109,12 +131,47 @@ impl Scoreboard {
         self.segs.get(i).filter(|s| s.start <= seq).copied()
     }
 
-    pub fn mark_rtx(&mut self, start: u64, snd_max: u64) {
+    /// The segment at `start` was retransmitted at `now`: RACK's xmit_ts moves to now, and a
+    /// segment RACK had marked lost is in flight again.
+    pub fn mark_rtx(&mut self, start: u64, snd_max: u64, now: SimTime) {
         let i = self.segs.partition_point(|s| s.end <= start);
         if let Some(s) = self.segs.get_mut(i) {
             s.rtx = true;
             s.rtx_snd_max = snd_max;
+            s.xmit_ts = now;
+            s.lost = false;
+            s.retransmitted = true;
         }
+    }
+
+    /// Segments SACKed above the cumulative ACK (RACK.segs_sacked, RFC 8985 Sec. 6.2 step 4).
+    pub fn sacked_segments(&self) -> u32 {
+        self.segs.iter().filter(|s| s.sacked).count() as u32
+    }
+
+    /// Mutable access for RACK's loss marking (RFC 8985 Sec. 6.2 step 5).
+    pub fn segments_mut(&mut self) -> impl Iterator<Item = &mut Seg> {
+        self.segs.iter_mut()
+    }
+
+    /// RACK's lost flags (RFC 8985 replaces RFC 6675's IsLost with them).
+    pub fn rack_lost_flags(&self) -> Vec<bool> {
+        self.segs.iter().map(|s| s.lost).collect()
+    }
+
+    /// RACK's pipe: the unSACKed segments not marked lost (a retransmission that is again in
+    /// flight counts once; Linux's packets_out - (sacked_out + lost_out) + retrans_out).
+    pub fn rack_pipe(&self) -> u64 {
+        self.segs
+            .iter()
+            .filter(|s| !s.sacked && !s.lost)
+            .map(Seg::len)
+            .sum()
+    }
+
+    /// The first unSACKed segment RACK marked lost (its retransmission clears the mark).
+    pub fn first_rack_lost(&self) -> Option<Seg> {
+        self.segs.iter().find(|s| !s.sacked && s.lost).copied()
     }
 
     /// Makes segment `i` eligible for retransmission again (its retransmission was lost).
@@ -197,7 +254,7 @@ mod tests {
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::default();
         for k in 0..n {
-            b.on_send_new(k * 100, (k + 1) * 100);
+            b.on_send_new(k * 100, (k + 1) * 100, SimTime::ZERO);
         }
         b
     }
@@ -218,7 +275,7 @@ mod tests {
         // pipe: unSACKed and not lost = 6, 7, 8, 9 = 400 bytes.
         assert_eq!(b.pipe(&lost), 400);
         assert_eq!(b.first_lost_hole(&lost).unwrap().start, 0);
-        b.mark_rtx(0, 1000);
+        b.mark_rtx(0, 1000, SimTime::ZERO);
         // A retransmitted lost segment counts once in pipe (RFC 6675 SetPipe).
         assert_eq!(b.pipe(&lost), 500);
         assert_eq!(b.first_lost_hole(&lost).unwrap().start, 200);
@@ -233,9 +290,9 @@ mod tests {
     fn bytes_rule_marks_loss_with_fewer_segments() {
         // Two SACKed segments of 150 bytes (> 2 * 100) above segment 0 make it lost.
         let mut b = Scoreboard::default();
-        b.on_send_new(0, 100);
-        b.on_send_new(100, 250);
-        b.on_send_new(250, 400);
+        b.on_send_new(0, 100, SimTime::ZERO);
+        b.on_send_new(100, 250, SimTime::ZERO);
+        b.on_send_new(250, 400, SimTime::ZERO);
         b.on_sack([(100, 400)].into_iter());
         assert_eq!(b.lost_flags(3, 100), vec![true, false, false]);
     }

@@ -5,19 +5,42 @@
 use crate::time::SimTime;
 
 /// Up to four SACK blocks (RFC 2018), stored as [start, end) offsets above the cumulative
-/// ACK so a segment stays small. Block 0 is the most recent (RFC 2018 Sec. 4).
+/// ACK so a segment stays small. Block 0 is the most recent (RFC 2018 Sec. 4), or, with
+/// `dsack`, a D-SACK block (RFC 2883 Sec. 4): the duplicate data the receiver just got, which
+/// may lie below the cumulative ACK, so its offsets are read as signed (wrapping) 32-bit
+/// numbers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     pub n: u8,
+    /// Block 0 reports a duplicate (RFC 2883 D-SACK).
+    pub dsack: bool,
     pub blocks: [(u32, u32); 4],
 }
 
 impl SackBlocks {
     /// The blocks as absolute [start, end) sequence ranges.
     pub fn iter(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let dsack = self.dsack;
         self.blocks[..self.n as usize]
             .iter()
-            .map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+            .enumerate()
+            .map(move |(i, &(s, e))| {
+                if i == 0 && dsack {
+                    let at = |o: u32| ack.wrapping_add(o as i32 as i64 as u64);
+                    (at(s), at(e))
+                } else {
+                    (ack + s as u64, ack + e as u64)
+                }
+            })
+    }
+
+    /// The D-SACK block (RFC 2883), if block 0 is one, as an absolute [start, end) range.
+    pub fn dsack_block(&self, ack: u64) -> Option<(u64, u64)> {
+        if self.dsack && self.n > 0 {
+            self.iter(ack).next()
+        } else {
+            None
+        }
     }
 
     pub fn is_empty(&self) -> bool {

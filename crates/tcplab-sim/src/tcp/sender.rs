@@ -13,7 +13,7 @@
 //! send and its next deadline.
 
 use super::cc::{Ack, CongestionControl, Controller};
-use super::recovery::LossRecovery;
+use super::recovery::{AckEvent, LossRecovery};
 use super::rto::RtoEstimator;
 use super::segment::Segment;
 use super::state::{LossSignal, SenderConfig, SenderCore};
@@ -26,6 +26,30 @@ pub struct Sender {
     pub core: SenderCore,
     pub recovery: LossRecovery,
     pub cc: CongestionControl,
+    /// F-RTO's state after a timeout, while it decides whether the timeout was spurious.
+    frto: Option<Frto>,
+    /// Timeouts F-RTO found spurious (and undid).
+    pub spurious_timeouts: u64,
+}
+
+/// F-RTO (RFC 5682 Sec. 2.1) between a timeout and its verdict.
+#[derive(Clone, Copy, Debug)]
+struct Frto {
+    /// Step 2 (waiting for the first ACK after the retransmission) or step 3 (the second).
+    step: u8,
+    /// The window before the timeout, restored if it was spurious.
+    prior: crate::tcp::cc::Window,
+}
+
+/// What F-RTO makes of an ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FrtoVerdict {
+    /// Not in F-RTO, or it ended in conventional recovery: send as usual.
+    Usual,
+    /// Step 2b: two new segments instead of go-back-N.
+    NewData,
+    /// Step 3b: the timeout was spurious.
+    Spurious,
 }
 
 impl Sender {
@@ -39,7 +63,13 @@ impl Sender {
         rtt: RtoEstimator,
     ) -> Self {
         let core = SenderCore::new(flow, node, peer, cfg, cc.initial_window(), rtt);
-        Sender { core, recovery, cc }
+        Sender {
+            core,
+            recovery,
+            cc,
+            frto: None,
+            spurious_timeouts: 0,
+        }
     }
 
     /// The rate the congestion control wants the send loop to pace at (bit/s), if any. Not
@@ -53,9 +83,13 @@ impl Sender {
         self.core.inst.enable_trace(max_points);
     }
 
-    /// When the retransmit timer wants to fire, if it is running.
+    /// When the retransmit timer (or a timer of the loss recovery: RACK's, TLP's) wants to
+    /// fire, if one is running.
     pub fn deadline(&self) -> Option<SimTime> {
-        self.core.rto_deadline
+        match (self.core.rto_deadline, self.recovery.deadline()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Brings the time integrals (mean cwnd) up to `now`.
@@ -104,7 +138,9 @@ impl Sender {
     pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let c = &mut self.core;
         let mut sack_news = false;
+        let (mut rtt_sample, mut acked) = (None, 0);
         if let Some(sb) = &mut c.sb {
+            sb.delivered.clear();
             if ack.ack > c.snd_una {
                 sb.on_cumulative_ack(ack.ack);
             }
@@ -120,6 +156,7 @@ impl Sender {
                 c.timed.filter(|&(end, _)| ack.ack >= end).map(|(_, sent)| sent)
             };
             let rtt = sent.map(|sent| now - sent);
+            (rtt_sample, acked) = (rtt, newly_acked);
             if let Some(sent) = sent {
                 c.rtt.sample(sent, now);
                 c.inst.rtt_sample(now - sent);
@@ -156,19 +193,95 @@ impl Sender {
                 self.recovery.on_dupack(c, &mut self.cc, now, out);
             }
         }
-        self.send(now, out);
+        let ev = AckEvent {
+            ack,
+            rtt: rtt_sample,
+            acked,
+        };
+        self.recovery
+            .on_any_ack(&mut self.core, &mut self.cc, now, ev, out);
+        match self.frto_step(acked > 0) {
+            FrtoVerdict::Usual | FrtoVerdict::Spurious => self.send(now, out),
+            FrtoVerdict::NewData => {
+                // Step 2b: "transmit up to two new (previously unsent) segments": the window
+                // slow start just opened, spent on new data instead of go-back-N.
+                let c = &mut self.core;
+                c.snd_nxt = c.snd_max;
+                for _ in 0..2 {
+                    c.send_new_segment(now, u64::MAX, out);
+                }
+            }
+        }
         self.core.record_trace(now);
+    }
+
+    /// F-RTO (RFC 5682 Sec. 2.1) on an ACK after a timeout; `advanced`: it acknowledged new
+    /// data. Step 2: a duplicate ACK, or one that covers `recover`, means conventional
+    /// recovery; one that advances sends new data instead. Step 3: a duplicate ACK means
+    /// conventional recovery with cwnd at most 3 SMSS; one that advances (acknowledging data
+    /// never retransmitted) shows the timeout was spurious. The response is Linux's
+    /// (`tcp_try_undo_loss` -> `tcp_undo_cwnd_reduction`): cwnd and ssthresh back to at least
+    /// what they were before the timeout, and no go-back-N. The timeout stays counted in the
+    /// instruments.
+    fn frto_step(&mut self, advanced: bool) -> FrtoVerdict {
+        let Some(f) = self.frto else {
+            return FrtoVerdict::Usual;
+        };
+        let c = &mut self.core;
+        let duplicate = !advanced;
+        match f.step {
+            2 if duplicate || c.snd_una >= c.recover => {
+                self.frto = None;
+                FrtoVerdict::Usual
+            }
+            2 if c.app_limit() <= c.snd_max || c.snd_max + c.mss() > c.snd_una + c.cfg.rwnd => {
+                // No new data to probe with, or no window for it: conventional recovery
+                // (Sec. 2.1 step 2b).
+                self.frto = None;
+                FrtoVerdict::Usual
+            }
+            2 => {
+                self.frto = Some(Frto { step: 3, ..f });
+                FrtoVerdict::NewData
+            }
+            _ if duplicate => {
+                self.frto = None;
+                c.win.cwnd = c.win.cwnd.min(3 * c.mss());
+                c.snd_nxt = c.snd_una;
+                FrtoVerdict::Usual
+            }
+            _ => {
+                self.frto = None;
+                self.spurious_timeouts += 1;
+                c.win.cwnd = c.win.cwnd.max(f.prior.cwnd);
+                c.win.ssthresh = c.win.ssthresh.max(f.prior.ssthresh);
+                c.recover = c.snd_una;
+                FrtoVerdict::Spurious
+            }
+        }
     }
 
     /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): the congestion control
     /// sets the window (one segment for AIMD), every variant goes back to snd_una (go-back-N),
     /// and the timer backs off.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        // The recovery's timers first: a loss probe re-arms the retransmit timer (RFC 8985
+        // Sec. 7.3), so a probe due at the same instant as the RTO replaces it.
+        self.recovery.on_timer(&mut self.core, &mut self.cc, now, out);
+        if !out.is_empty() {
+            self.core.record_trace(now);
+        }
         let c = &mut self.core;
         match c.rto_deadline {
             Some(d) if d <= now => {}
             _ => return,
         }
+        // F-RTO (RFC 5682 Sec. 2.1 step 1) on a first timeout outside a loss recovery; a
+        // timeout during F-RTO ends it.
+        let prior = c.win;
+        self.frto =
+            (c.cfg.frto && c.rtt.backoff() == 0 && !self.recovery.in_recovery() && self.frto.is_none())
+                .then_some(Frto { step: 2, prior });
         // A repeated timeout of one segment (the timer is backed off) may keep ssthresh
         // (RFC 5681 Sec. 3.1). FlightSize is the data in flight (RFC 6675 pipe with SACK).
         let loss = c.timeout_loss(now);
@@ -208,6 +321,7 @@ mod tests {
             limited_transmit: false,
             idle_restart: true,
             sack: false,
+            frto: false,
         };
         let cc = CongestionControl::Aimd(Aimd::new(AimdConfig {
             mss: 1000,

@@ -34,6 +34,8 @@ pub struct SenderConfig {
     pub idle_restart: bool,
     /// Keep a SACK scoreboard (SACK-based variants).
     pub sack: bool,
+    /// F-RTO (RFC 5682 Sec. 2.1): detect a spurious retransmit timeout and undo it.
+    pub frto: bool,
 }
 
 /// What a loss recovery did with a new ACK.
@@ -205,14 +207,14 @@ impl SenderCore {
             self.timed = None;
             let snd_max = self.snd_max;
             if let Some(sb) = &mut self.sb {
-                sb.mark_rtx(seq, snd_max);
+                sb.mark_rtx(seq, snd_max, now);
             }
         } else {
             if self.timed.is_none() && !self.cfg.timestamps {
                 self.timed = Some((end, now));
             }
             if let Some(sb) = &mut self.sb {
-                sb.on_send_new(seq, end);
+                sb.on_send_new(seq, end, now);
             }
         }
         self.inst.sent(retransmit);

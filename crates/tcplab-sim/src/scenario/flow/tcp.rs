@@ -52,7 +52,7 @@ impl Variant {
         match self {
             Variant::Reno => &["guard"],
             Variant::Newreno => &["partial_deflation", "partial_ack_timer"],
-            Variant::Sack => &["prr"],
+            Variant::Sack => &["prr", "rack"],
             _ => &[],
         }
     }
@@ -83,6 +83,9 @@ pub struct TcpSpec {
     /// sack: Proportional Rate Reduction (RFC 6937) sets the window during recovery instead of
     /// cutting it to ssthresh at once (default false).
     pub prr: Option<bool>,
+    /// sack: RACK-TLP loss detection (RFC 8985) instead of DupThresh and IsLost, with tail
+    /// loss probes (default false).
+    pub rack: Option<bool>,
     /// Keys of the table that no recovery has (reported by `validate`, which knows the variant).
     unknown: Vec<String>,
 }
@@ -102,6 +105,7 @@ impl TcpSpec {
             ("partial_deflation", self.partial_deflation.is_some()),
             ("partial_ack_timer", self.partial_ack_timer.is_some()),
             ("prr", self.prr.is_some()),
+            ("rack", self.rack.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, given)| given.then_some(k))
@@ -159,6 +163,9 @@ impl Serialize for TcpSpec {
         if let Some(p) = self.prr {
             m.serialize_entry("prr", &p)?;
         }
+        if let Some(r) = self.rack {
+            m.serialize_entry("rack", &r)?;
+        }
         m.end()
     }
 }
@@ -184,6 +191,7 @@ impl<'de> Deserialize<'de> for TcpSpec {
                         "partial_deflation" => t.partial_deflation = Some(map.next_value()?),
                         "partial_ack_timer" => t.partial_ack_timer = Some(map.next_value()?),
                         "prr" => t.prr = Some(map.next_value()?),
+                        "rack" => t.rack = Some(map.next_value()?),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             t.unknown.push(key);
@@ -255,7 +263,7 @@ enum SackName {
     Sack,
 }
 
-/// RFC 6675 SACK recovery and its option.
+/// RFC 6675 SACK recovery and its options.
 #[derive(JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
@@ -263,6 +271,8 @@ struct SackTable {
     variant: SackName,
     /// Proportional Rate Reduction (RFC 6937) during recovery; default false.
     prr: Option<bool>,
+    /// RACK-TLP loss detection (RFC 8985) with tail loss probes; default false.
+    rack: Option<bool>,
 }
 
 #[derive(JsonSchema)]

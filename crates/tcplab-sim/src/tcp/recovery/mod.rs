@@ -10,6 +10,7 @@
 pub mod bsd43;
 pub mod fack;
 pub mod newreno;
+pub mod rack;
 pub mod reno;
 pub mod sack;
 pub mod tahoe;
@@ -22,6 +23,7 @@ use bsd43::Bsd43;
 use fack::Fack;
 use newreno::NewReno;
 use reno::Reno;
+pub use sack::AckEvent;
 use sack::SackRecovery;
 use tahoe::Tahoe;
 
@@ -103,5 +105,41 @@ impl LossRecovery {
 
     pub fn in_recovery(&self) -> bool {
         each!(self, v => v.in_recovery())
+    }
+
+    /// Every ACK, after the duplicate-ACK or new-ACK hook and the congestion control: RACK-TLP's
+    /// per-ACK steps (RFC 8985) for the SACK recovery with `rack`; nothing for the others.
+    pub fn on_any_ack(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        ev: AckEvent<'_>,
+        out: &mut Vec<Segment>,
+    ) {
+        if let LossRecovery::Sack(v) = self {
+            v.on_any_ack(core, cc, now, ev, out)
+        }
+    }
+
+    /// The recovery's own timers (RACK's reordering timer, TLP's probe timer), if any.
+    pub fn deadline(&self) -> Option<SimTime> {
+        match self {
+            LossRecovery::Sack(v) => v.deadline(),
+            _ => None,
+        }
+    }
+
+    /// The recovery's own timers may have expired (before the retransmit timer is looked at).
+    pub fn on_timer(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
+        if let LossRecovery::Sack(v) = self {
+            v.on_timer(core, cc, now, out)
+        }
     }
 }

@@ -18,9 +18,21 @@
 //!                                DeliveredData) + SMSS)      (the slow-start reduction bound)
 //! cwnd = pipe + max(sndcnt, 0); prr_out counts what recovery sends (the fast retransmission
 //! included). RecoverFS = snd.nxt - snd.una at the start. Recovery ends with cwnd = ssthresh.
+//!
+//! With `rack` (RFC 8985, `rack.rs`): RACK-TLP decides what is lost instead of DupThresh and
+//! IsLost. A recovery starts when RACK marks a segment lost (RFC 8985 Sec. 6.2: "upon
+//! detecting new losses ... the sender enters fast recovery"), which sends it at once as
+//! step 4.3 does; pipe counts the unSACKed segments RACK has not marked lost, and NextSeg
+//! sends (1) the first segment marked lost, then (2) new data. RFC 6675's rules 3 and 4 are
+//! not used: they retransmit on a guess, and a retransmission RACK has not found lost is
+//! still in flight (Sec. 9.2: RFC 6675's recovery "MUST NOT be used with RACK-TLP" as is;
+//! Linux's `tcp_xmit_retransmit_queue` likewise sends only segments marked lost). Without
+//! PRR, a lost retransmission found during recovery reduces the window once more (Sec. 9.3).
 
+use super::rack::Rack;
 use super::reduce;
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::cc::Controller;
 use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
@@ -33,6 +45,32 @@ pub struct SackRecovery {
     rescue_rxt: Option<u64>,
     /// RFC 6937 state, with `prr` on.
     prr: Option<Prr>,
+    /// RFC 8985 state, with `rack` on.
+    pub rack: Option<Box<Rack>>,
+}
+
+/// What the sender tells the recovery about every ACK (RACK-TLP's per-ACK steps).
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent<'a> {
+    pub ack: &'a Segment,
+    /// The retransmit timer's RTT sample from this ACK, if any.
+    pub rtt: Option<SimTime>,
+    /// Bytes the cumulative ACK advanced by (0 for a duplicate).
+    pub acked: u64,
+}
+
+/// A further congestion response outside the recovery's own entry (a lost retransmission,
+/// RFC 8985 Sec. 9.3; a loss a probe repaired, Sec. 7.4): cwnd = ssthresh = the controller's
+/// answer for the data actually in flight (RACK's pipe), as after a timeout
+/// (`SenderCore::timeout_loss`): snd_max - snd_una counts the SACKed data and would raise
+/// ssthresh instead of lowering it.
+fn reduce_in_flight(core: &mut SenderCore, cc: &mut CongestionControl, now: SimTime) {
+    let mut loss = core.loss(now);
+    if let Some(sb) = &core.sb {
+        loss.flight_size = sb.rack_pipe();
+    }
+    core.win.ssthresh = cc.ssthresh_after_loss(&loss);
+    core.win.cwnd = core.win.ssthresh;
 }
 
 /// Payload bytes of segments sent (PRR's prr_out counts them).
@@ -66,9 +104,25 @@ impl SackRecovery {
         }
     }
 
+    /// The recovery with PRR on or off and RACK-TLP (RFC 8985) on or off.
+    pub fn with(prr: bool, rack: bool) -> Self {
+        SackRecovery {
+            prr: prr.then(Prr::default),
+            rack: rack.then(Box::default),
+            ..Default::default()
+        }
+    }
+
     /// Outside recovery: remember the SACKed bytes, so that the ACK that starts a recovery
     /// counts only what it SACKed itself as delivered.
     fn note_sacked(&mut self, core: &SenderCore) {
+        if self.rack.is_some() {
+            return; // with RACK, at the end of `on_any_ack`, after detection
+        }
+        self.note_sacked_now(core);
+    }
+
+    fn note_sacked_now(&mut self, core: &SenderCore) {
         if let (Some(p), Some(sb)) = (&mut self.prr, core.sb.as_ref()) {
             p.sacked = sb.sacked_bytes();
         }
@@ -84,7 +138,11 @@ impl SackRecovery {
         p.sacked = sacked;
         p.delivered += delivered;
         let (mss, ssthresh) = (core.mss(), core.win.ssthresh);
-        let pipe = sb.pipe(&sb.lost_flags(core.cfg.dupthresh, mss));
+        let pipe = if self.rack.is_some() {
+            sb.rack_pipe()
+        } else {
+            sb.pipe(&sb.lost_flags(core.cfg.dupthresh, mss))
+        };
         let sndcnt = if pipe > ssthresh {
             // Proportional: the sending rate is ssthresh / RecoverFS of the delivery rate.
             let target = (p.delivered as u128 * ssthresh as u128).div_ceil(p.recover_fs.max(1) as u128);
@@ -116,9 +174,20 @@ impl SackRecovery {
             sb.clear_rtx();
         }
         core.signal_loss(LossSignal::FastRetransmit);
-        let una = core.snd_una;
+        // RFC 6675 Sec. 5 step 4.3: the first segment deemed lost goes out at once (snd_una
+        // by DupThresh; with RACK, the first one it marked).
+        let first = match &mut self.rack {
+            Some(r) => {
+                r.reset_tlp(); // RFC 8985 Sec. 7.1
+                core.sb
+                    .as_ref()
+                    .and_then(|sb| sb.first_rack_lost())
+                    .map_or(core.snd_una, |s| s.start)
+            }
+            None => core.snd_una,
+        };
         let before = out.len();
-        core.send_segment(now, una, out); // RFC 6675 Sec. 5 step 4.3
+        core.send_segment(now, first, out);
         if let Some(p) = &mut self.prr {
             // RFC 6937: RecoverFS = snd.nxt - snd.una; the counters start at 0; the fast
             // retransmission is sent at once (as Linux does) and counts in prr_out. What this
@@ -152,8 +221,11 @@ impl SackRecovery {
     ) {
         if self.in_recovery {
             self.rate_halve(core);
-            self.prr_step(core, 0);
-        } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
+            if self.rack.is_none() {
+                self.prr_step(core, 0);
+            }
+        } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed()
+        {
             self.enter(core, cc, now, out);
         } else {
             self.note_sacked(core);
@@ -175,15 +247,164 @@ impl SackRecovery {
         if core.snd_una >= self.recovery_point {
             core.win.cwnd = core.win.ssthresh;
             self.in_recovery = false;
+            if let Some(r) = &mut self.rack {
+                r.on_recovery_exit();
+            }
         } else {
             self.rate_halve(core);
-            self.prr_step(core, newly_acked);
+            if self.rack.is_none() {
+                self.prr_step(core, newly_acked);
+            }
         }
         AckResult::SET
     }
 
-    pub fn on_timeout(&mut self, _core: &mut SenderCore) {
+    pub fn on_timeout(&mut self, core: &mut SenderCore) {
         self.in_recovery = false;
+        if let Some(r) = &mut self.rack {
+            // RTO recovery until snd_una reaches what was sent before the timeout; go-back-N
+            // resends every unSACKed segment, so RACK's marks start over.
+            r.reset_tlp();
+            r.reo_deadline = None;
+            r.rto_recovery_point = Some(core.snd_max);
+            if let Some(sb) = &mut core.sb {
+                sb.segments_mut().for_each(|s| s.lost = false);
+            }
+        }
+    }
+
+    /// The RACK and loss-probe timers (RFC 8985), if RACK is on.
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.rack.as_ref().and_then(|r| r.deadline())
+    }
+
+    /// RFC 8985's per-ACK steps, after the duplicate-ACK or new-ACK hook: RACK's RTT,
+    /// reordering and D-SACK state (Sec. 6.2 steps 1-4), the probe episode (Sec. 7.4), loss
+    /// detection (step 5) and what it starts, and the loss-probe timer (Sec. 7.2).
+    pub fn on_any_ack(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        ev: AckEvent<'_>,
+        out: &mut Vec<Segment>,
+    ) {
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        let Some(sb) = core.sb.as_mut() else { return };
+        if let Some(rtt) = ev.rtt {
+            r.on_rtt_sample(rtt);
+        }
+        let ts_ecr = core.cfg.timestamps.then_some(ev.ack.ts_ecr);
+        r.update(&mut sb.delivered, ts_ecr, now);
+        sb.delivered.clear();
+        let dsack = ev.ack.sack.dsack_block(ev.ack.ack);
+        r.on_dsack(core.snd_una, core.snd_max, dsack.is_some());
+        if r.rto_recovery_point.is_some_and(|p| core.snd_una >= p) {
+            r.rto_recovery_point = None;
+            r.on_recovery_exit();
+        }
+        // Sec. 7.4: a retransmitted probe repaired a loss: the congestion control reacts once
+        // (Linux: the CWR reduction, cwnd = ssthresh).
+        let dupack_without_sack = ev.acked == 0 && ev.ack.sack.is_empty();
+        if r.tlp_process_ack(ev.ack.ack, dsack, dupack_without_sack) && !self.in_recovery {
+            reduce_in_flight(core, cc, now);
+            core.signal_loss(LossSignal::FastRetransmit);
+        }
+        let was_in_recovery = self.in_recovery;
+        self.rack_detect(core, cc, now, out);
+        if was_in_recovery && self.in_recovery {
+            // PRR's step after RACK's marks (Linux: tcp_fastretrans_alert, then
+            // tcp_cwnd_reduction); a recovery entered on this ACK took its first step.
+            self.prr_step(core, ev.acked);
+        }
+        if !self.in_recovery {
+            self.note_sacked_now(core);
+        }
+        // Sec. 7.2: an ACK of new data restarts the loss-probe timer.
+        if ev.acked > 0 {
+            self.arm_pto(core, now);
+        }
+    }
+
+    /// RACK_detect_loss_and_arm_timer (RFC 8985 Sec. 6.2 step 5), and what a loss starts: a
+    /// fast recovery, or, inside one and without PRR, a further reduction for a lost
+    /// retransmission (Sec. 9.3).
+    fn rack_detect(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        let Some(sb) = core.sb.as_mut() else { return };
+        let srtt = core.rtt.srtt();
+        let reo_wnd = r.reo_wnd(self.in_recovery, sb.sacked_segments(), core.cfg.dupthresh, srtt);
+        let found = r.detect_loss(sb, now, reo_wnd);
+        if found.lost == 0 {
+            return;
+        }
+        if !self.in_recovery && r.rto_recovery_point.is_none() {
+            self.enter(core, cc, now, out);
+        } else if self.in_recovery && found.lost_retransmission && self.prr.is_none() {
+            reduce_in_flight(core, cc, now);
+            core.signal_loss(LossSignal::FastRetransmit);
+        }
+    }
+
+    /// Sec. 7.2: (re)arms the loss-probe timer when data is outstanding, outside fast and RTO
+    /// recovery, with nothing SACKed; disarms it otherwise.
+    fn arm_pto(&mut self, core: &SenderCore, now: SimTime) {
+        let in_recovery = self.in_recovery;
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        let sacked = core.sb.as_ref().map_or(0, |sb| sb.sacked_segments());
+        if in_recovery || r.rto_recovery_point.is_some() || sacked > 0 || core.snd_una >= core.snd_max {
+            r.pto_deadline = None;
+            return;
+        }
+        r.arm_pto(
+            now,
+            core.rtt.srtt(),
+            core.flight_size(),
+            core.mss(),
+            core.rto_deadline,
+        );
+    }
+
+    /// The RACK timer or the loss-probe timer may have expired.
+    pub fn on_timer(
+        &mut self,
+        core: &mut SenderCore,
+        cc: &mut CongestionControl,
+        now: SimTime,
+        out: &mut Vec<Segment>,
+    ) {
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        if r.reo_deadline.is_some_and(|d| d <= now) {
+            self.rack_detect(core, cc, now, out);
+            self.send(core, now, out);
+        }
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        if r.pto_deadline.is_some_and(|d| d <= now) {
+            r.pto_deadline = None;
+            // Sec. 7.3: a probe if none is in flight and an RTT sample came since the last;
+            // new data if the receiver's window allows, else the highest segment sent.
+            if r.may_probe() {
+                let before = out.len();
+                if core.send_new_segment(now, u64::MAX, out) {
+                    r.probe_sent(core.snd_max, false);
+                } else if let Some(last) = core.sb.as_ref().and_then(|sb| sb.segments().back().copied()) {
+                    core.send_segment(now, last.start, out);
+                    r.probe_sent(core.snd_max, true);
+                }
+                if let Some(p) = &mut self.prr {
+                    p.out += payload(&out[before..]);
+                }
+            }
+            // "regardless of whether a loss probe was sent, the sender MUST re-arm the RTO
+            // timer, not the PTO timer".
+            core.rto_deadline = Some(core.rtt.deadline(now));
+        }
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -192,8 +413,13 @@ impl SackRecovery {
 
     pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         if !self.in_recovery {
-            let w = core.win.cwnd;
-            return core.send_allowed(now, w, out);
+            let (w, high) = (core.win.cwnd, core.snd_max);
+            core.send_allowed(now, w, out);
+            // RFC 8985 Sec. 7.2: new data sent restarts the loss-probe timer.
+            if self.rack.is_some() && core.snd_max > high {
+                self.arm_pto(core, now);
+            }
+            return;
         }
         let before = out.len();
         self.send_in_recovery(core, now, out);
@@ -204,6 +430,20 @@ impl SackRecovery {
 
     fn send_in_recovery(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         let (dupthresh, mss) = (core.cfg.dupthresh, core.mss());
+        if self.rack.is_some() {
+            // NextSeg with RACK's marks: the first lost segment, then new data.
+            loop {
+                let Some(sb) = core.sb.as_ref() else { return };
+                if core.win.cwnd < sb.rack_pipe() + mss {
+                    return;
+                }
+                if let Some(seg) = sb.first_rack_lost() {
+                    core.send_segment(now, seg.start, out);
+                } else if !core.send_new_segment(now, u64::MAX, out) {
+                    return;
+                }
+            }
+        }
         loop {
             let Some(sb) = core.sb.as_ref() else { return };
             let lost = sb.lost_flags(dupthresh, mss);

@@ -124,9 +124,12 @@ def run(
     wide: bool = typer.Option(False, "--wide", help="Print every column and link (wider than 80 columns)."),
 ) -> None:
     """Run one simulation and print per-flow and per-link results beside the Mathis prediction."""
-    from tcplab import results
-    from tcplab.simulation import ScenarioError, resolve, run as run_scenario
-    from tcplab.sweep import run_key
+    try:  # Ctrl-C while the heavy modules load is still "interrupted", not click's "Aborted!"
+        from tcplab import results
+        from tcplab.simulation import ScenarioError, resolve, run as run_scenario
+        from tcplab.sweep import run_key
+    except KeyboardInterrupt:
+        _interrupted()
 
     if out is not None and out.suffix != ".parquet":
         fail(f"--out {out}: expected a .parquet file name")
@@ -143,8 +146,7 @@ def run(
         message = str(e)
         fail(message if message.startswith(label) else f"{label}: {message}")
     except KeyboardInterrupt:
-        typer.echo("error: interrupted (Ctrl-C): the run stopped, nothing was written", err=True)
-        raise typer.Exit(130)
+        _interrupted()
     if out is not None:
         rows = results.rows(run_key(resolved), resolved, result)
         write_atomically(out, lambda tmp: results.write_file(rows, tmp))
@@ -228,6 +230,11 @@ def _register_subcommands() -> None:
 
 
 _register_subcommands()
+
+
+def _interrupted() -> None:
+    typer.echo("error: interrupted (Ctrl-C): the run stopped, nothing was written", err=True)
+    raise typer.Exit(130)
 
 
 def main() -> None:

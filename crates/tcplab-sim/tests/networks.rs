@@ -437,10 +437,23 @@ fn barakat_first_slow_start_drop_is_where_the_queues_say() {
 #[test]
 fn routes_are_the_all_pairs_tables() {
     use tcplab_sim::net::topology::{shortest_path_routes, Topology};
-    let mut texts: Vec<String> = std::fs::read_dir(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect();
+    // Every scenario file, the papers' (scenarios/papers/<paper>/) included.
+    fn tomls(dir: std::path::PathBuf, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                tomls(path, out);
+            } else if path.extension().is_some_and(|x| x == "toml") {
+                out.push(std::fs::read_to_string(path).unwrap());
+            }
+        }
+    }
+    let mut texts = Vec::new();
+    tomls(
+        format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR")).into(),
+        &mut texts,
+    );
+    assert!(texts.len() > 15, "the scenarios and the papers' scenarios");
     texts.push(GRAPH.to_string());
     let lot = "duration = \"1s\"\n[network.parking_lot]\nn = 3\nthrough = 2\n\
                congested = { rate = \"1Mbit/s\", delay = \"5ms\", queue = { limit = 10 } }\n\

@@ -64,6 +64,7 @@ impl Simulation {
                 let node = l.to;
                 let pkt = l.deliver();
                 self.trace.packet(now, link, PacketEventKind::Receive, &pkt, None);
+                self.trace.captures.delivered(now, link, &pkt);
                 if pkt.dst == node {
                     self.to_endpoint(now, pkt);
                 } else {
@@ -138,6 +139,7 @@ impl Simulation {
             "no route from {node} to {}",
             pkt.dst
         );
+        self.trace.captures.offered(now, link, &pkt);
         let offer = self.links[link as usize].offer(now, pkt);
         match offer {
             Offer::Transmit(t) => self.q.schedule(now + t, Event::TxDone { link }),

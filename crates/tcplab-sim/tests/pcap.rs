@@ -116,7 +116,7 @@ fn bad_captures_are_refused_before_the_run_naming_the_field() {
     );
     let e = load_err(&lossy(f, "").replace("node = \"n0\"", "node = \"n0\", bogus = 1"));
     assert!(e.starts_with("trace.pcap.bogus: unknown field `bogus`, expected one of `link`, `node`"), "{e}");
-    let ns2 = lossy(f, "").replace("tcp = \"sack\"\nack = \"delayed\"\ntimestamps = true", "tcp = \"reno\"\nprofile = \"ns2\"");
+    let ns2 = lossy(f, "").replace("tcp = \"sack\"\nack = \"delayed\"\ntimestamps = true", "tcp = \"reno\"\nack = \"immediate\"\nprofile = \"ns2\"");
     assert!(load_err(&ns2).starts_with("flows[0].profile: \"ns2\" numbers packets"), "{}", load_err(&ns2));
 }
 

@@ -4,6 +4,7 @@
 //! an emulated run is to produce the same records. The simulation writes them through the
 //! bounded [`TraceRecorder`].
 
+pub mod analyze;
 pub mod capture;
 pub mod pcap;
 mod recorder;

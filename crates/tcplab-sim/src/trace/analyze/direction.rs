@@ -84,7 +84,7 @@ pub struct Direction {
     pub snd_max: i64,
     /// Highest relative sequence seen on the wire (for unwrapping) and wraps past 2^32.
     reference: i64,
-    pub wraps: u32,
+    lowest: i64,
     started: bool,
     dupacks: u32,
     fast_since_advance: bool,
@@ -115,12 +115,8 @@ impl Direction {
         let base = *self.base.get_or_insert(raw);
         let rel = raw.wrapping_sub(base);
         let r = self.reference + (rel.wrapping_sub(self.reference as u32) as i32) as i64;
-        if r > self.reference {
-            let before = (self.reference + base as i64) >> 32;
-            let after = (r + base as i64) >> 32;
-            self.wraps += (after - before).max(0) as u32;
-            self.reference = r;
-        }
+        self.reference = self.reference.max(r);
+        self.lowest = self.lowest.min(r);
         r
     }
 
@@ -408,6 +404,12 @@ impl Direction {
     /// Closes the flight integral at the end of the capture.
     pub fn finish(&mut self, now: u64, window: (u64, u64)) {
         self.integrate(now, window);
+    }
+
+    /// Times the wire sequence numbers seen wrapped past 2^32.
+    pub fn wraps(&self) -> u32 {
+        let base = self.base.unwrap_or(0) as i64;
+        (((base + self.reference) >> 32) - ((base + self.lowest) >> 32)).max(0) as u32
     }
 
     /// When the first and the last data segment were seen.

@@ -233,14 +233,14 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
     }
     out.records = cap.records;
     out.truncated_file = cap.truncated;
-    let Skipped { not_tcp, fragments, cut_headers, malformed, untimed } = cap.skipped;
+    let Skipped { not_tcp, fragments, cut_headers, malformed, untimed, .. } = cap.skipped;
     out.skipped_not_tcp = not_tcp;
     out.skipped_fragments = fragments;
     out.skipped_cut_headers = cut_headers;
     out.skipped_malformed = malformed;
     out.skipped_untimed = untimed;
     let Some(t0) = first else {
-        return Ok(out);
+        return Err(CaptureError::NoTcp { records: cap.records, skipped: cap.skipped });
     };
     out.first_ns = t0;
     out.last_ns = last_ns;
@@ -259,8 +259,40 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
                 continue;
             }
             d.finish(end, window);
-            out.directions.push(result(c.id, dir as u32, &c.a, &c.b, d, t0, window_s, end.saturating_sub(start)));
+            let r = result(c.id, dir as u32, &c.a, &c.b, d, t0, window_s, end.saturating_sub(start));
+            if r.mid_stream {
+                out.warnings.push(format!(
+                    "connection {} {} -> {}: no handshake in the capture (it starts mid-stream, or the capture \
+                     is a simulation's); bytes count from the first one seen",
+                    r.conn, r.src, r.dst
+                ));
+            }
+            out.directions.push(r);
         }
+    }
+    let s = &cap.skipped;
+    if cap.truncated {
+        out.warnings.push(format!(
+            "the file ends inside a record: only the {} complete records before it were analyzed",
+            cap.records
+        ));
+    }
+    for (n, what) in [
+        (s.cut_headers, "had their IP or TCP header cut by the snap length"),
+        (s.fragments, "were IP fragments"),
+        (s.malformed, "had impossible header lengths"),
+        (s.untimed, "were pcapng simple packet blocks (no timestamp)"),
+    ] {
+        if n > 0 {
+            out.warnings.push(format!("skipped {n} records that {what}"));
+        }
+    }
+    if s.options_cut > 0 {
+        out.warnings.push(format!(
+            "{} TCP segments had their options cut by the snap length: timestamps or SACK blocks after the cut \
+             are missing from them",
+            s.options_cut
+        ));
     }
     Ok(out)
 }
@@ -417,7 +449,7 @@ fn result(conn: u32, dir: u32, a: &End, b: &End, d: &Direction, t0: u64, window_
         rto_estimate_s: d.rto_estimate_ns().map_or(f64::NAN, |r| r * 1e-9),
         mean_flight_bytes: if span_ns == 0 { f64::NAN } else { c.flight_area as f64 / span_ns as f64 },
         max_flight_bytes: c.flight_max,
-        seq_wraps: d.wraps,
+        seq_wraps: d.wraps(),
         open_episode: d.episode_open(),
     }
 }

@@ -18,6 +18,8 @@ pub enum CaptureError {
     Malformed { offset: u64, message: String },
     /// A link type this reader does not decode.
     LinkType { linktype: u32 },
+    /// The capture holds no TCP segment that could be decoded.
+    NoTcp { records: u64, skipped: Skipped },
     Io(String),
 }
 
@@ -35,6 +37,12 @@ impl fmt::Display for CaptureError {
                 f,
                 "link type {linktype} is not supported (expected Ethernet 1, raw IP 101/228/229, Linux cooked 113/276 \
                  or BSD loopback 0)"
+            ),
+            CaptureError::NoTcp { records, skipped: s } => write!(
+                f,
+                "no TCP segments in the capture ({records} records: {} not IPv4/IPv6 TCP, {} IP fragments, {} with \
+                 headers cut by the snap length, {} malformed, {} without timestamps)",
+                s.not_tcp, s.fragments, s.cut_headers, s.malformed, s.untimed
             ),
             CaptureError::Io(e) => write!(f, "{e}"),
         }
@@ -72,6 +80,8 @@ pub struct TcpPacket {
     pub mss: Option<u16>,
     /// Window scale option (SYN).
     pub wscale: Option<u8>,
+    /// The snap length cut the TCP options (those after the cut are missing).
+    pub options_cut: bool,
 }
 
 impl TcpPacket {
@@ -102,6 +112,8 @@ pub struct Skipped {
     pub malformed: u64,
     /// pcapng simple packet blocks (they carry no timestamp).
     pub untimed: u64,
+    /// TCP segments read whose options the snap length cut (not skipped).
+    pub options_cut: u64,
 }
 
 /// A capture file being read, packet by packet.
@@ -244,6 +256,7 @@ impl<R: Read> Capture<R> {
             match decode(frame, linktype) {
                 Ok(mut p) => {
                     p.time_ns = time_ns;
+                    self.skipped.options_cut += p.options_cut as u64;
                     return Ok(Some(p));
                 }
                 Err(Skip::NotTcp) => self.skipped.not_tcp += 1,
@@ -531,9 +544,10 @@ fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
     if off < 20 || off > l4_len {
         return Err(Skip::Bad);
     }
-    if tcp.len() < off {
-        return Err(Skip::Cut);
-    }
+    // Options cut by the snap length: what was captured of them is read.
+    let off_seen = off.min(tcp.len());
+    let mut p = p;
+    p.options_cut = off_seen < off;
     p.sport = u16::from_be_bytes([tcp[0], tcp[1]]);
     p.dport = u16::from_be_bytes([tcp[2], tcp[3]]);
     p.seq = u32::from_be_bytes([tcp[4], tcp[5], tcp[6], tcp[7]]);
@@ -541,7 +555,7 @@ fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
     p.flags = tcp[13];
     p.window = u16::from_be_bytes([tcp[14], tcp[15]]);
     p.payload = (l4_len - off) as u32;
-    let mut o = &tcp[20..off];
+    let mut o = &tcp[20..off_seen];
     while let Some(&kind) = o.first() {
         match kind {
             0 => break,

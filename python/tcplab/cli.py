@@ -217,7 +217,7 @@ def _register_subcommands() -> None:
     # its own module); this module stays thin.
     import importlib
 
-    for module in ("tcplab.models.cli", "tcplab.sweep_cli"):
+    for module in ("tcplab.models.cli", "tcplab.sweep_cli", "tcplab.trace_cli"):
         try:
             register = importlib.import_module(module).register
         except ModuleNotFoundError as e:  # an area not built yet

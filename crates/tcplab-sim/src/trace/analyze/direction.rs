@@ -31,6 +31,8 @@ pub struct DirCounters {
     pub dsacks: u64,
     pub spurious_retransmits: u64,
     pub dupacks: u64,
+    /// Pure ACKs (no payload) for this direction's data.
+    pub acks: u64,
     pub bytes_acked: u64,
     pub ca_events: u64,
     pub non_ca_events: u64,
@@ -93,6 +95,8 @@ pub struct Direction {
     last_send_ns: u64,
     /// The receiver sent SACK blocks.
     sack_seen: bool,
+    /// Relative sequence of the sender's FIN (it takes one sequence number, not a byte).
+    fin_at: Option<i64>,
     last_timeout_episode: bool,
     episode: Option<Episode>,
     /// New segments not yet acknowledged: (end, time sent, retransmitted since).
@@ -149,6 +153,14 @@ impl Direction {
         }
         self.syn_mss = self.syn_mss.or(mss);
         self.wscale = self.wscale.or(wscale);
+    }
+
+    /// The sender's FIN at wire sequence `seq` (after any payload of its segment).
+    pub fn fin(&mut self, seq: u32) {
+        if self.base.is_some() && self.fin_at.is_none() {
+            let at = self.unwrap(seq);
+            self.fin_at = Some(at);
+        }
     }
 
     /// A data segment [seq, seq + len) at `now`; `ts` its TSval.
@@ -279,7 +291,10 @@ impl Direction {
         pure: bool,
         window: (u64, u64),
     ) -> Seen {
-        let rel = self.unwrap(ack);
+        let mut rel = self.unwrap(ack);
+        if let Some(f) = self.fin_at {
+            rel = rel.min(f); // the FIN's sequence number is no byte of data
+        }
         self.start_at(rel, now);
         self.integrate(now, window);
         let inside = now >= window.0 && now <= window.1;
@@ -288,6 +303,9 @@ impl Direction {
             ..Seen::default()
         };
         self.sack_seen |= !sack.is_empty();
+        if inside && pure {
+            self.c.acks += 1;
+        }
         // D-SACK (RFC 2883): a first block below the cumulative ACK, or inside the second.
         if let Some(&(l, r)) = sack.first() {
             let (l, r) = (self.unwrap(l), self.unwrap(r));

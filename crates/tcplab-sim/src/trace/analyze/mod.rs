@@ -58,6 +58,7 @@ pub struct DirectionResult {
     pub dsacks: u64,
     pub spurious_retransmits: u64,
     pub dupacks: u64,
+    pub acks: u64,
     pub bytes_acked: u64,
     pub goodput_bps: f64,
     pub ca_events: u64,
@@ -348,6 +349,9 @@ fn step(
             );
         }
     }
+    if p.fin() {
+        c.dirs[from].fin(p.seq.wrapping_add(p.payload));
+    }
     if p.has_ack() {
         let sack = &p.sack[..p.sack_n as usize];
         let pure = p.payload == 0 && !p.syn() && !p.fin();
@@ -407,7 +411,9 @@ fn mean(sum: u128, n: u64) -> f64 {
 fn result(conn: u32, dir: u32, a: &End, b: &End, d: &Direction, t0: u64, window_s: f64, span_ns: u64) -> DirectionResult {
     let c = &d.c;
     let (src, dst) = if dir == 0 { (a, b) } else { (b, a) };
-    let mss = d.syn_mss.map_or(d.mss, |m| m as u32);
+    // The largest payload seen (the SYN's MSS option is only its upper bound: options such
+    // as timestamps take from it).
+    let mss = if d.mss > 0 { d.mss } else { d.syn_mss.map_or(0, |m| m as u32) };
     let ratio = |a: u64, b: u64| if b == 0 { f64::NAN } else { a as f64 / b as f64 };
     let (first_ns, last_ns) = d.send_span().unwrap_or((t0, t0));
     DirectionResult {
@@ -430,6 +436,7 @@ fn result(conn: u32, dir: u32, a: &End, b: &End, d: &Direction, t0: u64, window_
         dsacks: c.dsacks,
         spurious_retransmits: c.spurious_retransmits,
         dupacks: c.dupacks,
+        acks: c.acks,
         bytes_acked: c.bytes_acked,
         goodput_bps: if window_s > 0.0 { c.bytes_acked as f64 * 8.0 / window_s } else { f64::NAN },
         ca_events: c.ca_events,

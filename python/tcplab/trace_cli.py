@@ -63,19 +63,23 @@ def _print_tables(a, df) -> None:
 
     console = Console()
     s = a.summary
-    title = (f"{a.path}: {s['tcp_packets']} TCP segments of {s['records']} records, {s['connections']} connections, "
-             f"{s['duration_s']:.3f} s" + ("" if a.complete else "  [INCOMPLETE: the file ends inside a record]"))
-    cols = [Column("conn", True), Column("from -> to", True), Column("goodput\nMbit/s"), Column("RTT\nms"),
+    console.print(f"{a.path}: {s['tcp_packets']} TCP segments of {s['records']} records, {s['connections']} "
+                  f"connections, {s['duration_s']:.3f} s"
+                  + ("" if a.complete else "  [INCOMPLETE: the file ends inside a record]"), highlight=False)
+    for r in df.iter_rows(named=True):
+        console.print(f"  {r['conn']}.{r['dir']}: {r['src']} -> {r['dst']}"
+                      + ("" if r["handshake"] else " (no handshake seen)"), highlight=False)
+    cols = [Column("conn", True), Column("goodput\nMbit/s"), Column("RTT\nms"),
             Column("rtx"), Column("fast"), Column("RTO"), Column("CA"), Column("non-CA"), Column("other"),
             Column("loss\nevents"), Column("p")]
     rows = []
     for r in df.iter_rows(named=True):
         rtt = r["ts_mean_rtt_s"] if r["ts_rtt_samples"] else r["mean_rtt_s"]
-        rows.append([f"{r['conn']}.{r['dir']}", f"{r['src']} -> {r['dst']}", num(r["goodput_bps"] / 1e6, ".3f"),
+        rows.append([f"{r['conn']}.{r['dir']}", num(r["goodput_bps"] / 1e6, ".3f"),
                      num(rtt * 1e3, ".1f"), str(r["segments_retransmitted"]), str(r["fast_retransmits"]),
                      str(r["timeouts"]), str(r["ca_events"]), str(r["non_ca_events"]), str(r["other_losses"]),
                      str(r["loss_events"]), num(r["p"], ".4g")])
-    print_table(console, title, cols, rows)
+    print_table(console, None, cols, rows)
     pcols = [Column("conn", True), Column("measured\nMbit/s"), Column("Mathis\nMbit/s"), Column("PFTK\nMbit/s"),
              Column("NoTO\nMbit/s"), Column("Full\nMbit/s"), Column("loss ev.\nrate"), Column("q"), Column("RTO\ns")]
     prow = []

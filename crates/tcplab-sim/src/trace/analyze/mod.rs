@@ -358,8 +358,9 @@ fn step(
         let seen = c.dirs[to].ack(now, p.ack, p.ts.map(|t| t.1), sack, pure, window);
         if record {
             // The window of the ACK's sender, scaled if both SYNs negotiated it (RFC 7323).
+            // A SYN's own window is never scaled (RFC 7323 Sec. 2.2).
             let scale = match (c.dirs[from].wscale, c.dirs[to].wscale) {
-                (Some(s), Some(_)) => s as u32,
+                (Some(s), Some(_)) if !p.syn() => s as u32,
                 _ => 0,
             };
             let d = &c.dirs[to];

@@ -259,7 +259,8 @@ fn analyze_capture<'py>(
     let result = py.allow_threads(move || {
         catch_unwind(AssertUnwindSafe(|| {
             let file = std::fs::File::open(&path).map_err(|e| format!("{path}: {e}"))?;
-            let a = analyze(std::io::BufReader::with_capacity(1 << 20, file), opt).map_err(|e| format!("{path}: {e}"))?;
+            let a = analyze(std::io::BufReader::with_capacity(1 << 20, file), opt)
+                .map_err(|e| format!("{path}: {e}"))?;
             let tables = tcplab_sim::arrow::analysis::tables(&a).map_err(|e| e.to_string())?;
             Ok::<_, String>((a, tables))
         }))

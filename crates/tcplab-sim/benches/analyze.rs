@@ -20,7 +20,12 @@ timestamps = true
 "#;
     let r = tcplab_sim::run_toml(text, &[]).expect("scenario");
     let cap = &r.traces.pcap[0];
-    println!("capture: {} packets, {} bytes{}", cap.packets, cap.bytes.len(), if cap.truncated { " (truncated)" } else { "" });
+    println!(
+        "capture: {} packets, {} bytes{}",
+        cap.packets,
+        cap.bytes.len(),
+        if cap.truncated { " (truncated)" } else { "" }
+    );
     let mut best = f64::INFINITY;
     for _ in 0..5 {
         let t = Instant::now();

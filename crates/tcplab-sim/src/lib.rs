@@ -78,7 +78,10 @@ fn placed(sc: Scenario) -> Result<Scenario, Error> {
                 let names: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
                 return Err(scenario::invalid(
                     format!("trace.pcap[{i}].link[{j}]"),
-                    format!("{name:?} is not a link direction of this network (expected one of {})", shown(&names)),
+                    format!(
+                        "{name:?} is not a link direction of this network (expected one of {})",
+                        shown(&names)
+                    ),
                 ));
             }
         }
@@ -87,16 +90,24 @@ fn placed(sc: Scenario) -> Result<Scenario, Error> {
                 let names: Vec<&str> = topo.node_names.iter().map(String::as_str).collect();
                 return Err(scenario::invalid(
                     format!("trace.pcap[{i}].node"),
-                    format!("{node:?} is not a node of this network (expected one of {})", shown(&names)),
+                    format!(
+                        "{node:?} is not a node of this network (expected one of {})",
+                        shown(&names)
+                    ),
                 ));
             }
         }
-        let dir = std::path::Path::new(&c.file).parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = std::path::Path::new(&c.file)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty());
         if let Some(dir) = dir {
             if !dir.is_dir() {
                 return Err(scenario::invalid(
                     format!("trace.pcap[{i}].file"),
-                    format!("{:?}: the directory {dir:?} does not exist (expected an existing directory)", c.file),
+                    format!(
+                        "{:?}: the directory {dir:?} does not exist (expected an existing directory)",
+                        c.file
+                    ),
                 ));
             }
         }

@@ -47,7 +47,10 @@ fn a_simulated_capture_is_byte_identical_across_runs_and_written_whole() {
 }
 
 fn installed(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 #[test]
@@ -58,8 +61,25 @@ fn tshark_and_tcpdump_read_it_as_a_normal_capture_with_correct_checksums() {
     let packets = r.traces.pcap[0].packets as usize;
     if installed("tshark") {
         let out = Command::new("tshark")
-            .args(["-n", "-r", f.to_str().unwrap(), "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"])
-            .args(["-T", "fields", "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "_ws.malformed"])
+            .args([
+                "-n",
+                "-r",
+                f.to_str().unwrap(),
+                "-o",
+                "tcp.check_checksum:TRUE",
+                "-o",
+                "ip.check_checksum:TRUE",
+            ])
+            .args([
+                "-T",
+                "fields",
+                "-e",
+                "ip.checksum.status",
+                "-e",
+                "tcp.checksum.status",
+                "-e",
+                "_ws.malformed",
+            ])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -67,17 +87,37 @@ fn tshark_and_tcpdump_read_it_as_a_normal_capture_with_correct_checksums() {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), packets);
         // Wireshark's checksum status 1 is "good"; no malformed field.
-        assert!(lines.iter().all(|l| *l == "1\t1\t"), "{:?}", lines.iter().find(|l| **l != "1\t1\t"));
+        assert!(
+            lines.iter().all(|l| *l == "1\t1\t"),
+            "{:?}",
+            lines.iter().find(|l| **l != "1\t1\t")
+        );
         let sack = Command::new("tshark")
-            .args(["-n", "-r", f.to_str().unwrap(), "-Y", "tcp.options.sack_le", "-T", "fields", "-e", "frame.number"])
+            .args([
+                "-n",
+                "-r",
+                f.to_str().unwrap(),
+                "-Y",
+                "tcp.options.sack_le",
+                "-T",
+                "fields",
+                "-e",
+                "frame.number",
+            ])
             .output()
             .unwrap();
         let sacks = String::from_utf8(sack.stdout).unwrap().lines().count();
         let sim_sacks = r.flows[0].acks_sent; // upper bound: ACKs with blocks are some of these
-        assert!(sacks > 0 && (sacks as u64) < sim_sacks, "{sacks} ACKs with SACK blocks");
+        assert!(
+            sacks > 0 && (sacks as u64) < sim_sacks,
+            "{sacks} ACKs with SACK blocks"
+        );
     }
     if installed("tcpdump") {
-        let out = Command::new("tcpdump").args(["-n", "-r", f.to_str().unwrap()]).output().unwrap();
+        let out = Command::new("tcpdump")
+            .args(["-n", "-r", f.to_str().unwrap()])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), packets);
     }
@@ -99,25 +139,44 @@ fn bad_captures_are_refused_before_the_run_naming_the_field() {
     // Cut to 96 bytes, the same count fits.
     assert!(tcplab_sim::load(&lossy(f, ", max_packets = 2000000, snaplen = 96"), &[]).is_ok());
     let e = load_err(&lossy(f, ", snaplen = 20"));
-    assert_eq!(e, "trace.pcap[0].snaplen: 20 (expected 54 to 65535 bytes: Ethernet, IPv4 and TCP headers at least)");
+    assert_eq!(
+        e,
+        "trace.pcap[0].snaplen: 20 (expected 54 to 65535 bytes: Ethernet, IPv4 and TCP headers at least)"
+    );
     let e = load_err(&lossy(f, ", link = \"hop0.fwd\""));
-    assert_eq!(e, "trace.pcap[0].node: given with link (expected one of link or node)");
+    assert_eq!(
+        e,
+        "trace.pcap[0].node: given with link (expected one of link or node)"
+    );
     let e = load_err(&lossy(f, "").replace("node = \"n0\"", "link = [\"hop0.fwd\", \"hop9.fwd\"]"));
     assert_eq!(
         e,
         "trace.pcap[0].link[1]: \"hop9.fwd\" is not a link direction of this network (expected one of hop0.fwd, hop0.rev)"
     );
     let e = load_err(&lossy(f, "").replace("node = \"n0\"", "node = \"x\""));
-    assert_eq!(e, "trace.pcap[0].node: \"x\" is not a node of this network (expected one of n0, n1)");
+    assert_eq!(
+        e,
+        "trace.pcap[0].node: \"x\" is not a node of this network (expected one of n0, n1)"
+    );
     let e = load_err(&lossy("/nonexistent-dir/a.pcap", ""));
     assert_eq!(
         e,
         "trace.pcap[0].file: \"/nonexistent-dir/a.pcap\": the directory \"/nonexistent-dir\" does not exist (expected an existing directory)"
     );
     let e = load_err(&lossy(f, "").replace("node = \"n0\"", "node = \"n0\", bogus = 1"));
-    assert!(e.starts_with("trace.pcap.bogus: unknown field `bogus`, expected one of `link`, `node`"), "{e}");
-    let ns2 = lossy(f, "").replace("tcp = \"sack\"\nack = \"delayed\"\ntimestamps = true", "tcp = \"reno\"\nack = \"immediate\"\nprofile = \"ns2\"");
-    assert!(load_err(&ns2).starts_with("flows[0].profile: \"ns2\" numbers packets"), "{}", load_err(&ns2));
+    assert!(
+        e.starts_with("trace.pcap.bogus: unknown field `bogus`, expected one of `link`, `node`"),
+        "{e}"
+    );
+    let ns2 = lossy(f, "").replace(
+        "tcp = \"sack\"\nack = \"delayed\"\ntimestamps = true",
+        "tcp = \"reno\"\nack = \"immediate\"\nprofile = \"ns2\"",
+    );
+    assert!(
+        load_err(&ns2).starts_with("flows[0].profile: \"ns2\" numbers packets"),
+        "{}",
+        load_err(&ns2)
+    );
 }
 
 #[test]

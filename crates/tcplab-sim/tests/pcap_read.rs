@@ -119,7 +119,10 @@ fn every_link_type_and_pcapng_give_the_same_analysis() {
     let b = capture("");
     let base = data(&run(&b));
     assert!(base.segments_retransmitted > 5 && base.ts_rtt_samples > 100);
-    assert_eq!((base.src.as_str(), base.dst.as_str()), ("10.0.0.1:10000", "10.128.0.1:5001"));
+    assert_eq!(
+        (base.src.as_str(), base.dst.as_str()),
+        ("10.0.0.1:10000", "10.128.0.1:5001")
+    );
     let recs = records(&b);
     let want = key(&base);
     assert_eq!(key(&data(&run(&pcapng(1, &recs)))), want, "pcapng");
@@ -133,7 +136,10 @@ fn every_link_type_and_pcapng_give_the_same_analysis() {
         })
         .collect();
     assert_eq!(key(&data(&run(&pcap(113, &sll, 0)))), want, "Linux cooked");
-    let raw: Vec<_> = recs.iter().map(|(s, n, o, f)| (*s, *n, o - 14, f[14..].to_vec())).collect();
+    let raw: Vec<_> = recs
+        .iter()
+        .map(|(s, n, o, f)| (*s, *n, o - 14, f[14..].to_vec()))
+        .collect();
     assert_eq!(key(&data(&run(&pcap(101, &raw, 0)))), want, "raw IP");
     let vlan: Vec<_> = recs
         .iter()
@@ -179,11 +185,19 @@ fn snap_lengths_cutting_options_or_headers_are_reported() {
     assert!(a.warnings[1].ends_with("TCP segments had their options cut by the snap length: timestamps or SACK blocks after the cut are missing from them"));
     // 54 keeps the base TCP header only: no timestamps, so no timestamp RTT samples.
     let b = data(&run(&capture(", snaplen = 54")));
-    assert_eq!((b.bytes_acked, b.segments_retransmitted), (data(&full).bytes_acked, data(&full).segments_retransmitted));
+    assert_eq!(
+        (b.bytes_acked, b.segments_retransmitted),
+        (data(&full).bytes_acked, data(&full).segments_retransmitted)
+    );
     assert_eq!(b.ts_rtt_samples, 0);
     // Frames cut inside the TCP header are skipped; with nothing left, one error.
-    let recs: Vec<_> = records(&capture("")).into_iter().map(|(s, n, o, f)| (s, n, o, f[..50].to_vec())).collect();
-    let e = analyze(&pcap(1, &recs, 0)[..], Options::default()).unwrap_err().to_string();
+    let recs: Vec<_> = records(&capture(""))
+        .into_iter()
+        .map(|(s, n, o, f)| (s, n, o, f[..50].to_vec()))
+        .collect();
+    let e = analyze(&pcap(1, &recs, 0)[..], Options::default())
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         e,
         format!("no TCP segments in the capture ({} records: 0 not IPv4/IPv6 TCP, 0 IP fragments, {} with headers cut by the snap length, 0 malformed, 0 without timestamps)", recs.len(), recs.len())
@@ -192,22 +206,39 @@ fn snap_lengths_cutting_options_or_headers_are_reported() {
 
 #[test]
 fn bad_files_get_one_clear_error() {
-    let e = analyze(&b"hello, world\n"[..], Options::default()).unwrap_err().to_string();
+    let e = analyze(&b"hello, world\n"[..], Options::default())
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         e,
         "not a pcap or pcapng capture (first bytes 68 65 6c 6c; expected a libpcap magic a1b2c3d4 / a1b23c4d or a pcapng section header 0a0d0d0a)"
     );
     let e = analyze(&b""[..], Options::default()).unwrap_err().to_string();
-    assert!(e.starts_with("not a pcap or pcapng capture (first bytes 00 00 00 00"), "{e}");
-    let e = analyze(&capture("")[..20], Options::default()).unwrap_err().to_string();
-    assert_eq!(e, "malformed capture at byte 20: the file ends inside the 24-byte pcap header");
+    assert!(
+        e.starts_with("not a pcap or pcapng capture (first bytes 00 00 00 00"),
+        "{e}"
+    );
+    let e = analyze(&capture("")[..20], Options::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "malformed capture at byte 20: the file ends inside the 24-byte pcap header"
+    );
     let mut bt = capture("");
     bt[20] = 147; // LINKTYPE_USER0
     let e = analyze(&bt[..], Options::default()).unwrap_err().to_string();
     assert!(e.starts_with("link type 147 is not supported"), "{e}");
     // A capture of ARP-like frames only: no TCP.
-    let arp = vec![(0u32, 0u32, 60u32, { let mut f = vec![0u8; 60]; f[12] = 0x08; f[13] = 0x06; f })];
-    let e = analyze(&pcap(1, &arp, 0)[..], Options::default()).unwrap_err().to_string();
+    let arp = vec![(0u32, 0u32, 60u32, {
+        let mut f = vec![0u8; 60];
+        f[12] = 0x08;
+        f[13] = 0x06;
+        f
+    })];
+    let e = analyze(&pcap(1, &arp, 0)[..], Options::default())
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, "no TCP segments in the capture (1 records: 1 not IPv4/IPv6 TCP, 0 IP fragments, 0 with headers cut by the snap length, 0 malformed, 0 without timestamps)");
 }
 
@@ -220,7 +251,10 @@ fn a_truncated_file_is_analyzed_up_to_its_last_whole_record_and_says_so() {
     assert_eq!(a.records, n - 1);
     assert_eq!(
         a.warnings[1..],
-        vec![format!("the file ends inside a record: only the {} complete records before it were analyzed", n - 1)]
+        vec![format!(
+            "the file ends inside a record: only the {} complete records before it were analyzed",
+            n - 1
+        )]
     );
     assert!(!run(&b).truncated_file);
 }
@@ -243,7 +277,11 @@ fn a_capture_that_starts_mid_stream_is_analyzed_with_a_warning_and_sequence_wrap
     assert_eq!(m.seq_wraps, 0);
     assert!(m.bytes_acked > 0 && m.bytes_acked < d.bytes_acked);
     assert_eq!(a.warnings.len(), 1);
-    assert!(a.warnings[0].starts_with("connection 0 10.0.0.1:10000 -> 10.128.0.1:5001: no handshake"), "{:?}", a.warnings);
+    assert!(
+        a.warnings[0].starts_with("connection 0 10.0.0.1:10000 -> 10.128.0.1:5001: no handshake"),
+        "{:?}",
+        a.warnings
+    );
 }
 
 /// tests/data/linux-loss.pcap: a real Linux connection (two network namespaces, 2% random
@@ -253,7 +291,8 @@ fn a_capture_that_starts_mid_stream_is_analyzed_with_a_warning_and_sequence_wrap
 fn a_real_linux_capture_matches_what_the_kernel_reported() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
     let bytes = std::fs::read(dir.join("linux-loss.pcap")).unwrap();
-    let kernel: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("linux-loss.json")).unwrap()).unwrap();
+    let kernel: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("linux-loss.json")).unwrap()).unwrap();
     let a = run(&bytes);
     assert_eq!(a.connections, 1);
     let d = data(&a);
@@ -262,9 +301,42 @@ fn a_real_linux_capture_matches_what_the_kernel_reported() {
     // Every byte the application sent was acknowledged, and the kernel's count of
     // retransmitted segments (tcpi_total_retrans) is the analyzer's.
     assert_eq!(d.bytes_acked, kernel["bytes"].as_u64().unwrap());
-    assert_eq!(d.segments_retransmitted, kernel["tcp_info"]["total_retrans"].as_u64().unwrap());
-    assert_eq!(d.mss_bytes as u64, kernel["tcp_info"]["snd_mss"].as_u64().unwrap());
+    assert_eq!(
+        d.segments_retransmitted,
+        kernel["tcp_info"]["total_retrans"].as_u64().unwrap()
+    );
+    assert_eq!(
+        d.mss_bytes as u64,
+        kernel["tcp_info"]["snd_mss"].as_u64().unwrap()
+    );
     // The kernel's smoothed RTT (us) lies among the analyzer's samples.
     let srtt = kernel["tcp_info"]["rtt"].as_f64().unwrap() * 1e-6;
-    assert!(d.min_rtt_s <= srtt && srtt <= d.max_rtt_s, "{srtt} outside [{}, {}]", d.min_rtt_s, d.max_rtt_s);
+    assert!(
+        d.min_rtt_s <= srtt && srtt <= d.max_rtt_s,
+        "{srtt} outside [{}, {}]",
+        d.min_rtt_s,
+        d.max_rtt_s
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Corrupted captures (bytes of the real fixture overwritten, the file cut anywhere) give
+    /// an analysis or an error, never a panic.
+    #[test]
+    fn corrupted_captures_never_panic(
+        edits in proptest::collection::vec((0usize..108_048, proptest::prelude::any::<u8>()), 1..40),
+        cut in 0usize..108_048,
+    ) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+        let mut bytes = std::fs::read(dir.join("linux-loss.pcap")).unwrap();
+        for (at, b) in edits {
+            let n = bytes.len();
+            bytes[at % n] = b;
+        }
+        bytes.truncate(cut.max(1));
+        let _ = analyze(&bytes[..], Options::default());
+        let _ = analyze(&bytes[..], Options { from_ns: 5_000_000, to_ns: Some(1_000_000), record_conn: Some(0), max_points: 10 });
+    }
 }

@@ -64,12 +64,18 @@ fn compare(label: &str, f: &FlowResult, d: &DirectionResult) -> Vec<String> {
         bad.push(format!("{label}: p simulator {}, analyzer {}", f.p, d.p));
     }
     if f.loss_event_rate != d.loss_event_rate {
-        bad.push(format!("{label}: loss_event_rate simulator {}, analyzer {}", f.loss_event_rate, d.loss_event_rate));
+        bad.push(format!(
+            "{label}: loss_event_rate simulator {}, analyzer {}",
+            f.loss_event_rate, d.loss_event_rate
+        ));
     }
     // With timestamps the sender samples RTT on every ACK of new data from the echoed TSval;
     // the capture's TSval ticks in microseconds, so each sample may differ by < 1 us.
     if d.ts_rtt_samples > 0 && (f.mean_rtt_s - d.ts_mean_rtt_s).abs() >= 1e-6 {
-        bad.push(format!("{label}: mean RTT simulator {}, analyzer {}", f.mean_rtt_s, d.ts_mean_rtt_s));
+        bad.push(format!(
+            "{label}: mean RTT simulator {}, analyzer {}",
+            f.mean_rtt_s, d.ts_mean_rtt_s
+        ));
     }
     println!(
         "{label:<28} sent {:>7} rtx {:>5} (fast {:>4} rto {:>3}) CA {:>4} nonCA {:>3} other {:>4} events {:>4} p {:.5} goodput sim {:>10.0} analyzer {:>10.0} (bytes acked x 8 / window)",

@@ -9,7 +9,10 @@ use arrow_schema::{ArrowError, DataType, Field};
 use std::sync::Arc;
 
 fn i64s(name: &str, v: impl Iterator<Item = i64>) -> Column {
-    (Field::new(name, DataType::Int64, false), Arc::new(Int64Array::from_iter_values(v)))
+    (
+        Field::new(name, DataType::Int64, false),
+        Arc::new(Int64Array::from_iter_values(v)),
+    )
 }
 
 /// Every table of an analysis, by name.
@@ -87,7 +90,12 @@ pub fn segments(s: &[SegmentRecord]) -> Result<RecordBatch, ArrowError> {
         f64s("time_s", s.iter().map(|r| r.time_ns as f64 * 1e-9)),
         u64s("time_ns", s.iter().map(|r| r.time_ns)),
         u32s("dir", s.iter().map(|r| r.dir)),
-        dict("kind", s.iter().map(|r| Some((r.kind == "ack") as u32)), &KINDS, false)?,
+        dict(
+            "kind",
+            s.iter().map(|r| Some((r.kind == "ack") as u32)),
+            &KINDS,
+            false,
+        )?,
         i64s("seq", s.iter().map(|r| r.seq)),
         u32s("len", s.iter().map(|r| r.len)),
         i64s("window_edge", s.iter().map(|r| r.window_edge)),
@@ -105,6 +113,11 @@ pub fn rtts(s: &[RttRecord]) -> Result<RecordBatch, ArrowError> {
         u64s("time_ns", s.iter().map(|r| r.time_ns)),
         u32s("dir", s.iter().map(|r| r.dir)),
         f64s("rtt_s", s.iter().map(|r| r.rtt_ns as f64 * 1e-9)),
-        dict("source", s.iter().map(|r| Some((r.source == "timestamp") as u32)), &SOURCES, false)?,
+        dict(
+            "source",
+            s.iter().map(|r| Some((r.source == "timestamp") as u32)),
+            &SOURCES,
+            false,
+        )?,
     ])
 }

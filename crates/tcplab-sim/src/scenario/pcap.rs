@@ -169,11 +169,17 @@ impl PcapSpec {
         if !(lo..=hi).contains(&self.snaplen) {
             return Err(invalid(
                 format!("{at}.snaplen"),
-                format!("{} (expected {lo} to {hi} bytes: Ethernet, IPv4 and TCP headers at least)", self.snaplen),
+                format!(
+                    "{} (expected {lo} to {hi} bytes: Ethernet, IPv4 and TCP headers at least)",
+                    self.snaplen
+                ),
             ));
         }
         if self.max_packets == 0 {
-            return Err(invalid(format!("{at}.max_packets"), "0 (expected at least 1 packet)"));
+            return Err(invalid(
+                format!("{at}.max_packets"),
+                "0 (expected at least 1 packet)",
+            ));
         }
         if self.max_bytes.0 == 0 || self.max_bytes.0 > MAX_FILE_BYTES {
             return Err(invalid(
@@ -228,7 +234,10 @@ pub(crate) fn validate(
         if let Some(j) = captures[..i].iter().position(|o| o.file == c.file) {
             return Err(invalid(
                 format!("trace.pcap[{i}].file"),
-                format!("{:?} is also the file of trace.pcap[{j}] (expected one file per capture)", c.file),
+                format!(
+                    "{:?} is also the file of trace.pcap[{j}] (expected one file per capture)",
+                    c.file
+                ),
             ));
         }
     }

@@ -246,7 +246,11 @@ impl Direction {
 
     /// The cause of a retransmission of `start` at `now`.
     fn cause(&self, now: u64, start: i64) -> RtxCause {
-        let threshold = if self.have_srtt { (self.srtt / 2.0).max(2e6) } else { 2e6 };
+        let threshold = if self.have_srtt {
+            (self.srtt / 2.0).max(2e6)
+        } else {
+            2e6
+        };
         let clocked = self.last_ack_ns.is_some_and(|t| ((now - t) as f64) <= threshold);
         if !clocked {
             return RtxCause::Timeout;
@@ -255,7 +259,12 @@ impl Direction {
             None => RtxCause::Fast,
             // Reno leaves recovery on a partial ACK and halves again at the third duplicate;
             // a SACK sender (RFC 6675, Linux) stays in its recovery until `recover`.
-            Some(_) if !self.sack_seen && start == self.snd_una && self.dupacks == DUPTHRESH && !self.fast_since_advance => {
+            Some(_)
+                if !self.sack_seen
+                    && start == self.snd_una
+                    && self.dupacks == DUPTHRESH
+                    && !self.fast_since_advance =>
+            {
                 RtxCause::Fast
             }
             Some(_) => RtxCause::Recovery,
@@ -371,7 +380,11 @@ impl Direction {
                     } else {
                         self.c.rtt_samples += 1;
                         self.c.rtt_sum_ns += s as u128;
-                        self.c.rtt_min_ns = if self.c.rtt_samples == 1 { s } else { self.c.rtt_min_ns.min(s) };
+                        self.c.rtt_min_ns = if self.c.rtt_samples == 1 {
+                            s
+                        } else {
+                            self.c.rtt_min_ns.min(s)
+                        };
                         self.c.rtt_max_ns = self.c.rtt_max_ns.max(s);
                     }
                 }

@@ -194,9 +194,21 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
         let now = p.time_ns.max(last_ns);
         last_ns = now;
         out.tcp_packets += 1;
-        let s = End { addr: p.src, v6: p.v6, port: p.sport };
-        let d = End { addr: p.dst, v6: p.v6, port: p.dport };
-        let key = if (s.addr, s.port) <= (d.addr, d.port) { (s, d) } else { (d, s) };
+        let s = End {
+            addr: p.src,
+            v6: p.v6,
+            port: p.sport,
+        };
+        let d = End {
+            addr: p.dst,
+            v6: p.v6,
+            port: p.dport,
+        };
+        let key = if (s.addr, s.port) <= (d.addr, d.port) {
+            (s, d)
+        } else {
+            (d, s)
+        };
         let mut at = match last_key {
             Some((k, i)) if k == key => Some(i),
             _ => index.get(&key).copied(),
@@ -234,14 +246,24 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
     }
     out.records = cap.records;
     out.truncated_file = cap.truncated;
-    let Skipped { not_tcp, fragments, cut_headers, malformed, untimed, .. } = cap.skipped;
+    let Skipped {
+        not_tcp,
+        fragments,
+        cut_headers,
+        malformed,
+        untimed,
+        ..
+    } = cap.skipped;
     out.skipped_not_tcp = not_tcp;
     out.skipped_fragments = fragments;
     out.skipped_cut_headers = cut_headers;
     out.skipped_malformed = malformed;
     out.skipped_untimed = untimed;
     let Some(t0) = first else {
-        return Err(CaptureError::NoTcp { records: cap.records, skipped: cap.skipped });
+        return Err(CaptureError::NoTcp {
+            records: cap.records,
+            skipped: cap.skipped,
+        });
     };
     out.first_ns = t0;
     out.last_ns = last_ns;
@@ -249,7 +271,7 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
     let end = last_ns.saturating_add(1).min(window.1);
     let start = window.0.min(end);
     let window_s = if opt.to_ns.is_some() {
-        (window.1 - window.0) as f64 * 1e-9
+        window.1.saturating_sub(window.0) as f64 * 1e-9
     } else {
         (end - start) as f64 * 1e-9
     };
@@ -260,7 +282,16 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
                 continue;
             }
             d.finish(end, window);
-            let r = result(c.id, dir as u32, &c.a, &c.b, d, t0, window_s, end.saturating_sub(start));
+            let r = result(
+                c.id,
+                dir as u32,
+                &c.a,
+                &c.b,
+                d,
+                t0,
+                window_s,
+                end.saturating_sub(start),
+            );
             if r.mid_stream {
                 out.warnings.push(format!(
                     "connection {} {} -> {}: no handshake in the capture (it starts mid-stream, or the capture \
@@ -367,7 +398,9 @@ fn step(
             let (sack_start, sack_end) = match sack.first() {
                 Some(&(l, r)) => {
                     let base = d.base.unwrap_or(0);
-                    let off = |x: u32| seen.seq + (x.wrapping_sub(base).wrapping_sub(seen.seq as u32) as i32) as i64;
+                    let off = |x: u32| {
+                        seen.seq + (x.wrapping_sub(base).wrapping_sub(seen.seq as u32) as i32) as i64
+                    };
                     (off(l), off(r))
                 }
                 None => (0, 0),
@@ -390,7 +423,12 @@ fn step(
             for (rtt, source) in [(seen.rtt_karn, "karn"), (seen.rtt_ts, "timestamp")] {
                 if let Some(r) = rtt {
                     if out.rtts.len() < max_points {
-                        out.rtts.push(RttRecord { time_ns: rel_t, dir: to as u32, rtt_ns: r, source });
+                        out.rtts.push(RttRecord {
+                            time_ns: rel_t,
+                            dir: to as u32,
+                            rtt_ns: r,
+                            source,
+                        });
                     } else {
                         out.records_truncated = true;
                     }
@@ -409,12 +447,25 @@ fn mean(sum: u128, n: u64) -> f64 {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn result(conn: u32, dir: u32, a: &End, b: &End, d: &Direction, t0: u64, window_s: f64, span_ns: u64) -> DirectionResult {
+fn result(
+    conn: u32,
+    dir: u32,
+    a: &End,
+    b: &End,
+    d: &Direction,
+    t0: u64,
+    window_s: f64,
+    span_ns: u64,
+) -> DirectionResult {
     let c = &d.c;
     let (src, dst) = if dir == 0 { (a, b) } else { (b, a) };
     // The largest payload seen (the SYN's MSS option is only its upper bound: options such
     // as timestamps take from it).
-    let mss = if d.mss > 0 { d.mss } else { d.syn_mss.map_or(0, |m| m as u32) };
+    let mss = if d.mss > 0 {
+        d.mss
+    } else {
+        d.syn_mss.map_or(0, |m| m as u32)
+    };
     let ratio = |a: u64, b: u64| if b == 0 { f64::NAN } else { a as f64 / b as f64 };
     let (first_ns, last_ns) = d.send_span().unwrap_or((t0, t0));
     DirectionResult {
@@ -439,23 +490,43 @@ fn result(conn: u32, dir: u32, a: &End, b: &End, d: &Direction, t0: u64, window_
         dupacks: c.dupacks,
         acks: c.acks,
         bytes_acked: c.bytes_acked,
-        goodput_bps: if window_s > 0.0 { c.bytes_acked as f64 * 8.0 / window_s } else { f64::NAN },
+        goodput_bps: if window_s > 0.0 {
+            c.bytes_acked as f64 * 8.0 / window_s
+        } else {
+            f64::NAN
+        },
         ca_events: c.ca_events,
         non_ca_events: c.non_ca_events,
         other_losses: c.other_losses,
         loss_events: c.loss_events,
-        p: if c.bytes_acked == 0 { f64::NAN } else { c.ca_events as f64 * mss as f64 / c.bytes_acked as f64 },
+        p: if c.bytes_acked == 0 {
+            f64::NAN
+        } else {
+            c.ca_events as f64 * mss as f64 / c.bytes_acked as f64
+        },
         loss_event_rate: ratio(c.loss_events, c.segments_sent),
         packet_loss_rate: ratio(c.segments_retransmitted, c.segments_sent),
         rtt_samples: c.rtt_samples,
         mean_rtt_s: mean(c.rtt_sum_ns, c.rtt_samples),
-        min_rtt_s: if c.rtt_samples == 0 { f64::NAN } else { c.rtt_min_ns as f64 * 1e-9 },
-        max_rtt_s: if c.rtt_samples == 0 { f64::NAN } else { c.rtt_max_ns as f64 * 1e-9 },
+        min_rtt_s: if c.rtt_samples == 0 {
+            f64::NAN
+        } else {
+            c.rtt_min_ns as f64 * 1e-9
+        },
+        max_rtt_s: if c.rtt_samples == 0 {
+            f64::NAN
+        } else {
+            c.rtt_max_ns as f64 * 1e-9
+        },
         ts_rtt_samples: c.ts_rtt_samples,
         ts_mean_rtt_s: mean(c.ts_rtt_sum_ns, c.ts_rtt_samples),
         rto_s: mean(c.rto_sum_ns, c.rto_samples),
         rto_estimate_s: d.rto_estimate_ns().map_or(f64::NAN, |r| r * 1e-9),
-        mean_flight_bytes: if span_ns == 0 { f64::NAN } else { c.flight_area as f64 / span_ns as f64 },
+        mean_flight_bytes: if span_ns == 0 {
+            f64::NAN
+        } else {
+            c.flight_area as f64 / span_ns as f64
+        },
         max_flight_bytes: c.flight_max,
         seq_wraps: d.wraps(),
         open_episode: d.episode_open(),

@@ -89,9 +89,24 @@ pub fn encode(p: &Packet, wire: FlowWire, now: SimTime, ip_id: u16, snap: usize,
     out.extend_from_slice(&0x0800u16.to_be_bytes());
     let ip_at = out.len();
     let (proto, src, dst, l4) = match p.kind {
-        PacketKind::Udp => (17u8, udp_sender_ip(p.flow), udp_receiver_ip(p.flow), udp_header(p)),
-        PacketKind::Data => (6u8, sender_ip(p.flow), receiver_ip(p.flow), tcp_header(p, wire, now)),
-        PacketKind::Ack => (6u8, receiver_ip(p.flow), sender_ip(p.flow), tcp_header(p, wire, now)),
+        PacketKind::Udp => (
+            17u8,
+            udp_sender_ip(p.flow),
+            udp_receiver_ip(p.flow),
+            udp_header(p),
+        ),
+        PacketKind::Data => (
+            6u8,
+            sender_ip(p.flow),
+            receiver_ip(p.flow),
+            tcp_header(p, wire, now),
+        ),
+        PacketKind::Ack => (
+            6u8,
+            receiver_ip(p.flow),
+            sender_ip(p.flow),
+            tcp_header(p, wire, now),
+        ),
     };
     let (l4_bytes, l4_len) = l4;
     let payload = match p.kind {
@@ -156,7 +171,11 @@ fn tcp_header(p: &Packet, wire: FlowWire, now: SimTime) -> ([u8; 60], usize) {
     h[8..12].copy_from_slice(&ack.to_be_bytes());
     let push = p.kind == PacketKind::Data && s.len > 0;
     h[13] = 0x10 | if push { 0x08 } else { 0 }; // ACK (and PSH on data)
-    let window = if p.kind == PacketKind::Ack { wire.window } else { u16::MAX };
+    let window = if p.kind == PacketKind::Ack {
+        wire.window
+    } else {
+        u16::MAX
+    };
     h[14..16].copy_from_slice(&window.to_be_bytes());
     let mut n = 20;
     if wire.timestamps {
@@ -166,7 +185,11 @@ fn tcp_header(p: &Packet, wire: FlowWire, now: SimTime) -> ([u8; 60], usize) {
             PacketKind::Ack => ts_ticks(now),
             _ => ts_ticks(s.ts_val),
         };
-        let tsecr = if p.kind == PacketKind::Ack { ts_ticks(s.ts_ecr) } else { 0 };
+        let tsecr = if p.kind == PacketKind::Ack {
+            ts_ticks(s.ts_ecr)
+        } else {
+            0
+        };
         h[n..n + 4].copy_from_slice(&[1, 1, 8, 10]);
         h[n + 4..n + 8].copy_from_slice(&tsval.to_be_bytes());
         h[n + 8..n + 12].copy_from_slice(&tsecr.to_be_bytes());
@@ -209,7 +232,10 @@ mod tests {
         };
         let p = Packet::tcp(0, 0, 1, seg);
         let mut out = Vec::new();
-        let wire = FlowWire { timestamps: true, window: 65535 };
+        let wire = FlowWire {
+            timestamps: true,
+            window: 65535,
+        };
         let n = encode(&p, wire, SimTime(3_000_000), 7, 65535, &mut out);
         assert_eq!(n, 14 + 20 + 32 + 100);
         assert_eq!(out.len(), n);
@@ -243,7 +269,10 @@ mod tests {
         };
         let p = Packet::tcp(0, 1, 0, seg);
         let mut out = Vec::new();
-        let wire = FlowWire { timestamps: false, window: 4096 };
+        let wire = FlowWire {
+            timestamps: false,
+            window: 4096,
+        };
         let n = encode(&p, wire, SimTime(5_000), 1, 54, &mut out);
         assert_eq!(n, 14 + 20 + 20 + 20);
         assert_eq!(out.len(), 54, "cut to the snap length");

@@ -12,14 +12,24 @@ use std::io::{self, Read};
 #[derive(Debug, Clone, PartialEq)]
 pub enum CaptureError {
     /// The first bytes are no pcap or pcapng magic number.
-    NotACapture { magic: [u8; 4] },
+    NotACapture {
+        magic: [u8; 4],
+    },
     /// A header or block that cannot be (a length past the end of its block, an unknown
     /// version, a record longer than any capture writes).
-    Malformed { offset: u64, message: String },
+    Malformed {
+        offset: u64,
+        message: String,
+    },
     /// A link type this reader does not decode.
-    LinkType { linktype: u32 },
+    LinkType {
+        linktype: u32,
+    },
     /// The capture holds no TCP segment that could be decoded.
-    NoTcp { records: u64, skipped: Skipped },
+    NoTcp {
+        records: u64,
+        skipped: Skipped,
+    },
     Io(String),
 }
 
@@ -180,10 +190,20 @@ impl<R: Read> Capture<R> {
         if c.fill(&mut h)? < 20 {
             return Err(c.malformed("the file ends inside the 24-byte pcap header"));
         }
-        let u16at = |i: usize| if big { u16::from_be_bytes([h[i], h[i + 1]]) } else { u16::from_le_bytes([h[i], h[i + 1]]) };
+        let u16at = |i: usize| {
+            if big {
+                u16::from_be_bytes([h[i], h[i + 1]])
+            } else {
+                u16::from_le_bytes([h[i], h[i + 1]])
+            }
+        };
         let u32at = |i: usize| {
             let b = [h[i], h[i + 1], h[i + 2], h[i + 3]];
-            if big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }
+            if big {
+                u32::from_be_bytes(b)
+            } else {
+                u32::from_le_bytes(b)
+            }
         };
         if u16at(0) != 2 {
             return Err(c.malformed(&format!("pcap version {}.{} (expected 2.4)", u16at(0), u16at(2))));
@@ -228,7 +248,11 @@ impl<R: Read> Capture<R> {
             0x4D3C_2B1A => true,
             _ => return Err(self.malformed("pcapng byte-order magic is not 1a2b3c4d")),
         };
-        let len = if big { u32::from_be_bytes([h[0], h[1], h[2], h[3]]) } else { u32::from_le_bytes([h[0], h[1], h[2], h[3]]) };
+        let len = if big {
+            u32::from_be_bytes([h[0], h[1], h[2], h[3]])
+        } else {
+            u32::from_le_bytes([h[0], h[1], h[2], h[3]])
+        };
         if !(28..=MAX_RECORD).contains(&len) || len % 4 != 0 {
             return Err(self.malformed(&format!("pcapng section header length {len}")));
         }
@@ -282,11 +306,17 @@ impl<R: Read> Capture<R> {
                 }
                 let u = |i: usize| {
                     let b = [h[i], h[i + 1], h[i + 2], h[i + 3]];
-                    if big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }
+                    if big {
+                        u32::from_be_bytes(b)
+                    } else {
+                        u32::from_le_bytes(b)
+                    }
                 };
                 let (sec, frac, caplen) = (u(0) as u64, u(4) as u64, u(8));
                 if caplen > MAX_RECORD {
-                    return Err(self.malformed(&format!("a record of {caplen} bytes (a capture writes at most {MAX_RECORD})")));
+                    return Err(self.malformed(&format!(
+                        "a record of {caplen} bytes (a capture writes at most {MAX_RECORD})"
+                    )));
                 }
                 if !self.fill_buf(caplen as usize)? {
                     self.truncated = true;
@@ -305,7 +335,13 @@ impl<R: Read> Capture<R> {
                     self.truncated = true;
                     return Ok(None);
                 }
-                let u = |b: [u8; 4]| if big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) };
+                let u = |b: [u8; 4]| {
+                    if big {
+                        u32::from_be_bytes(b)
+                    } else {
+                        u32::from_le_bytes(b)
+                    }
+                };
                 let kind = u([h[0], h[1], h[2], h[3]]);
                 if kind == 0x0A0D_0D0A {
                     self.read_section_header()?;
@@ -313,7 +349,9 @@ impl<R: Read> Capture<R> {
                 }
                 let len = u([h[4], h[5], h[6], h[7]]);
                 if !(12..=MAX_RECORD).contains(&len) || len % 4 != 0 {
-                    return Err(self.malformed(&format!("pcapng block of length {len} (expected a multiple of 4, at least 12)")));
+                    return Err(self.malformed(&format!(
+                        "pcapng block of length {len} (expected a multiple of 4, at least 12)"
+                    )));
                 }
                 // The body and the trailing length; `buf` keeps the 8 header bytes' place free
                 // so the packet data of an EPB starts at offset 20.
@@ -333,7 +371,11 @@ impl<R: Read> Capture<R> {
                         if body < 12 {
                             return Err(self.malformed("pcapng interface block too short"));
                         }
-                        let lt = if big { u16::from_be_bytes([self.buf[8], self.buf[9]]) } else { u16::from_le_bytes([self.buf[8], self.buf[9]]) } as u32;
+                        let lt = if big {
+                            u16::from_be_bytes([self.buf[8], self.buf[9]])
+                        } else {
+                            u16::from_le_bytes([self.buf[8], self.buf[9]])
+                        } as u32;
                         let res = self.if_tsresol(big, &self.buf[16..8 + body - 4]);
                         self.ifaces.push((lt, res));
                     }
@@ -345,10 +387,14 @@ impl<R: Read> Capture<R> {
                         let ts = ((rd(&self.buf, 12) as u64) << 32) | rd(&self.buf, 16) as u64;
                         let caplen = rd(&self.buf, 20) as usize;
                         if 28 + caplen > 8 + body {
-                            return Err(self.malformed(&format!("packet of {caplen} bytes in a block of {len}")));
+                            return Err(
+                                self.malformed(&format!("packet of {caplen} bytes in a block of {len}"))
+                            );
                         }
                         let Some(&(lt, res)) = self.ifaces.get(iface) else {
-                            return Err(self.malformed(&format!("packet on interface {iface}, which no interface block declared")));
+                            return Err(self.malformed(&format!(
+                                "packet on interface {iface}, which no interface block declared"
+                            )));
                         };
                         check_linktype(lt)?;
                         let t = match res {
@@ -372,8 +418,16 @@ impl<R: Read> Capture<R> {
     /// The if_tsresol option of an interface block (default microseconds).
     fn if_tsresol(&self, big: bool, mut opts: &[u8]) -> TsRes {
         while opts.len() >= 4 {
-            let code = if big { u16::from_be_bytes([opts[0], opts[1]]) } else { u16::from_le_bytes([opts[0], opts[1]]) };
-            let len = if big { u16::from_be_bytes([opts[2], opts[3]]) } else { u16::from_le_bytes([opts[2], opts[3]]) } as usize;
+            let code = if big {
+                u16::from_be_bytes([opts[0], opts[1]])
+            } else {
+                u16::from_le_bytes([opts[0], opts[1]])
+            };
+            let len = if big {
+                u16::from_be_bytes([opts[2], opts[3]])
+            } else {
+                u16::from_le_bytes([opts[2], opts[3]])
+            } as usize;
             if code == 0 || opts.len() < 4 + len {
                 break;
             }
@@ -455,7 +509,8 @@ fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
                 return Err(Skip::Cut);
             }
             // BSD loopback: the address family in host byte order (2: IPv4; 24, 28, 30: IPv6).
-            let fam = u32::from_le_bytes([f[0], f[1], f[2], f[3]]).min(u32::from_be_bytes([f[0], f[1], f[2], f[3]]));
+            let fam = u32::from_le_bytes([f[0], f[1], f[2], f[3]])
+                .min(u32::from_be_bytes([f[0], f[1], f[2], f[3]]));
             (if fam == 2 { 0x0800 } else { 0x86DD }, &f[4..])
         }
         _ => {
@@ -495,7 +550,11 @@ fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
             p.src[..4].copy_from_slice(&ip[12..16]);
             p.dst[..4].copy_from_slice(&ip[16..20]);
             // A total length of 0 (segmentation offload) or below the header: use the frame.
-            let total = if total >= ihl { total } else { return Err(Skip::Bad) };
+            let total = if total >= ihl {
+                total
+            } else {
+                return Err(Skip::Bad);
+            };
             p.ip_len = total as u32;
             (&ip[ihl..], total - ihl)
         }

@@ -65,7 +65,9 @@ pub struct TraceSpec {
     #[serde(default = "default_trace_points")]
     pub max_points: u64,
     /// Packet captures written as libpcap files: one table or a list of them (docs/pcap.md).
-    #[serde(default, deserialize_with = "pcap::one_or_many")]
+    /// (Left out of the resolved scenario when empty, so run keys of scenarios without
+    /// captures are what they were before captures existed.)
+    #[serde(default, deserialize_with = "pcap::one_or_many", skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "pcap::Captures")]
     pub pcap: Vec<PcapSpec>,
 }

@@ -357,6 +357,7 @@ fn a_pcapng_written_by_editcap_reads_as_its_pcap() {
     let head = run(&pcap[..at]);
     assert_eq!(ng.records, 300);
     assert_eq!(ng.first_ns, head.first_ns);
-    assert_eq!(ng.directions, head.directions);
+    // Compared as printed: equal values print alike, and NaN (no timeout measured) as NaN.
+    assert_eq!(format!("{:?}", ng.directions), format!("{:?}", head.directions));
     assert!(ng.directions[0].bytes_acked > 100_000 && ng.directions[0].segments_retransmitted > 0);
 }

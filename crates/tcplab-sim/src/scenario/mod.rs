@@ -67,7 +67,11 @@ pub struct TraceSpec {
     /// Packet captures written as libpcap files: one table or a list of them (docs/pcap.md).
     /// (Left out of the resolved scenario when empty, so run keys of scenarios without
     /// captures are what they were before captures existed.)
-    #[serde(default, deserialize_with = "pcap::one_or_many", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "pcap::one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     #[schemars(with = "pcap::Captures")]
     pub pcap: Vec<PcapSpec>,
 }

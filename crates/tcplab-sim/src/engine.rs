@@ -58,13 +58,21 @@ impl Ord for Entry {
     }
 }
 
+/// Where an event stands in the processing order: its time, then its sequence number.
+pub type Key = (SimTime, u64);
+
 /// Future events in time order, equal times in FIFO order.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     next_seq: u64,
     now: SimTime,
+    /// The sequence number of the event being processed (or of the last one).
+    seq: u64,
     processed: u64,
+    /// The event being processed is a Deliver still at the top of the heap, waiting for
+    /// `continue_stream` to put its link's next Deliver in its place.
+    held: bool,
 }
 
 impl EventQueue {
@@ -75,6 +83,12 @@ impl EventQueue {
     /// The time of the event being processed (or of the last one).
     pub fn now(&self) -> SimTime {
         self.now
+    }
+
+    /// The key of the event being processed: an event with a smaller key has run.
+    #[inline]
+    pub fn key(&self) -> Key {
+        (self.now, self.seq)
     }
 
     /// Events taken off the queue so far.
@@ -90,11 +104,30 @@ impl EventQueue {
         self.heap.is_empty()
     }
 
-    /// Schedules `event` at absolute time `at` (never in the past).
-    pub fn schedule(&mut self, at: SimTime, event: Event) {
-        debug_assert!(at >= self.now, "event scheduled in the past");
+    /// Schedules `event` at absolute time `at` (never in the past); returns its sequence
+    /// number.
+    #[inline]
+    pub fn schedule(&mut self, at: SimTime, event: Event) -> u64 {
+        let seq = self.reserve();
+        self.schedule_reserved(at, seq, event);
+        seq
+    }
+
+    /// Takes the sequence number that an event scheduled now would have, without scheduling
+    /// one: an event that may turn out to be needed later (a link's end of transmission) and
+    /// then runs exactly where it would have run had it been scheduled now.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `at` under a sequence number taken earlier by `reserve`. Its key
+    /// must be later than the event being processed.
+    #[inline]
+    pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: Event) {
+        debug_assert!((at, seq) >= self.key(), "event scheduled in the past");
         self.heap.push(Entry {
             time: at.max(self.now),
             seq,
@@ -103,14 +136,47 @@ impl EventQueue {
     }
 
     /// Takes the next event due at or before `until`, advancing the clock to it.
+    ///
+    /// Deliver events come in streams, one per link: a link's packets arrive in the order they
+    /// were sent, so only the oldest's Deliver is in the heap, and the dispatcher of a Deliver
+    /// must call `continue_stream` with the key of the link's next one (the heap's top is
+    /// then replaced in place: one sift instead of a pop and a push).
+    #[inline]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        if self.heap.peek()?.time > until {
+        debug_assert!(!self.held, "a Deliver's stream was not continued");
+        let top = self.heap.peek()?;
+        if top.time > until {
             return None;
         }
-        let e = self.heap.pop()?;
-        self.now = e.time;
+        let (time, seq, event) = (top.time, top.seq, top.event);
+        if let Event::Deliver { .. } = event {
+            self.held = true;
+        } else {
+            self.heap.pop();
+        }
+        self.now = time;
+        self.seq = seq;
         self.processed += 1;
-        Some((e.time, e.event))
+        Some((time, event))
+    }
+
+    /// Ends the Deliver being processed (see `pop_until`): its link's next Deliver, at key
+    /// `next`, takes its place, or none does.
+    #[inline]
+    pub fn continue_stream(&mut self, next: Option<Key>) {
+        debug_assert!(self.held, "continue_stream outside a Deliver");
+        self.held = false;
+        match next {
+            Some((time, seq)) => {
+                debug_assert!((time, seq) > self.key(), "a stream goes forward");
+                let mut top = self.heap.peek_mut().expect("the Deliver is at the top");
+                top.time = time;
+                top.seq = seq;
+            }
+            None => {
+                self.heap.pop();
+            }
+        }
     }
 
     /// Moves the clock to `t` once the queue holds nothing earlier (end of a run).
@@ -142,6 +208,55 @@ mod tests {
             .collect();
         assert_eq!(links, vec![2, 4, 1, 3]);
         assert_eq!(q.processed(), 4);
+    }
+
+    /// Deliver streams and reserved keys pop in exactly the order of a plain heap holding
+    /// every event: the order is by (time, sequence number) alone.
+    #[test]
+    fn streams_and_reserved_keys_keep_the_heap_order() {
+        let mut q = EventQueue::new();
+        // A stream of three Delivers on link 7 (only the first in the heap), a TxDone whose
+        // key is reserved before them and scheduled later, and other events in between.
+        let tx = q.reserve(); // seq 0
+        let d: Vec<Key> = (0..3).map(|i| (SimTime(10 + i * 10), q.reserve())).collect(); // 1..3
+        q.schedule_reserved(d[0].0, d[0].1, Event::Deliver { link: 7 });
+        q.schedule(
+            SimTime(20),
+            Event::Timer {
+                flow: 1,
+                side: Side::Sender,
+            },
+        ); // seq 4: after d[1]
+        q.schedule(SimTime(10), Event::Warmup); // seq 5: after d[0]
+        q.schedule_reserved(SimTime(10), tx, Event::TxDone { link: 7 }); // seq 0: first
+        let mut order = Vec::new();
+        let mut next = 1;
+        while let Some((t, e)) = q.pop_until(SimTime::MAX) {
+            order.push((t.0, q.key().1, e));
+            if let Event::Deliver { .. } = e {
+                q.continue_stream(d.get(next).copied());
+                next += 1;
+            }
+        }
+        let deliver = Event::Deliver { link: 7 };
+        assert_eq!(
+            order,
+            vec![
+                (10, 0, Event::TxDone { link: 7 }),
+                (10, 1, deliver),
+                (10, 5, Event::Warmup),
+                (20, 2, deliver),
+                (
+                    20,
+                    4,
+                    Event::Timer {
+                        flow: 1,
+                        side: Side::Sender
+                    }
+                ),
+                (30, 3, deliver),
+            ]
+        );
     }
 
     #[test]

@@ -140,6 +140,69 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// A transparent link with nothing waiting skips its end-of-serialization event (see
+    /// `net::link`); a queue trace turns that shortcut off on every link. Both must give the
+    /// same results, whatever the disciplines, losses, warm-up and finite transfers (the run
+    /// then ends at the last acknowledgement, which exercises the counters at a stop key).
+    #[test]
+    fn the_idle_link_shortcut_changes_nothing_but_the_event_count(
+        hops in prop::collection::vec(hop(), 1..4),
+        flows in prop::collection::vec(flow(), 1..4),
+        seed in 0u64..1000,
+        warmup_ms in 0u32..4000,
+    ) {
+        let text = scenario(&hops, &flows, seed).replacen('\n', &format!("\nwarmup = \"{warmup_ms}ms\"\n"), 1);
+        let fast = run_toml(&text, &[]).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let full = run_toml(&text.replace("trace = { cwnd = true }", "trace = { cwnd = true, queue = true }"), &[]).unwrap();
+        let json = |v: &dyn erased::Ser| v.json();
+        prop_assert_eq!(json(&fast.flows), json(&full.flows), "{}", text);
+        prop_assert_eq!(json(&fast.links), json(&full.links), "{}", text);
+        prop_assert_eq!(json(&fast.totals), json(&full.totals), "{}", text);
+        prop_assert_eq!(json(&fast.traces.cwnd), json(&full.traces.cwnd), "{}", text);
+        prop_assert!(fast.events <= full.events);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// A link counts a packet as sent when its serialization ends: the packets and bytes sent
+    /// over [0, w] and over (w, end] add up to those over the whole run, for every link,
+    /// whether the serialization's end is an event or only a reserved key.
+    #[test]
+    fn the_measurement_windows_add_up(
+        hops in prop::collection::vec(hop(), 1..4),
+        flows in prop::collection::vec(flow(), 1..4),
+        seed in 0u64..1000,
+        w_us in 100_000u64..7_900_000,
+    ) {
+        let text = scenario(&hops, &flows, seed);
+        let w = format!("{w_us}us");
+        let whole = run_toml(&text, &[]).unwrap();
+        let head = run_toml(&text, &[("duration".into(), w.clone())]).unwrap();
+        let tail = run_toml(&text, &[("warmup".into(), w)]).unwrap();
+        for ((a, b), all) in head.links.iter().zip(&tail.links).zip(&whole.links) {
+            prop_assert_eq!(a.packets_sent + b.packets_sent, all.packets_sent, "{}\n{}", &all.link, text);
+            prop_assert_eq!(a.bytes_sent + b.bytes_sent, all.bytes_sent, "{}", &all.link);
+            prop_assert_eq!(a.packets_in + b.packets_in, all.packets_in, "{}", &all.link);
+        }
+    }
+}
+
+mod erased {
+    pub trait Ser {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap()
+        }
+    }
+}
+
 #[test]
 fn adding_a_flow_does_not_change_another_links_loss_pattern() {
     // Per-component streams: a second hop's Bernoulli draws are the same whatever else runs.

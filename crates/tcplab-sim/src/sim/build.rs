@@ -78,6 +78,11 @@ impl Simulation {
         if !sc.trace.pcap.is_empty() {
             trace.captures = Captures::new(&sc.trace.pcap, &topo.links, &topo.node_names, wires);
         }
+        let mut topo = topo;
+        for (i, l) in topo.links.iter_mut().enumerate() {
+            // A traced link records its queue at every TxDone: keep them all as events.
+            l.shortcut &= !trace.traces_link(i as u32);
+        }
         let all_finite = sc.flows.iter().all(|f| f.bytes.is_some());
         let finite_flows_left = sc.flows.iter().filter(|f| f.bytes.is_some()).count();
         let mut sim = Simulation {

@@ -44,16 +44,16 @@ impl Simulation {
     pub(super) fn dispatch(&mut self, now: SimTime, ev: Event) {
         match ev {
             Event::TxDone { link } => {
-                let (arrive, next) = self.links[link as usize].tx_done(now);
-                self.q.schedule(arrive, Event::Deliver { link });
+                let next = self.links[link as usize].tx_done(now);
                 if self.trace.traces_packets(link) {
                     // Packets the queue dropped at dequeue (CoDel) before the next one started.
                     self.trace_drops(now, link);
                 }
                 if let Some(t) = next {
-                    self.q.schedule(now + t, Event::TxDone { link });
+                    self.started(now, link, t);
                     if self.trace.traces_packets(link) {
-                        let p = self.links[link as usize].on_wire().expect("just started");
+                        let l = &self.links[link as usize];
+                        let p = l.on_wire(self.q.key()).expect("just started");
                         self.trace.packet(now, link, PacketEventKind::Dequeue, p, None);
                     }
                 }
@@ -62,7 +62,8 @@ impl Simulation {
             Event::Deliver { link } => {
                 let l = &mut self.links[link as usize];
                 let node = l.to;
-                let pkt = l.deliver();
+                let (pkt, next) = l.deliver();
+                self.q.continue_stream(next);
                 self.trace.packet(now, link, PacketEventKind::Receive, &pkt, None);
                 self.trace.captures.delivered(now, link, &pkt);
                 if pkt.dst == node {
@@ -140,14 +141,41 @@ impl Simulation {
             pkt.dst
         );
         self.trace.captures.offered(now, link, &pkt);
-        let offer = self.links[link as usize].offer(now, pkt);
+        let l = &mut self.links[link as usize];
+        let offer = l.offer(self.q.key(), pkt);
         match offer {
-            Offer::Transmit(t) => self.q.schedule(now + t, Event::TxDone { link }),
-            Offer::Queued | Offer::Dropped(_) => self.trace_queue(now, link),
+            Offer::Transmit(t) => self.started(now, link, t),
+            Offer::Queued | Offer::Dropped(_) => {
+                // A packet waits behind one whose TxDone was only reserved: it must run now.
+                if let Some((at, seq)) = l.needs_tx_done() {
+                    self.q.schedule_reserved(at, seq, Event::TxDone { link });
+                }
+                self.trace_queue(now, link);
+            }
             Offer::Lost => {}
         }
         if self.trace.traces_packets(link) {
             self.trace_offer(now, link, &pkt, offer);
+        }
+    }
+
+    /// A packet started its serialization on `link` at `now`, for `t`: its TxDone is scheduled
+    /// if the link will need it (packets wait behind it, or the link has no shortcut),
+    /// otherwise only reserved (see `net::link`); then its arrival at the far end.
+    #[inline]
+    fn started(&mut self, now: SimTime, link: u32, t: SimTime) {
+        let l = &mut self.links[link as usize];
+        let needed = !l.shortcut || !l.queue.is_empty();
+        let seq = if needed {
+            self.q.schedule(now + t, Event::TxDone { link })
+        } else {
+            self.q.reserve()
+        };
+        l.set_wire(seq, needed);
+        let arrive = (now + t + l.delay, self.q.reserve());
+        if l.set_arrival(arrive) {
+            self.q
+                .schedule_reserved(arrive.0, arrive.1, Event::Deliver { link });
         }
     }
 

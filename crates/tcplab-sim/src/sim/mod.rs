@@ -104,12 +104,13 @@ impl Simulation {
                 until_check = CHECK_EVERY;
             }
         }
-        let stop = if self.all_finite && self.finite_flows_left == 0 {
-            self.q.now()
+        // The last event that ran: the counters of links stand as after it.
+        let (stop, last) = if self.all_finite && self.finite_flows_left == 0 {
+            self.q.key()
         } else {
-            end
+            (end, u64::MAX)
         };
         self.q.advance_to(stop);
-        Some(self.results(stop))
+        Some(self.results((stop, last)))
     }
 }

@@ -3,6 +3,7 @@
 //! derivation for every endpoint implementation).
 
 use super::Simulation;
+use crate::engine::Key;
 use crate::stats::{FlowResult, LinkCounters, LinkResult, LinkTotals, RunResult};
 use crate::tcp::endpoint::{AnySender, TcpSender};
 use crate::tcp::ns2::agent::VAR_NAMES;
@@ -25,7 +26,8 @@ impl Simulation {
         for f in &mut self.flows {
             f.snapshot = f.counters();
         }
-        self.link_snapshots = self.links.iter().map(|l| l.counters).collect();
+        let key = self.q.key();
+        self.link_snapshots = self.links.iter().map(|l| l.counters_at(key)).collect();
         self.bg.snapshot();
     }
 
@@ -44,7 +46,8 @@ impl Simulation {
         }
     }
 
-    pub(super) fn results(mut self, stop: SimTime) -> RunResult {
+    pub(super) fn results(mut self, stop_key: Key) -> RunResult {
+        let stop = stop_key.0;
         if stop < self.warmup {
             // The run ended before warm-up (every finite transfer done): the window is empty,
             // so every counter over it is zero, and every rate and mean over it NaN.
@@ -122,7 +125,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, l)| (l, self.link_snapshots.get(i).unwrap_or(&zero)))
             .map(|(l, s)| {
-                let c = l.counters.since(s);
+                let c = l.counters_at(stop_key).since(s);
                 let drops = c.drops_queue + c.drops_loss;
                 LinkResult {
                     link: l.name.clone(),

@@ -47,6 +47,12 @@ impl TraceRecorder {
         self.packet_links[link as usize]
     }
 
+    /// Does anything record `link`'s events (its packets, or every queue)?
+    #[inline]
+    pub fn traces_link(&self, link: u32) -> bool {
+        self.queue_on || self.packet_links[link as usize]
+    }
+
     /// A packet event on `link` (ignored unless the link is traced). `cause` is the reason of
     /// a `Drop` or `Lost` event, None for the others.
     #[inline]

@@ -19,6 +19,12 @@ def run_tables(text: str, format: str = "toml", overrides: list[tuple[str, str]]
     """Runs a scenario: its tables by name (run, flows, traffic, links, totals) and its traces
     (packets, cwnd, queue, ns2_vars; empty unless recorded)."""
 
+def analyze_capture(path: str, from_s: float = 0.0, to_s: float | None = None, record_conn: int | None = None,
+                    max_points: int = 1_000_000) -> tuple[dict[str, ArrowTable], dict[str, object]]:
+    """Analyzes a pcap/pcapng capture: its tables (connections, segments, rtt) and a summary
+    (records, tcp_packets, connections, duration_s, truncated_file, warnings, ...); raises
+    ScenarioError for a file that cannot be analyzed. docs/pcap.md."""
+
 def resolve_json(text: str, format: str = "toml", overrides: list[tuple[str, str]] = ...) -> str:
     """The validated scenario with defaults filled in, as JSON; quantities as SI numbers."""
 

@@ -152,6 +152,10 @@ fn run_tables<'py>(
                     .map_err(|e| signal = Some(e))
                     .is_err()
             });
+            if let Some(r) = &result {
+                // trace.pcap: the capture files, each written whole or not at all.
+                tcplab_sim::write_captures(r)?;
+            }
             Ok(result.map(|r| tcplab_sim::arrow::tables(&r)).ok_or(signal))
         })
     })?;
@@ -231,9 +235,65 @@ fn jacobson_series(samples: Vec<u64>, gain: u32) -> PyResult<Vec<(i64, i64, u64)
         .collect())
 }
 
+/// Analyzes a capture file (`tcplab_sim::trace::analyze`): its tables (connections,
+/// segments, rtt) and a summary (counts, warnings). `from_s`/`to_s` are seconds after the
+/// capture's first packet.
+#[pyfunction]
+#[pyo3(signature = (path, from_s = 0.0, to_s = None, record_conn = None, max_points = 1_000_000))]
+fn analyze_capture<'py>(
+    py: Python<'py>,
+    path: String,
+    from_s: f64,
+    to_s: Option<f64>,
+    record_conn: Option<u32>,
+    max_points: usize,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    use tcplab_sim::trace::analyze::{analyze, Options};
+    let ns = |s: f64| (s * 1e9).round() as u64;
+    let opt = Options {
+        from_ns: ns(from_s),
+        to_ns: to_s.map(ns),
+        record_conn,
+        max_points,
+    };
+    let result = py.allow_threads(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let file = std::fs::File::open(&path).map_err(|e| format!("{path}: {e}"))?;
+            let a = analyze(std::io::BufReader::with_capacity(1 << 20, file), opt)
+                .map_err(|e| format!("{path}: {e}"))?;
+            let tables = tcplab_sim::arrow::analysis::tables(&a).map_err(|e| e.to_string())?;
+            Ok::<_, String>((a, tables))
+        }))
+    });
+    let (a, tables) = match result {
+        Ok(Ok(v)) => v,
+        Ok(Err(message)) => return Err(ScenarioError::new_err(message)),
+        Err(_) => return Err(internal("the analyzer panicked")),
+    };
+    let out = PyDict::new(py);
+    for (name, batch) in tables {
+        out.set_item(name, Py::new(py, ArrowTable { batch })?)?;
+    }
+    let summary = PyDict::new(py);
+    summary.set_item("records", a.records)?;
+    summary.set_item("tcp_packets", a.tcp_packets)?;
+    summary.set_item("connections", a.connections)?;
+    summary.set_item("duration_s", (a.last_ns - a.first_ns) as f64 * 1e-9)?;
+    summary.set_item("first_ns", a.first_ns)?;
+    summary.set_item("truncated_file", a.truncated_file)?;
+    summary.set_item("records_truncated", a.records_truncated)?;
+    summary.set_item("skipped_not_tcp", a.skipped_not_tcp)?;
+    summary.set_item("skipped_fragments", a.skipped_fragments)?;
+    summary.set_item("skipped_cut_headers", a.skipped_cut_headers)?;
+    summary.set_item("skipped_malformed", a.skipped_malformed)?;
+    summary.set_item("warnings", a.warnings)?;
+    Ok((out, summary))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_capture, m)?)?;
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;

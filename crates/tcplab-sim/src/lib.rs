@@ -72,7 +72,65 @@ fn placed(sc: Scenario) -> Result<Scenario, Error> {
             ));
         }
     }
+    for (i, c) in sc.trace.pcap.iter().enumerate() {
+        for (j, name) in c.link.iter().enumerate() {
+            if !topo.links.iter().any(|l| l.name == *name) {
+                let names: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
+                return Err(scenario::invalid(
+                    format!("trace.pcap[{i}].link[{j}]"),
+                    format!(
+                        "{name:?} is not a link direction of this network (expected one of {})",
+                        shown(&names)
+                    ),
+                ));
+            }
+        }
+        if let Some(node) = &c.node {
+            if !topo.node_names.iter().any(|n| n == node) {
+                let names: Vec<&str> = topo.node_names.iter().map(String::as_str).collect();
+                return Err(scenario::invalid(
+                    format!("trace.pcap[{i}].node"),
+                    format!(
+                        "{node:?} is not a node of this network (expected one of {})",
+                        shown(&names)
+                    ),
+                ));
+            }
+        }
+        let dir = std::path::Path::new(&c.file)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            if !dir.is_dir() {
+                return Err(scenario::invalid(
+                    format!("trace.pcap[{i}].file"),
+                    format!(
+                        "{:?}: the directory {dir:?} does not exist (expected an existing directory)",
+                        c.file
+                    ),
+                ));
+            }
+        }
+    }
     Ok(sc)
+}
+
+/// A list of names, the first eight and a count.
+fn shown(names: &[&str]) -> String {
+    if names.len() > 8 {
+        format!("{}, ... ({} in all)", names[..8].join(", "), names.len())
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Writes the run's `trace.pcap` captures to their files (each through a temporary file
+/// renamed into place). Returns the files written.
+pub fn write_captures(result: &RunResult) -> Result<Vec<String>, Error> {
+    for (i, c) in result.traces.pcap.iter().enumerate() {
+        c.write(&format!("trace.pcap[{i}].file"))?;
+    }
+    Ok(result.traces.pcap.iter().map(|c| c.file.clone()).collect())
 }
 
 /// Parses TOML, applies `--set` style overrides, validates and runs.

@@ -4,6 +4,7 @@
 //! Python through the Arrow C data interface, where they become polars frames without a copy.
 //! The column builders below are the only place that maps Rust types to Arrow types.
 
+pub mod analysis;
 mod results;
 mod traces;
 

@@ -278,7 +278,7 @@ fn default_dupthresh() -> u32 {
 fn default_ack() -> AckKind {
     AckKind::Delayed
 }
-fn default_mss() -> u32 {
+pub(crate) fn default_mss() -> u32 {
     1460
 }
 fn default_iw() -> u32 {

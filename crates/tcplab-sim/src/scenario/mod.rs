@@ -5,11 +5,13 @@
 mod flow;
 mod link;
 mod network;
+mod pcap;
 mod traffic;
 
 pub use flow::*;
 pub use link::*;
 pub use network::*;
+pub use pcap::{CapturePoint, PcapSpec};
 pub use traffic::*;
 
 use crate::error::Error;
@@ -62,6 +64,16 @@ pub struct TraceSpec {
     /// Points kept per trace before it stops recording (marked truncated).
     #[serde(default = "default_trace_points")]
     pub max_points: u64,
+    /// Packet captures written as libpcap files: one table or a list of them (docs/pcap.md).
+    /// (Left out of the resolved scenario when empty, so run keys of scenarios without
+    /// captures are what they were before captures existed.)
+    #[serde(
+        default,
+        deserialize_with = "pcap::one_or_many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    #[schemars(with = "pcap::Captures")]
+    pub pcap: Vec<PcapSpec>,
 }
 
 fn default_trace_points() -> u64 {
@@ -75,6 +87,7 @@ impl Default for TraceSpec {
             queue: false,
             links: Vec::new(),
             max_points: default_trace_points(),
+            pcap: Vec::new(),
         }
     }
 }
@@ -260,6 +273,7 @@ impl Scenario {
                 ),
             ));
         }
+        pcap::validate(&self.trace.pcap, &self.flows, &self.traffic)?;
         let connections = self.flows.len() as u64 + self.traffic.iter().map(|t| t.count as u64).sum::<u64>();
         if connections > budget::MAX_CONNECTIONS {
             return Err(invalid(

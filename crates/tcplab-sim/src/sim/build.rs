@@ -5,11 +5,13 @@ use super::{Flow, Simulation};
 use crate::engine::{Event, EventQueue};
 use crate::net::topology::{self, Topology};
 use crate::rng::Stream;
+use crate::scenario::FlowSpec;
 use crate::scenario::Scenario;
 use crate::stats::FlowCounters;
 use crate::tcp::{self, endpoint::AnySender};
 use crate::time::SimTime;
-use crate::trace::TraceRecorder;
+use crate::trace::pcap::frame::FlowWire;
+use crate::trace::{Captures, TraceRecorder};
 use crate::traffic::{Background, Role};
 
 impl Simulation {
@@ -45,7 +47,11 @@ impl Simulation {
             .collect();
         let n_foreground = flows.len();
         let setup = Background::setup(sc, &topo.traffic, n_foreground as u32);
+        let mut wires: Vec<FlowWire> = sc.flows.iter().map(flow_wire).collect();
         for c in setup.connections {
+            if !sc.trace.pcap.is_empty() {
+                wires.push(flow_wire(&c.spec));
+            }
             let id = flows.len() as u32;
             let (mut sender, receiver) = tcp::endpoints_for(&c.spec, id, c.src, c.dst, None);
             if let (AnySender::Native(s), true) = (&mut sender, c.waits_for_writes) {
@@ -68,7 +74,10 @@ impl Simulation {
                 role: c.role,
             });
         }
-        let trace = TraceRecorder::new(&sc.trace, topo.links.iter().map(|l| l.name.as_str()));
+        let mut trace = TraceRecorder::new(&sc.trace, topo.links.iter().map(|l| l.name.as_str()));
+        if !sc.trace.pcap.is_empty() {
+            trace.captures = Captures::new(&sc.trace.pcap, &topo.links, &topo.node_names, wires);
+        }
         let mut topo = topo;
         for (i, l) in topo.links.iter_mut().enumerate() {
             // A traced link records its queue at every TxDone: keep them all as events.
@@ -102,5 +111,13 @@ impl Simulation {
             sim.q.schedule(sim.warmup, Event::Warmup);
         }
         sim
+    }
+}
+
+/// What a flow's frames in a pcap need: the timestamps option, the window field.
+fn flow_wire(f: &FlowSpec) -> FlowWire {
+    FlowWire {
+        timestamps: f.timestamps,
+        window: f.rwnd.0.min(u16::MAX as u64) as u16,
     }
 }

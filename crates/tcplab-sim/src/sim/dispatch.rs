@@ -65,6 +65,7 @@ impl Simulation {
                 let (pkt, next) = l.deliver();
                 self.q.continue_stream(next);
                 self.trace.packet(now, link, PacketEventKind::Receive, &pkt, None);
+                self.trace.captures.delivered(now, link, &pkt);
                 if pkt.dst == node {
                     self.to_endpoint(now, pkt);
                 } else {
@@ -139,6 +140,7 @@ impl Simulation {
             "no route from {node} to {}",
             pkt.dst
         );
+        self.trace.captures.offered(now, link, &pkt);
         let l = &mut self.links[link as usize];
         let offer = l.offer(self.q.key(), pkt);
         match offer {

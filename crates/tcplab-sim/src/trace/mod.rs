@@ -4,8 +4,12 @@
 //! an emulated run is to produce the same records. The simulation writes them through the
 //! bounded [`TraceRecorder`].
 
+pub mod analyze;
+pub mod capture;
+pub mod pcap;
 mod recorder;
 
+pub use capture::Captures;
 pub use recorder::TraceRecorder;
 
 use crate::net::packet::PacketKind;
@@ -168,4 +172,7 @@ pub struct Traces {
     pub ns2_vars: Vec<Ns2VarRecord>,
     /// True if a trace reached its point limit and stopped recording.
     pub truncated: bool,
+    /// `trace.pcap`: the capture files, in the order of the scenario's captures.
+    #[serde(skip)]
+    pub pcap: Vec<pcap::PcapCapture>,
 }

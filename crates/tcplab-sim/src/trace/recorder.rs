@@ -17,6 +17,8 @@ pub struct TraceRecorder {
     packet_links: Vec<bool>,
     queue_on: bool,
     traces: Traces,
+    /// `trace.pcap`'s taps and files.
+    pub captures: super::Captures,
 }
 
 impl TraceRecorder {
@@ -30,6 +32,7 @@ impl TraceRecorder {
                 .collect(),
             queue_on: spec.queue,
             traces: Traces::default(),
+            captures: super::Captures::default(),
         }
     }
 
@@ -146,7 +149,10 @@ impl TraceRecorder {
 
     /// The traces recorded.
     pub fn finish(self) -> Traces {
-        self.traces
+        let mut t = self.traces;
+        t.pcap = self.captures.finish();
+        t.truncated |= t.pcap.iter().any(|c| c.truncated);
+        t
     }
 }
 
@@ -170,6 +176,7 @@ mod tests {
             queue,
             links: links.iter().map(|s| s.to_string()).collect(),
             max_points,
+            pcap: Vec::new(),
         }
     }
 

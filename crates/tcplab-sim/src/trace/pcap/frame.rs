@@ -1,0 +1,288 @@
+//! How a simulated packet becomes an Ethernet/IPv4/TCP (or UDP) frame: the addresses, ports
+//! and initial sequence numbers of each flow, the options, and the checksums.
+//!
+//! TCP flow `f` (foreground flows first, then background connections, as in the traces):
+//! sender 10.0.0.0 + (f + 1), port 10000 + f mod 50000; receiver 10.128.0.0 + (f + 1), port
+//! 5001. UDP source `f`: 10.64.0.0 + (f + 1) port 10000 + f mod 50000 to 10.192.0.0 + (f + 1)
+//! port 9. The sender's initial sequence number is [`sender_isn`] (flow 0's wraps past 2^32
+//! after 64 KiB, so every capture exercises sequence wrap-around); the stream's byte 0 is
+//! ISN + 1, as after a handshake.
+
+use crate::net::packet::{Packet, PacketKind};
+use crate::time::SimTime;
+
+/// Ethernet addresses of the sender's and the receiver's side (locally administered).
+pub const MAC_SENDER: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
+pub const MAC_RECEIVER: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
+pub const RECEIVER_PORT: u16 = 5001;
+pub const UDP_PORT: u16 = 9;
+
+/// What the frame of a flow's packets needs beyond the packet itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowWire {
+    /// RFC 7323 timestamps option on every segment.
+    pub timestamps: bool,
+    /// The receiver's window field (the advertised window, at most 65535: no window scaling
+    /// is negotiated in a capture without a handshake).
+    pub window: u16,
+}
+
+pub fn sender_ip(flow: u32) -> [u8; 4] {
+    (0x0A00_0000u32 + flow + 1).to_be_bytes()
+}
+pub fn receiver_ip(flow: u32) -> [u8; 4] {
+    (0x0A80_0000u32 + flow + 1).to_be_bytes()
+}
+pub fn udp_sender_ip(source: u32) -> [u8; 4] {
+    (0x0A40_0000u32 + source + 1).to_be_bytes()
+}
+pub fn udp_receiver_ip(source: u32) -> [u8; 4] {
+    (0x0AC0_0000u32 + source + 1).to_be_bytes()
+}
+pub fn sender_port(flow: u32) -> u16 {
+    10_000 + (flow % 50_000) as u16
+}
+/// The sender's initial sequence number: 2^32 - 65536 for flow 0, spread for the others.
+pub fn sender_isn(flow: u32) -> u32 {
+    0xFFFF_0000u32.wrapping_add(flow.wrapping_mul(0x9E37_79B9))
+}
+/// The receiver's initial sequence number.
+pub fn receiver_isn(flow: u32) -> u32 {
+    sender_isn(flow) ^ 0x8000_0000
+}
+
+/// Timestamp option clock: one tick per microsecond of simulated time.
+pub fn ts_ticks(t: SimTime) -> u32 {
+    (t.ns() / 1_000) as u32
+}
+
+/// The Internet checksum (RFC 1071) of `data`, continuing from `sum`.
+fn sum16(mut sum: u32, data: &[u8]) -> u32 {
+    let mut chunks = data.chunks_exact(2);
+    for c in &mut chunks {
+        sum += u16::from_be_bytes([c[0], c[1]]) as u32;
+    }
+    if let [b] = chunks.remainder() {
+        sum += (*b as u32) << 8;
+    }
+    sum
+}
+
+fn fold(mut sum: u32) -> u16 {
+    while sum > 0xFFFF {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// The frame of `p` at time `now` (Ethernet, IPv4, then TCP with its options or UDP), with a
+/// zero payload, written to `out` (cleared first). Returns the frame's full length; `out`
+/// holds at most `snap` bytes of it.
+pub fn encode(p: &Packet, wire: FlowWire, now: SimTime, ip_id: u16, snap: usize, out: &mut Vec<u8>) -> usize {
+    out.clear();
+    let (src_mac, dst_mac) = match p.kind {
+        PacketKind::Ack => (MAC_RECEIVER, MAC_SENDER),
+        _ => (MAC_SENDER, MAC_RECEIVER),
+    };
+    out.extend_from_slice(&dst_mac);
+    out.extend_from_slice(&src_mac);
+    out.extend_from_slice(&0x0800u16.to_be_bytes());
+    let ip_at = out.len();
+    let (proto, src, dst, l4) = match p.kind {
+        PacketKind::Udp => (
+            17u8,
+            udp_sender_ip(p.flow),
+            udp_receiver_ip(p.flow),
+            udp_header(p),
+        ),
+        PacketKind::Data => (
+            6u8,
+            sender_ip(p.flow),
+            receiver_ip(p.flow),
+            tcp_header(p, wire, now),
+        ),
+        PacketKind::Ack => (
+            6u8,
+            receiver_ip(p.flow),
+            sender_ip(p.flow),
+            tcp_header(p, wire, now),
+        ),
+    };
+    let (l4_bytes, l4_len) = l4;
+    let payload = match p.kind {
+        PacketKind::Udp => p.size.saturating_sub(28) as usize,
+        _ => p.seg.len as usize,
+    };
+    let total = 20 + l4_len + payload;
+    out.extend_from_slice(&[0x45, 0]);
+    out.extend_from_slice(&(total as u16).to_be_bytes());
+    out.extend_from_slice(&ip_id.to_be_bytes());
+    out.extend_from_slice(&0x4000u16.to_be_bytes()); // don't fragment
+    out.extend_from_slice(&[64, proto, 0, 0]);
+    out.extend_from_slice(&src);
+    out.extend_from_slice(&dst);
+    let ip_sum = fold(sum16(0, &out[ip_at..ip_at + 20]));
+    out[ip_at + 10..ip_at + 12].copy_from_slice(&ip_sum.to_be_bytes());
+    // Pseudo-header + L4 header; the zero payload adds nothing to the sum.
+    let l4_at = out.len();
+    out.extend_from_slice(&l4_bytes[..l4_len]);
+    let mut sum = sum16(0, &src);
+    sum = sum16(sum, &dst);
+    sum += proto as u32 + (l4_len + payload) as u32;
+    sum = sum16(sum, &out[l4_at..]);
+    let mut ck = fold(sum);
+    let ck_at = if proto == 6 { l4_at + 16 } else { l4_at + 6 };
+    if proto == 17 && ck == 0 {
+        ck = 0xFFFF; // RFC 768: a computed zero is sent as all ones
+    }
+    out[ck_at..ck_at + 2].copy_from_slice(&ck.to_be_bytes());
+    let frame = out.len() + payload;
+    let keep = frame.min(snap);
+    if keep > out.len() {
+        out.resize(keep, 0);
+    } else {
+        out.truncate(keep);
+    }
+    frame
+}
+
+/// The TCP header with options (checksum zero), and its length.
+fn tcp_header(p: &Packet, wire: FlowWire, now: SimTime) -> ([u8; 60], usize) {
+    let s = &p.seg;
+    let f = p.flow;
+    let (sport, dport, seq, ack) = match p.kind {
+        PacketKind::Ack => (
+            RECEIVER_PORT,
+            sender_port(f),
+            receiver_isn(f).wrapping_add(1),
+            sender_isn(f).wrapping_add(1).wrapping_add(s.ack as u32),
+        ),
+        _ => (
+            sender_port(f),
+            RECEIVER_PORT,
+            sender_isn(f).wrapping_add(1).wrapping_add(s.seq as u32),
+            receiver_isn(f).wrapping_add(1),
+        ),
+    };
+    let mut h = [0u8; 60];
+    h[0..2].copy_from_slice(&sport.to_be_bytes());
+    h[2..4].copy_from_slice(&dport.to_be_bytes());
+    h[4..8].copy_from_slice(&seq.to_be_bytes());
+    h[8..12].copy_from_slice(&ack.to_be_bytes());
+    let push = p.kind == PacketKind::Data && s.len > 0;
+    h[13] = 0x10 | if push { 0x08 } else { 0 }; // ACK (and PSH on data)
+    let window = if p.kind == PacketKind::Ack {
+        wire.window
+    } else {
+        u16::MAX
+    };
+    h[14..16].copy_from_slice(&window.to_be_bytes());
+    let mut n = 20;
+    if wire.timestamps {
+        let tsval = match p.kind {
+            // The receiver's ACKs carry no clock of their own in the simulator: the capture
+            // time stands for it.
+            PacketKind::Ack => ts_ticks(now),
+            _ => ts_ticks(s.ts_val),
+        };
+        let tsecr = if p.kind == PacketKind::Ack {
+            ts_ticks(s.ts_ecr)
+        } else {
+            0
+        };
+        h[n..n + 4].copy_from_slice(&[1, 1, 8, 10]);
+        h[n + 4..n + 8].copy_from_slice(&tsval.to_be_bytes());
+        h[n + 8..n + 12].copy_from_slice(&tsecr.to_be_bytes());
+        n += 12;
+    }
+    if p.kind == PacketKind::Ack && !s.sack.is_empty() {
+        let blocks = s.sack.n as usize;
+        h[n..n + 4].copy_from_slice(&[1, 1, 5, 2 + 8 * blocks as u8]);
+        n += 4;
+        let base = sender_isn(f).wrapping_add(1);
+        for (start, end) in s.sack.iter(s.ack) {
+            h[n..n + 4].copy_from_slice(&base.wrapping_add(start as u32).to_be_bytes());
+            h[n + 4..n + 8].copy_from_slice(&base.wrapping_add(end as u32).to_be_bytes());
+            n += 8;
+        }
+    }
+    h[12] = ((n / 4) as u8) << 4;
+    (h, n)
+}
+
+fn udp_header(p: &Packet) -> ([u8; 60], usize) {
+    let mut h = [0u8; 60];
+    let len = 8 + p.size.saturating_sub(28) as u16;
+    h[0..2].copy_from_slice(&sender_port(p.flow).to_be_bytes());
+    h[2..4].copy_from_slice(&UDP_PORT.to_be_bytes());
+    h[4..6].copy_from_slice(&len.to_be_bytes());
+    (h, 8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::segment::{SackBlocks, Segment};
+
+    #[test]
+    fn a_data_segment_of_flow_0_is_the_expected_bytes() {
+        let seg = Segment {
+            ts_val: SimTime(2_500_000),
+            ..Segment::data(1000, 100, 152)
+        };
+        let p = Packet::tcp(0, 0, 1, seg);
+        let mut out = Vec::new();
+        let wire = FlowWire {
+            timestamps: true,
+            window: 65535,
+        };
+        let n = encode(&p, wire, SimTime(3_000_000), 7, 65535, &mut out);
+        assert_eq!(n, 14 + 20 + 32 + 100);
+        assert_eq!(out.len(), n);
+        // IPv4: total length 152 (the simulated size with timestamps), id 7, 10.0.0.1 -> 10.128.0.1.
+        assert_eq!(&out[14..20], &[0x45, 0, 0, 152, 0, 7]);
+        assert_eq!(&out[26..34], &[10, 0, 0, 1, 10, 128, 0, 1]);
+        // TCP: ports 10000 -> 5001, seq = 0xFFFF0000 + 1 + 1000, data offset 8 words, ACK|PSH.
+        assert_eq!(&out[34..38], &[0x27, 0x10, 0x13, 0x89]);
+        assert_eq!(u32::from_be_bytes(out[38..42].try_into().unwrap()), 0xFFFF_03E9);
+        assert_eq!((out[46], out[47]), (0x80, 0x18));
+        // Timestamps: TSval 2500 us, TSecr 0.
+        assert_eq!(&out[54..58], &[1, 1, 8, 10]);
+        assert_eq!(u32::from_be_bytes(out[58..62].try_into().unwrap()), 2500);
+        // Both checksums verify: the one's-complement sum over the covered bytes is 0xFFFF.
+        assert_eq!(fold(sum16(0, &out[14..34])), 0);
+        let mut s = sum16(0, &out[26..34]);
+        s += 6 + (n - 34) as u32;
+        assert_eq!(fold(sum16(s, &out[34..])), 0);
+    }
+
+    #[test]
+    fn an_ack_carries_sack_blocks_in_wire_sequence_numbers_and_snap_cuts_the_frame() {
+        let mut sack = SackBlocks::default();
+        sack.n = 2;
+        sack.blocks[0] = (1000, 2000);
+        sack.blocks[1] = (3000, 4000);
+        let seg = Segment {
+            sack,
+            ts_ecr: SimTime(1_000),
+            ..Segment::ack(70_000, 40 + 20)
+        };
+        let p = Packet::tcp(0, 1, 0, seg);
+        let mut out = Vec::new();
+        let wire = FlowWire {
+            timestamps: false,
+            window: 4096,
+        };
+        let n = encode(&p, wire, SimTime(5_000), 1, 54, &mut out);
+        assert_eq!(n, 14 + 20 + 20 + 20);
+        assert_eq!(out.len(), 54, "cut to the snap length");
+        let mut full = Vec::new();
+        encode(&p, wire, SimTime(5_000), 1, 65535, &mut full);
+        // ack = ISN + 1 + 70000 wraps: 0xFFFF0000 + 70001 = 0x00001171.
+        assert_eq!(u32::from_be_bytes(full[42..46].try_into().unwrap()), 0x0000_1171);
+        assert_eq!(&full[54..58], &[1, 1, 5, 18]);
+        let first = u32::from_be_bytes(full[58..62].try_into().unwrap());
+        assert_eq!(first, 0xFFFF_0001u32.wrapping_add(71_000));
+        assert_eq!(u16::from_be_bytes([full[48], full[49]]), 4096);
+    }
+}

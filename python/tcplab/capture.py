@@ -1,0 +1,156 @@
+"""Packet captures analyzed with the papers' instruments (``tcplab trace analyze``).
+
+:func:`analyze` reads a pcap or pcapng file in the Rust core (``tcplab._core.analyze_capture``)
+and returns a :class:`CaptureAnalysis`: one row per data direction of every TCP connection
+(goodput, RTT, retransmissions by cause, Mathis' CA / non-CA events and p, Parvez's loss events),
+as polars frames built from Arrow batches, and, with :meth:`CaptureAnalysis.with_predictions`,
+the Mathis, PFTK and Parvez NoTO / Full predictions from each direction's measured p, RTT and
+RTO, with the notes of any model whose stated domain the measurements leave. docs/pcap.md has
+every column.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+__all__ = ["CaptureAnalysis", "CaptureError", "analyze", "predictions"]
+
+
+class CaptureError(ValueError):
+    """A file that cannot be analyzed: not a capture, unreadable, no TCP in it."""
+
+
+@dataclass
+class CaptureAnalysis:
+    path: str
+    connections: pl.DataFrame
+    segments: pl.DataFrame
+    rtt: pl.DataFrame
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.summary.get("warnings", []))
+
+    @property
+    def complete(self) -> bool:
+        """False when the file ended inside a record (the analysis covers what came before)."""
+        return not self.summary.get("truncated_file", False)
+
+    def with_predictions(self) -> pl.DataFrame:
+        """The connections with the models' predictions beside the measured goodput."""
+        rows = [predictions(r) for r in self.connections.iter_rows(named=True)]
+        extra = pl.DataFrame(rows, schema=PREDICTION_SCHEMA, orient="row") if rows else pl.DataFrame(schema=PREDICTION_SCHEMA)
+        return pl.concat([self.connections, extra], how="horizontal")
+
+
+def analyze(path: str | Path, *, start: float = 0.0, end: float | None = None, conn: int | None = None,
+            max_points: int = 1_000_000) -> CaptureAnalysis:
+    """Analyze the capture at `path` over [start, end] seconds after its first packet; keep
+    the packets and RTT samples of connection `conn` (for plots)."""
+    from tcplab import _core
+
+    if start < 0 or not math.isfinite(start):
+        raise CaptureError(f"--from: {start} (expected a time >= 0 after the capture's first packet)")
+    if end is not None and (not math.isfinite(end) or end <= start):
+        raise CaptureError(f"--to: {end} (expected a time after --from = {start})")
+    p = Path(path)
+    if not p.is_file():
+        raise CaptureError(f"{path}: no such file")
+    try:
+        tables, summary = _core.analyze_capture(str(p), start, end, conn, max_points)
+    except _core.ScenarioError as e:
+        raise CaptureError(str(e)) from None
+    frames = {name: pl.DataFrame(t) for name, t in tables.items()}
+    return CaptureAnalysis(str(p), frames["connections"], frames["segments"], frames["rtt"], dict(summary))
+
+
+#: The prediction columns `with_predictions` adds, in order.
+PREDICTION_SCHEMA = {
+    "acks_per_segment": pl.Float64,
+    "mathis_c": pl.Float64,
+    "mathis_bps": pl.Float64,
+    "rto_used_s": pl.Float64,
+    "pftk_full_bps": pl.Float64,
+    "q": pl.Float64,
+    "parvez_noto_bps": pl.Float64,
+    "parvez_full_bps": pl.Float64,
+    "model_notes": pl.Utf8,
+}
+
+
+def _model(name: str, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Runs a catalog model on `given` (its other parameters at their defaults): its results
+    by key and the notes where the inputs leave its stated domain."""
+    from tcplab.models.catalog import MODELS, REQUIRED
+
+    m = MODELS[name]
+    inputs = {p.name: (None if p.default is REQUIRED else p.default) for p in m.params}
+    if "inverse" in inputs:
+        inputs["inverse"] = False
+    inputs.update(given)
+    rows = m.compute(inputs)
+    return {r.key: r.value for r in rows}, [f"{name}: {n}" for n in m.outside_domain(inputs, rows)]
+
+
+def predictions(r: dict[str, Any]) -> dict[str, Any]:
+    """The models' predictions for one direction row of `connections`.
+
+    Mathis (Eq. 3) takes Mathis' p (CA events per acknowledged segment) and the mean RTT, with
+    C = sqrt(3/2) for an ACK per segment and sqrt(3/4) for delayed ACKs (measured: ACKs per
+    data segment above or below 0.75). PFTK Full and Parvez NoTO / Full take Parvez's p (loss
+    events per segment sent), the RTT, and the RTO measured on the capture's timeouts (else
+    RFC 6298's estimate from the RTT samples, else 3 RTT); Parvez's q comes from the packet loss
+    rate by Eq. 30. A model that cannot be evaluated gives NaN and a note.
+    """
+    nan = float("nan")
+    out: dict[str, Any] = {k: nan for k in PREDICTION_SCHEMA}
+    notes: list[str] = []
+    rtt = r["ts_mean_rtt_s"] if r["ts_rtt_samples"] else r["mean_rtt_s"]
+    mss = r["mss_bytes"]
+    segs = r["segments_sent"] - r["segments_retransmitted"]
+    b = r["acks"] / segs if segs else nan
+    out["acks_per_segment"] = b
+    if not (rtt and math.isfinite(rtt)):
+        out["model_notes"] = "no RTT samples: no model can be evaluated"
+        return out
+    rto = next((x for x in (r["rto_s"], r["rto_estimate_s"]) if x is not None and math.isfinite(x) and x > 0), 3 * rtt)
+    out["rto_used_s"] = rto
+    c = math.sqrt(1.5) if (math.isfinite(b) and b >= 0.75) else math.sqrt(0.75)
+    out["mathis_c"] = c
+    if r["ca_events"] > 0 and math.isfinite(r["p"]) and r["p"] > 0:
+        try:
+            res, n = _model("mathis", {"mss": mss, "rtt": rtt, "loss": r["p"], "c": c})
+            out["mathis_bps"] = res["throughput"]
+            notes += n
+        except ValueError as e:
+            notes.append(f"mathis: {e}")
+    else:
+        notes.append("mathis: no CA events in the window (p = 0): the model needs periodic halvings")
+    p = r["loss_event_rate"]
+    if r["loss_events"] > 0 and math.isfinite(p) and 0 < p < 1:
+        bb = b if (math.isfinite(b) and b > 0) else 1.0
+        try:
+            res, n = _model("pftk", {"mss": mss, "rtt": rtt, "loss": p, "rto": rto, "b": max(1.0, 1 / bb)})
+            out["pftk_full_bps"] = res["full"]
+            notes += n
+        except ValueError as e:
+            notes.append(f"pftk: {e}")
+        try:
+            ql = max(r["packet_loss_rate"], p)
+            res, n = _model("newreno", {"mss": mss, "rtt": rtt, "loss": p, "packet_loss": ql, "rto": rto})
+            out["q"] = res["q"]
+            out["parvez_noto_bps"] = res["noto"]
+            out["parvez_full_bps"] = res["full"]
+            notes += n
+        except ValueError as e:
+            notes.append(f"newreno: {e}")
+    else:
+        notes.append("pftk, newreno: no loss events in the window")
+    out["model_notes"] = "; ".join(notes)
+    return out

@@ -98,6 +98,19 @@ def _model(name: str, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
     return {r.key: r.value for r in rows}, [f"{name}: {n}" for n in m.outside_domain(inputs, rows)]
 
 
+
+def _predict(name: str, params: dict, columns: dict, out: dict, notes: list) -> None:
+    """Evaluates model `name` into `out` (its results' keys to `out`'s columns), its domain
+    notes into `notes`; a model that refuses its inputs leaves one note instead."""
+    try:
+        res, n = _model(name, params)
+    except ValueError as e:
+        notes.append(f"{name}: {e}")
+        return
+    for key, column in columns.items():
+        out[column] = res[key]
+    notes += n
+
 def predictions(r: dict[str, Any]) -> dict[str, Any]:
     """The models' predictions for one direction row of `connections`.
 
@@ -124,32 +137,17 @@ def predictions(r: dict[str, Any]) -> dict[str, Any]:
     c = math.sqrt(1.5) if (math.isfinite(b) and b >= 0.75) else math.sqrt(0.75)
     out["mathis_c"] = c
     if r["ca_events"] > 0 and math.isfinite(r["p"]) and r["p"] > 0:
-        try:
-            res, n = _model("mathis", {"mss": mss, "rtt": rtt, "loss": r["p"], "c": c})
-            out["mathis_bps"] = res["throughput"]
-            notes += n
-        except ValueError as e:
-            notes.append(f"mathis: {e}")
+        _predict("mathis", {"mss": mss, "rtt": rtt, "loss": r["p"], "c": c}, {"throughput": "mathis_bps"}, out, notes)
     else:
         notes.append("mathis: no CA events in the window (p = 0): the model needs periodic halvings")
     p = r["loss_event_rate"]
     if r["loss_events"] > 0 and math.isfinite(p) and 0 < p < 1:
         bb = b if (math.isfinite(b) and b > 0) else 1.0
-        try:
-            res, n = _model("pftk", {"mss": mss, "rtt": rtt, "loss": p, "rto": rto, "b": max(1.0, 1 / bb)})
-            out["pftk_full_bps"] = res["full"]
-            notes += n
-        except ValueError as e:
-            notes.append(f"pftk: {e}")
-        try:
-            ql = max(r["packet_loss_rate"], p)
-            res, n = _model("newreno", {"mss": mss, "rtt": rtt, "loss": p, "packet_loss": ql, "rto": rto})
-            out["q"] = res["q"]
-            out["parvez_noto_bps"] = res["noto"]
-            out["parvez_full_bps"] = res["full"]
-            notes += n
-        except ValueError as e:
-            notes.append(f"newreno: {e}")
+        _predict("pftk", {"mss": mss, "rtt": rtt, "loss": p, "rto": rto, "b": max(1.0, 1 / bb)},
+                 {"full": "pftk_full_bps"}, out, notes)
+        ql = max(r["packet_loss_rate"], p)
+        _predict("newreno", {"mss": mss, "rtt": rtt, "loss": p, "packet_loss": ql, "rto": rto},
+                 {"q": "q", "noto": "parvez_noto_bps", "full": "parvez_full_bps"}, out, notes)
     else:
         notes.append("pftk, newreno: no loss events in the window")
     out["model_notes"] = "; ".join(notes)

@@ -290,11 +290,140 @@ fn analyze_capture<'py>(
     Ok((out, summary))
 }
 
+/// An emulation (`tcplab_sim::emulate`): the scenario's flows as real TCP connections
+/// through its simulated network in real time. `tcplab.emulate` creates the network
+/// namespaces and TUN devices and runs the real endpoints; this object runs the network: `run`
+/// blocks (without the GIL) until the scenario's end or `stop()`, and `clock()` tells other
+/// threads the emulated time.
+#[pyclass(frozen, module = "tcplab._core")]
+struct Emulator {
+    scenario: tcplab_sim::Scenario,
+    starts: Vec<f64>,
+    stop: std::sync::atomic::AtomicBool,
+    t0: std::sync::OnceLock<std::time::Instant>,
+}
+
+#[pymethods]
+impl Emulator {
+    #[new]
+    #[pyo3(signature = (text, format = "toml", overrides = Vec::new()))]
+    fn new(text: String, format: &str, overrides: Vec<(String, String)>) -> PyResult<Self> {
+        guarded(|| {
+            let scenario = parse_doc(&text, format, &overrides)?;
+            let sim = tcplab_sim::sim::Simulation::new(&scenario);
+            let starts = (0..sim.foreground_flows() as u32)
+                .map(|f| sim.flow_start(f).secs_f64())
+                .collect();
+            Ok(Emulator {
+                scenario,
+                starts,
+                stop: Default::default(),
+                t0: Default::default(),
+            })
+        })
+    }
+
+    /// When each flow starts, in seconds of emulated time.
+    #[getter]
+    fn flow_starts(&self) -> Vec<f64> {
+        self.starts.clone()
+    }
+
+    /// Seconds since emulated time zero (None before `run` started).
+    fn clock(&self) -> Option<f64> {
+        self.t0.get().map(|t| t.elapsed().as_secs_f64())
+    }
+
+    /// Asks a running `run` to end now (its results cover what ran).
+    fn stop(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Runs the network: `taps` holds one (sender fd, receiver fd) pair per flow. Returns the
+    /// simulator's tables (as `run_tables`) and the self-check as a dict.
+    #[pyo3(signature = (taps, pcap = None, snaplen = 128, max_packets = 2_000_000, spin_us = 100.0, realtime = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        taps: Vec<(i32, i32)>,
+        pcap: Option<String>,
+        snaplen: u32,
+        max_packets: u64,
+        spin_us: f64,
+        realtime: bool,
+    ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+        use tcplab_sim::emulate::{self, Options, Taps};
+        if !(spin_us.is_finite() && spin_us >= 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "spin_us: {spin_us} (expected a finite number of microseconds >= 0)"
+            )));
+        }
+        let opt = Options {
+            spin: std::time::Duration::from_nanos((spin_us * 1e3) as u64),
+            realtime,
+            pcap,
+            snaplen,
+            max_packets,
+        };
+        let taps: Vec<Taps> = taps
+            .into_iter()
+            .map(|(sender, receiver)| Taps { sender, receiver })
+            .collect();
+        let out = py.allow_threads(|| {
+            guarded(|| {
+                let sim = tcplab_sim::sim::Simulation::new(&self.scenario);
+                let (result, check, capture) = emulate::run(sim, &taps, &opt, &self.stop, &self.t0)?;
+                if let Some(c) = capture {
+                    c.write()?;
+                }
+                Ok((tcplab_sim::arrow::tables(&result), check))
+            })
+        })?;
+        let (tables, check) = out;
+        let t = PyDict::new(py);
+        for (name, batch) in tables.map_err(internal)? {
+            t.set_item(name, Py::new(py, ArrowTable { batch })?)?;
+        }
+        let c = PyDict::new(py);
+        c.set_item("wall_s", check.wall_s)?;
+        c.set_item("packets_in", check.packets_in)?;
+        c.set_item("bytes_in", check.bytes_in)?;
+        c.set_item("packets_out", check.packets_out)?;
+        c.set_item("bytes_out", check.bytes_out)?;
+        c.set_item("packets_dropped", check.packets_dropped)?;
+        c.set_item("packets_in_flight", check.packets_in_flight)?;
+        c.set_item("write_errors", check.write_errors)?;
+        c.set_item("max_packet", check.max_packet)?;
+        c.set_item("busy_fraction", check.busy_fraction)?;
+        c.set_item("realtime", check.realtime)?;
+        c.set_item("events", check.events)?;
+        c.set_item("stopped", check.stopped)?;
+        c.set_item("captured", check.captured)?;
+        c.set_item("capture_truncated", check.capture_truncated)?;
+        for (name, l) in [("lateness", &check.lateness), ("wakeup", &check.wakeup)] {
+            let q = l.quantiles_s(&[0.5, 0.9, 0.99, 0.999]);
+            let d = PyDict::new(py);
+            d.set_item("count", l.count())?;
+            d.set_item("mean_s", l.mean_s())?;
+            d.set_item("p50_s", q[0])?;
+            d.set_item("p90_s", q[1])?;
+            d.set_item("p99_s", q[2])?;
+            d.set_item("p999_s", q[3])?;
+            d.set_item("max_s", l.max_s())?;
+            d.set_item("over_1ms", l.fraction_over(std::time::Duration::from_millis(1)))?;
+            c.set_item(name, d)?;
+        }
+        Ok((t, c))
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_tables, m)?)?;
     m.add_function(wrap_pyfunction!(analyze_capture, m)?)?;
     m.add_class::<ArrowTable>()?;
+    m.add_class::<Emulator>()?;
     m.add_function(wrap_pyfunction!(resolve_json, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;

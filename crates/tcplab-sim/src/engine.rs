@@ -179,7 +179,14 @@ impl EventQueue {
         }
     }
 
-    /// Moves the clock to `t` once the queue holds nothing earlier (end of a run).
+    /// The time of the next event, if any (an emulation sleeps until then).
+    #[inline]
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    /// Moves the clock to `t` once the queue holds nothing earlier (end of a run, or an
+    /// emulated packet arriving from outside at `t`).
     pub fn advance_to(&mut self, t: SimTime) {
         if t > self.now {
             self.now = t;

@@ -15,6 +15,8 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+#[cfg(all(feature = "emulate", target_os = "linux"))]
+pub mod emulate;
 pub mod engine;
 pub mod error;
 pub mod net;

@@ -42,6 +42,7 @@ impl Simulation {
                     finite: f.bytes.is_some(),
                     completed: None,
                     role: Role::Foreground,
+                    external: false,
                 }
             })
             .collect();
@@ -72,6 +73,7 @@ impl Simulation {
                 finite: false,
                 completed: None,
                 role: c.role,
+                external: false,
             });
         }
         let mut trace = TraceRecorder::new(&sc.trace, topo.links.iter().map(|l| l.name.as_str()));
@@ -100,6 +102,8 @@ impl Simulation {
             all_finite,
             bg: setup.background,
             n_foreground,
+            arrivals: Vec::new(),
+            emulating: false,
         };
         for (i, f) in sim.flows.iter().enumerate() {
             sim.q.schedule(f.start, Event::FlowStart { flow: i as u32 });

@@ -15,7 +15,7 @@ use crate::trace::PacketEventKind;
 impl Flow {
     /// The node an endpoint sits at, and the one its segments go to.
     #[inline]
-    fn ends(&self, side: Side) -> (NodeId, NodeId) {
+    pub(super) fn ends(&self, side: Side) -> (NodeId, NodeId) {
         match side {
             Side::Sender => (self.src, self.dst),
             Side::Receiver => (self.dst, self.src),
@@ -45,6 +45,9 @@ impl Simulation {
         match ev {
             Event::TxDone { link } => {
                 let next = self.links[link as usize].tx_done(now);
+                if self.emulating {
+                    self.dropped_at_dequeue(link);
+                }
                 if self.trace.traces_packets(link) {
                     // Packets the queue dropped at dequeue (CoDel) before the next one started.
                     self.trace_drops(now, link);
@@ -88,6 +91,9 @@ impl Simulation {
                 self.arm(flow, side);
             }
             Event::FlowStart { flow } => {
+                if self.flows[flow as usize].external {
+                    return;
+                }
                 let mut out = std::mem::take(&mut self.out);
                 self.flows[flow as usize].sender.start(now, &mut out);
                 self.emit(now, flow, Side::Sender, &mut out);
@@ -107,6 +113,9 @@ impl Simulation {
             PacketKind::Ack => Side::Sender,
             PacketKind::Udp => return self.udp_delivered(&pkt),
         };
+        if self.flows[flow as usize].external {
+            return self.arrived_outside(now, side, pkt);
+        }
         let mut out = std::mem::take(&mut self.out);
         let f = &mut self.flows[flow as usize];
         f.on_segment(side, now, &pkt.seg, &mut out);
@@ -143,6 +152,14 @@ impl Simulation {
         self.trace.captures.offered(now, link, &pkt);
         let l = &mut self.links[link as usize];
         let offer = l.offer(self.q.key(), pkt);
+        if self.emulating {
+            match offer {
+                Offer::Lost => self.dropped_outside(&pkt),
+                Offer::Dropped(d) => self.dropped_outside(&d),
+                _ => {}
+            }
+        }
+        let l = &mut self.links[link as usize];
         match offer {
             Offer::Transmit(t) => self.started(now, link, t),
             Offer::Queued | Offer::Dropped(_) => {

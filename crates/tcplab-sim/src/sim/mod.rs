@@ -7,6 +7,7 @@
 
 mod build;
 mod dispatch;
+mod external;
 mod results;
 mod tracing;
 mod traffic;
@@ -41,6 +42,9 @@ struct Flow {
     finite: bool,
     completed: Option<SimTime>,
     role: Role,
+    /// Its endpoints are outside the simulator (an emulated flow: real TCP): its packets are
+    /// handed out at its ends instead of to endpoints, and it never starts by itself.
+    external: bool,
 }
 
 impl Flow {
@@ -53,6 +57,8 @@ impl Flow {
         }
     }
 }
+
+pub use external::Arrival;
 
 pub struct Simulation {
     q: EventQueue,
@@ -73,6 +79,10 @@ pub struct Simulation {
     /// Background traffic; its TCP connections are `flows[n_foreground..]`.
     bg: Background,
     n_foreground: usize,
+    /// Packets of external flows that reached their far end, for the emulator to hand out.
+    arrivals: Vec<external::Arrival>,
+    /// Some flows are external: packets they lose in the network are reported too.
+    emulating: bool,
 }
 
 impl Simulation {

@@ -1,0 +1,133 @@
+//! Flows whose endpoints live outside the simulator. An emulation (`crate::emulate`) runs real
+//! TCP connections through the simulated network in real time: their packets enter at a flow's
+//! end (`inject`), cross the links, queues and loss modules as any packet does, and at the far
+//! end are handed back out (`Arrival`) instead of to an endpoint. The emulator drives the clock:
+//! it runs the events due by the wall clock (`run_until`) and sleeps until the next one
+//! (`next_event`). Background traffic stays simulated and shares the links with them.
+
+use super::Simulation;
+use crate::engine::Side;
+use crate::net::packet::Packet;
+use crate::stats::RunResult;
+use crate::tcp::segment::Segment;
+use crate::time::SimTime;
+
+/// What became of a packet of an external flow: it reached the end `to` at `at` (the receiver
+/// for data, the sender for ACKs), or the network dropped it at `at` (`to` None). `token` is
+/// what `inject` was given for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub at: SimTime,
+    pub flow: u32,
+    pub to: Option<Side>,
+    pub token: u64,
+}
+
+impl Simulation {
+    /// Makes every foreground flow external: none of them starts a simulated sender; their
+    /// packets come from `inject`. Background connections and sources stay simulated.
+    pub fn externalize(&mut self) {
+        for f in &mut self.flows[..self.n_foreground] {
+            f.external = true;
+        }
+        self.all_finite = false;
+        self.emulating = true;
+    }
+
+    /// The number of foreground flows (the external ones, after `externalize`).
+    pub fn foreground_flows(&self) -> usize {
+        self.n_foreground
+    }
+
+    /// When foreground flow `flow` starts (drawn from the scenario's `start`).
+    pub fn flow_start(&self, flow: u32) -> SimTime {
+        self.flows[flow as usize].start
+    }
+
+    /// The end of the run (the scenario's `duration`).
+    pub fn end(&self) -> SimTime {
+        self.end
+    }
+
+    /// The time of the next event due before the end, if any.
+    pub fn next_event(&self) -> Option<SimTime> {
+        self.q.peek_time().filter(|&t| t <= self.end)
+    }
+
+    /// Runs every event due at or before `t` (and never past the end).
+    pub fn run_until(&mut self, t: SimTime) {
+        let until = t.min(self.end);
+        while let Some((now, ev)) = self.q.pop_until(until) {
+            self.dispatch(now, ev);
+        }
+    }
+
+    /// A packet of `size` bytes enters at the `from` end of external flow `flow` at `at` (the
+    /// events due by then run first; a time before the last event counts as that event's).
+    /// From the sender it travels as data, from the receiver as an ACK.
+    pub fn inject(&mut self, at: SimTime, flow: u32, from: Side, size: u32, token: u64) {
+        debug_assert!(self.flows[flow as usize].external, "flow {flow} is simulated");
+        self.run_until(at);
+        self.q.advance_to(at);
+        let now = self.q.now();
+        let (node, peer) = self.flows[flow as usize].ends(from);
+        let seg = match from {
+            Side::Sender => Segment::data(token, size, size),
+            Side::Receiver => Segment {
+                seq: token,
+                ..Segment::ack(0, size)
+            },
+        };
+        self.forward(now, node, Packet::tcp(flow, node, peer, seg));
+    }
+
+    /// Moves the packets that reached an external end or were dropped since the last call into
+    /// `out`, in the order it happened.
+    pub fn take_arrivals(&mut self, out: &mut Vec<Arrival>) {
+        out.append(&mut self.arrivals);
+    }
+
+    /// A packet of an external flow reached the end `side`: it leaves the simulator.
+    pub(super) fn arrived_outside(&mut self, now: SimTime, side: Side, pkt: Packet) {
+        self.arrivals.push(Arrival {
+            at: now,
+            flow: pkt.flow,
+            to: Some(side),
+            token: pkt.seg.seq,
+        });
+    }
+
+    /// The network dropped `pkt` (a loss module, or the queue at its arrival): if it belongs
+    /// to an external flow, the emulator hears of it.
+    pub(super) fn dropped_outside(&mut self, pkt: &Packet) {
+        if pkt.flow < self.n_foreground as u32
+            && pkt.kind != crate::net::packet::PacketKind::Udp
+            && self.flows[pkt.flow as usize].external
+        {
+            self.arrivals.push(Arrival {
+                at: self.q.now(),
+                flow: pkt.flow,
+                to: None,
+                token: pkt.seg.seq,
+            });
+        }
+    }
+
+    /// The drops `link`'s discipline made at dequeue (CoDel, FQ-CoDel).
+    pub(super) fn dropped_at_dequeue(&mut self, link: u32) {
+        for i in 0..self.links[link as usize].dropped().len() {
+            let p = self.links[link as usize].dropped()[i].0;
+            self.dropped_outside(&p);
+        }
+    }
+
+    /// Ends an emulated run at the scenario's end: the results over the measurement window.
+    /// The external flows' own counters are zero (their TCP is outside); the links', the
+    /// background's and the totals are the simulator's.
+    pub fn finish(mut self) -> RunResult {
+        let end = self.end;
+        self.run_until(end);
+        self.q.advance_to(end);
+        self.results((end, u64::MAX))
+    }
+}

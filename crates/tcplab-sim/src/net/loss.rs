@@ -41,8 +41,17 @@ pub enum LossModel {
     /// Bursty loss (Parvez et al. 2010 Sec. IV-B): loss events occur as Bernoulli trials with
     /// probability p per packet; each event drops m back-to-back packets (the packet that
     /// starts it and the next m - 1 arrivals, whatever their flow). A new event can start only
-    /// once the burst is over.
-    Bursty { p: f64, m: u64, left: u64, rng: Stream },
+    /// once the burst is over. With `span`, a burst also ends at `span` after its first drop
+    /// (`until`), so that it stays within about one RTT as the paper's loss event does (Sec.
+    /// II-B: an LE "spans at most one RTT"); the arrivals after it draw afresh.
+    Bursty {
+        p: f64,
+        m: u64,
+        left: u64,
+        span: Option<SimTime>,
+        until: SimTime,
+        rng: Stream,
+    },
     /// The two-parameter model (Parvez et al. 2010 Sec. II-B, Fig. 1): outside a loss event, a
     /// packet starts one (and is lost) with probability p; the following packets of the same
     /// flow within the event's span are each lost with probability q. State is per flow (ACKs
@@ -91,12 +100,25 @@ impl LossModel {
                     false
                 }
             }
-            LossModel::Bursty { p, m, left, rng } => {
+            LossModel::Bursty {
+                p,
+                m,
+                left,
+                span,
+                until,
+                rng,
+            } => {
+                if *left > 0 && span.is_some() && now >= *until {
+                    *left = 0; // the burst outlived its span: over
+                }
                 if *left > 0 {
                     *left -= 1;
                     true
                 } else if rng.bernoulli(*p) {
                     *left = *m - 1;
+                    if let Some(d) = span {
+                        *until = now.saturating_add(*d);
+                    }
                     true
                 } else {
                     false
@@ -214,11 +236,48 @@ mod tests {
     }
 
     #[test]
+    fn bursty_span_ends_a_burst_that_outlives_it() {
+        // A sender after a timeout offers one packet per RTO: a burst counted in arrivals
+        // alone would reach across several RTOs. With a span it ends at the span.
+        let mut p0 = LossModel::Bursty {
+            p: 0.0,
+            m: 4,
+            left: 3,
+            span: Some(SimTime::from_ms(75)),
+            until: SimTime::from_ms(75),
+            rng: Stream::new(1, "loss:s"),
+        };
+        // A burst in progress (3 left) until 75 ms: arrivals at 10 and 74 ms are dropped, the
+        // one at 75 ms is past the span and survives (p = 0 starts no new burst), as do all later.
+        let got: Vec<bool> = [10, 74, 75, 76, 200]
+            .iter()
+            .map(|&t| p0.drops(SimTime::from_ms(t), &pkt()))
+            .collect();
+        assert_eq!(got, vec![true, true, false, false, false]);
+        // Bursts without a span: exactly m packets each, whatever the spacing.
+        let mut p1 = LossModel::Bursty {
+            p: 0.0,
+            m: 4,
+            left: 3,
+            span: None,
+            until: SimTime::ZERO,
+            rng: Stream::new(1, "loss:s"),
+        };
+        let got: Vec<bool> = [10, 74, 75, 76, 200]
+            .iter()
+            .map(|&t| p1.drops(SimTime::from_ms(t), &pkt()))
+            .collect();
+        assert_eq!(got, vec![true, true, true, false, false]);
+    }
+
+    #[test]
     fn bursty_drops_m_back_to_back_packets_per_event() {
         let mut m = LossModel::Bursty {
             p: 0.01,
             m: 4,
             left: 0,
+            span: None,
+            until: SimTime::ZERO,
             rng: Stream::new(3, "loss:b"),
         };
         let lost: Vec<bool> = (0..400_000).map(|_| m.drops(SimTime::ZERO, &pkt())).collect();

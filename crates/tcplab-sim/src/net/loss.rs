@@ -239,35 +239,40 @@ mod tests {
     fn bursty_span_ends_a_burst_that_outlives_it() {
         // A sender after a timeout offers one packet per RTO: a burst counted in arrivals
         // alone would reach across several RTOs. With a span it ends at the span.
-        let mut p0 = LossModel::Bursty {
+        // A burst in progress (3 left, p = 0: no new one) that began at 0 ms, arrivals at 10,
+        // 74, 75, 76 and 200 ms. With a 75 ms span the arrival at 75 ms is past it and survives;
+        // without one the burst takes its 3 arrivals whatever their spacing.
+        let in_burst = |span: Option<SimTime>| LossModel::Bursty {
             p: 0.0,
             m: 4,
             left: 3,
-            span: Some(SimTime::from_ms(75)),
+            span,
             until: SimTime::from_ms(75),
             rng: Stream::new(1, "loss:s"),
         };
-        // A burst in progress (3 left) until 75 ms: arrivals at 10 and 74 ms are dropped, the
-        // one at 75 ms is past the span and survives (p = 0 starts no new burst), as do all later.
-        let got: Vec<bool> = [10, 74, 75, 76, 200]
-            .iter()
-            .map(|&t| p0.drops(SimTime::from_ms(t), &pkt()))
-            .collect();
-        assert_eq!(got, vec![true, true, false, false, false]);
-        // Bursts without a span: exactly m packets each, whatever the spacing.
-        let mut p1 = LossModel::Bursty {
-            p: 0.0,
-            m: 4,
-            left: 3,
-            span: None,
-            until: SimTime::ZERO,
-            rng: Stream::new(1, "loss:s"),
-        };
-        let got: Vec<bool> = [10, 74, 75, 76, 200]
-            .iter()
-            .map(|&t| p1.drops(SimTime::from_ms(t), &pkt()))
-            .collect();
-        assert_eq!(got, vec![true, true, true, false, false]);
+        for (span, expected) in [
+            (Some(SimTime::from_ms(75)), [true, true, false, false, false]),
+            (None, [true, true, true, false, false]),
+        ] {
+            let mut m = in_burst(span);
+            let got: Vec<bool> = [10, 74, 75, 76, 200]
+                .iter()
+                .map(|&t| m.drops(SimTime::from_ms(t), &pkt()))
+                .collect();
+            assert_eq!(got, expected, "span {span:?}");
+        }
+        // A burst that starts (p = 1) at 100 ms ends at 175 ms with m - 1 = 3 arrivals to go.
+        let mut m = in_burst(Some(SimTime::from_ms(75)));
+        if let LossModel::Bursty { p, left, .. } = &mut m {
+            (*p, *left) = (1.0, 0);
+        }
+        assert!(m.drops(SimTime::from_ms(100), &pkt()));
+        match m {
+            LossModel::Bursty { left, until, .. } => {
+                assert_eq!((left, until), (3, SimTime::from_ms(175)))
+            }
+            _ => unreachable!(),
+        }
     }
 
     #[test]

@@ -164,3 +164,14 @@ def test_the_shipped_ns2_reference_is_the_shared_one():
         names = sorted(p.name for p in (shared / sub).iterdir())
         assert names == sorted(p.name for p in (shipped / sub).iterdir())
         assert all((shipped / sub / n).read_bytes() == (shared / sub / n).read_bytes() for n in names)
+
+
+def test_advise_spreads_are_a_regeneration_from_the_quick_form(reproduced_quick):
+    """`tcplab advise`'s spreads.json is `python -m tcplab.advise.spreads` on these results."""
+    from tcplab.advise import spreads
+
+    folder = reproduced_quick[3]
+    doc = spreads.build([json.loads((folder / "results.json").read_text())])
+    committed = json.loads(spreads.OUT.read_text())
+    assert json.loads(json.dumps(doc, sort_keys=True)) == committed, (
+        "python/tcplab/advise/spreads.json differs from a regeneration: see python -m tcplab.advise.spreads")

@@ -5,6 +5,10 @@ a capture's measurements as input, and bad input as one line with exit status 2.
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import shutil
 import math
 from pathlib import Path
 
@@ -205,3 +209,49 @@ def test_bad_input_is_one_line_and_exit_2(cli, args, message):
     lines = [x for x in proc.stderr.splitlines() if not x.startswith("warning:")]
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+DOC = ROOT / "docs" / "advise.md"
+CONSOLE = re.compile(r"```console\n(.*?)```", re.S)
+
+
+def _doc_blocks(text: str) -> list[list[tuple[str, str]]]:
+    """Each console block as (command, output) pairs."""
+    blocks = []
+    for body in CONSOLE.findall(text):
+        pairs: list[tuple[str, list[str]]] = []
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                pairs.append((line[2:], []))
+            else:
+                pairs[-1][1].append(line)
+        blocks.append([(c, "\n".join(o)) for c, o in pairs])
+    return blocks
+
+
+def _run_doc_command(command: str, cwd: Path) -> str:
+    from conftest import run_cli
+
+    args = shlex.split(command)
+    if args[0] == "cat":
+        return (cwd / args[1]).read_text().rstrip("\n")
+    assert args[0] == "tcplab", command
+    proc = run_cli(*args[1:], cwd=cwd)
+    assert proc.returncode == 0, command + "\n" + proc.stderr
+    return proc.stdout.rstrip("\n")
+
+
+def test_docs_examples_are_the_commands_output(tmp_path):
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    shutil.copy(LINUX, tmp_path / "tests" / "data" / LINUX.name)
+    text = DOC.read_text()
+    blocks = _doc_blocks(text)
+    assert len(blocks) == 6
+    fresh = [[(c, _run_doc_command(c, tmp_path)) for c, _ in b] for b in blocks]
+    if os.environ.get("TCPLAB_REGENERATE"):
+        it = iter(fresh)
+        DOC.write_text(CONSOLE.sub(lambda m: "```console\n" + "".join(
+            f"$ {c}\n" + (o + "\n" if o else "") for c, o in next(it)) + "```", text))
+        return
+    assert blocks == fresh, "docs/advise.md differs from the commands' output: TCPLAB_REGENERATE=1 pytest " \
+                            "tests/test_advise.py -k docs"

@@ -167,6 +167,10 @@ def _bounds(path: Path) -> dict[str, float]:
 # ---- the regime -----------------------------------------------------------------------------------
 
 
+def _rate(bps: float) -> str:
+    return "unbounded" if math.isinf(bps) else f"{bps / 1e6:.3g} Mbit/s"
+
+
 def _regime(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]:
     """(regime key, the rule that decided it in words, the decisive quantities)."""
     win, loss, link = bd["window_limited_bps"], bd["loss_limited_bps"], bd["link_bps"]
@@ -190,8 +194,8 @@ def _regime(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]
         if math.isinf(win):
             return "window-limited", ("no loss, no link rate and no receiver window: nothing bounds the rate "
                                       "(give --rate, --rwnd or --loss)"), decisive
-        return "window-limited", (f"rwnd/RTT = {win / 1e6:.3g} Mbit/s is below the loss-limited rate "
-                                  f"({loss / 1e6:.3g} Mbit/s) and the link ({link / 1e6:.3g} Mbit/s)"), decisive
+        return "window-limited", (f"rwnd/RTT = {_rate(win)} is below the loss-limited rate "
+                                  f"({_rate(loss)}) and the link ({_rate(link)})"), decisive
     if loss <= link:
         from tcplab.models import mathis
 
@@ -201,9 +205,9 @@ def _regime(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]
             why = (f"PFTK's timeout term ({to * 1e3:.3g} ms per segment) is at least its fast-retransmit term "
                    f"({fr * 1e3:.3g} ms)" if to >= fr else
                    f"the peak window sqrt(8/3p) = {peak:.3g} segments is below 4: three duplicate ACKs cannot arrive")
-            return "timeout", (f"the loss-limited rate ({loss / 1e6:.3g} Mbit/s) binds and {why}"), decisive
-        return "loss-limited", (f"the loss-limited rate ({loss / 1e6:.3g} Mbit/s) is below rwnd/RTT "
-                                f"({win / 1e6:.3g} Mbit/s) and the link ({link / 1e6:.3g} Mbit/s); PFTK's timeout "
+            return "timeout", (f"the loss-limited rate ({_rate(loss)}) binds and {why}"), decisive
+        return "loss-limited", (f"the loss-limited rate ({_rate(loss)}) is below rwnd/RTT "
+                                f"({_rate(win)}) and the link ({_rate(link)}); PFTK's timeout "
                                 f"term ({to * 1e3:.3g} ms per segment) is below its fast-retransmit term "
                                 f"({fr * 1e3:.3g} ms)"), decisive
     decisive |= {k: bd[k] for k in ("bdp_packets", "max_queue_delay_s") if k in bd}
@@ -211,8 +215,8 @@ def _regime(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]
     qd = bd.get("max_queue_delay_s")
     tail = (f"; a full buffer ({path.queue} packets) adds {qd * 1e3:.3g} ms to the {path.rtt * 1e3:.3g} ms RTT"
             if qd is not None else "")
-    return "queue", (f"the link ({link / 1e6:.3g} Mbit/s) is below rwnd/RTT ({win / 1e6:.3g} Mbit/s) and the "
-                     f"loss-limited rate ({loss / 1e6:.3g} Mbit/s): the window grows until the drop-tail buffer "
+    return "queue", (f"the link ({_rate(link)}) is below rwnd/RTT ({_rate(win)}) and the "
+                     f"loss-limited rate ({_rate(loss)}): the window grows until the drop-tail buffer "
                      f"overflows, so p and the RTT are the queue's{tail}"), decisive
 
 

@@ -75,7 +75,7 @@ def _print(doc: dict[str, Any], scenario_out: Optional[FsPath]) -> None:
         echo(f"  {m['label']:<15} {_mbit(m['prediction_bps']):>16}  {verdict}")
         for n in m["notes"]:
             echo(f"      - {n}")
-    if "slow_start" in doc:
+    if doc["regime"] == "slow-start":
         s = doc["slow_start"]
         echo(f"  {'slow start':<15} {_mbit(s['rate_bps']):>16}  {s['rounds']} round trips, {s['seconds']:.4g} s "
              "(no loss, window growing 1 + 1/b per RTT)")

@@ -182,8 +182,9 @@ def _regime(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]
         decisive = {"size_bytes": path.size, "slow_start_bytes": cover, "slow_start_rounds": rounds,
                     "steady_window_bytes": w, "first_loss_after_bytes": path.mss / path.loss if path.loss else None}
         if path.size <= cover:
-            return "slow-start", (f"the transfer ({path.size} B) ends before slow start has sent {cover:.0f} B, "
-                                  "where the window would reach its steady value or the first loss is expected"), decisive
+            why = (f"the transfer ({path.size} B) ends before slow start has sent {cover:.0f} B, where the window "
+                   "would reach its steady value or the first loss is expected")
+            return "slow-start", why, decisive
     fr, to = _pftk_terms(path) if path.loss > 0 else (0.0, 0.0)
     decisive = {"window_limited_bps": win, "loss_limited_bps": loss, "link_bps": link}
     if path.queue_delay is not None and path.queue_delay >= 0.5 * path.rtt:

@@ -85,7 +85,9 @@ def _print(doc: dict[str, Any], scenario_out: Optional[FsPath]) -> None:
         echo(f"  none: {v['missing']}")
     for e in v["entries"]:
         f = "+.1%" if e["signed"] else ".1%"
-        span = f"{e['min']:{f}}" if e["n"] == 1 else f"{e['min']:{f}} to {e['max']:{f}} (mean {e['mean']:{f}}, {e['n']} points)"
+        span = f"{e['min']:{f}}"
+        if e["n"] > 1:
+            span += f" to {e['max']:{f}} (mean {e['mean']:{f}}, {e['n']} points)"
         echo(f"  {e['model']}: {'' if e['signed'] else '|error| '}{span}")
         echo(f"      {e['measure']}")
         echo(f"      from {e['validation']}")

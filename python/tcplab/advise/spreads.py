@@ -45,8 +45,8 @@ def _item(docs: list[dict], item_id: str) -> dict:
                 if not d["quick"]:
                     raise SystemExit(f"{item_id}: expected the --quick form's results")
                 return it
-    raise SystemExit(f"error: no results for {item_id} (run `tcplab reproduce {item_id.split('-')[0]} --quick --out DIR` "
-                     "and give DIR)")
+    paper = item_id.split("-")[0]
+    raise SystemExit(f"error: no results for {item_id} (run `tcplab reproduce {paper} --quick --out DIR` and give DIR)")
 
 
 def _source(it: dict) -> str:
@@ -105,11 +105,12 @@ def build(docs: list[dict]) -> dict[str, Any]:
     from tcplab.advise import REGIMES
 
     missing = dict(MISSING)
+    highest = max(p["loss_event_rate"] for p in _item(docs, "parvez-figs7-8")["numbers"]["points"])
     for regime in REGIMES:
         if regime not in regimes and regime not in missing:
             missing[regime] = ("no point of tcplab's validation falls in this regime by advise's rule (the Bernoulli "
                                "points of Parvez Figs 7-8, up to a loss event rate of "
-                               f"{max(p['loss_event_rate'] for p in _item(docs, 'parvez-figs7-8')['numbers']['points']):.3g}"
+                               f"{highest:.3g}"
                                ", are all on the fast-retransmit side); only the simulation below settles it")
     return {"generated_by": "python -m tcplab.advise.spreads (docs/advise.md), from `tcplab reproduce mathis|parvez|"
                             "barakat --quick`",

@@ -99,3 +99,4 @@ def test_missing_traces_name_the_option(traced, tmp_path):
 def test_flow_is_for_run_directories(traced, tmp_path):
     assert "--flow: only with a run's --trace-out directory" in _error(str(traced[2]), "--flow", "0",
                                                                         "-o", str(tmp_path / "a.png"))
+    assert "--conn/--dir: for a capture" in _error(str(traced[1]), "--conn", "1", "-o", str(tmp_path / "a.png"))

@@ -150,6 +150,8 @@ def plot_cmd(
     if kind not in KINDS:
         _fail(f"--kind {kind!r}: expected one of {', '.join(KINDS)}")
     if file.is_dir():
+        if conn != 0 or direction != 0:
+            _fail(f"--conn/--dir: for a capture; {file} is a run directory: use --flow")
         _plot_run(file, 0 if flow is None else flow, kind, output, _seconds(start, "--from") or 0.0,
                   _seconds(end, "--to"))
         return

@@ -132,6 +132,7 @@ def test_queue_dominated():
     d = doc["decisive"]
     assert d["bdp_packets"] == pytest.approx(1e7 * 0.08 / 8 / 1500, rel=1e-12)
     assert d["max_queue_delay_s"] == pytest.approx(50 * 1500 * 8 / 1e7, rel=1e-12)
+    assert d["buffer_over_bdp"] == pytest.approx(50 / (1e7 * 0.08 / 8 / 1500), rel=1e-12)
     assert d["link_bps"] == 1e7 and d["loss_limited_bps"] is None  # no loss: unbounded (null in JSON)
     assert all(m["prediction_bps"] is None for m in doc["models"])  # p = 0: no model has an input
     assert any("Barakat" in e["title"] or "barakat" in e["validation"] for e in doc["validation"]["entries"])

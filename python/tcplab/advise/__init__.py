@@ -153,6 +153,7 @@ def _bounds(path: Path) -> dict[str, float]:
         out["bdp_packets"] = path.rate * path.rtt / 8 / pkt
         if path.queue is not None:
             out["max_queue_delay_s"] = path.queue * pkt * 8 / path.rate
+            out["buffer_over_bdp"] = path.queue / out["bdp_packets"]
     if path.queue_delay is not None:
         out["queue_delay_s"] = path.queue_delay
     # The window the flow settles at, in bytes: the smallest of the receiver window, the link's
@@ -211,7 +212,7 @@ def _regime(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]
                                 f"({_rate(win)}) and the link ({_rate(link)}); PFTK's timeout "
                                 f"term ({to * 1e3:.3g} ms per segment) is below its fast-retransmit term "
                                 f"({fr * 1e3:.3g} ms)"), decisive
-    decisive |= {k: bd[k] for k in ("bdp_packets", "max_queue_delay_s") if k in bd}
+    decisive |= {k: bd[k] for k in ("bdp_packets", "max_queue_delay_s", "buffer_over_bdp") if k in bd}
     decisive["queue_packets"] = path.queue
     qd = bd.get("max_queue_delay_s")
     tail = (f"; a full buffer ({path.queue} packets) adds {qd * 1e3:.3g} ms to the {path.rtt * 1e3:.3g} ms RTT"

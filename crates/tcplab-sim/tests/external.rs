@@ -7,9 +7,7 @@ use tcplab_sim::sim::{Arrival, Simulation};
 use tcplab_sim::time::SimTime;
 
 fn sim(hops: &str) -> Simulation {
-    let text = format!(
-        "duration = \"10s\"\n[network.path]\nhops = [{hops}]\n[[flows]]\ntcp = \"reno\"\n"
-    );
+    let text = format!("duration = \"10s\"\n[network.path]\nhops = [{hops}]\n[[flows]]\ntcp = \"reno\"\n");
     let sc = tcplab_sim::load(&text, &[]).expect("valid scenario");
     let mut s = Simulation::new(&sc);
     s.externalize();
@@ -34,7 +32,12 @@ fn a_packet_crosses_with_serialization_and_delay() {
     s.take_arrivals(&mut out);
     assert_eq!(
         out,
-        vec![Arrival { at: ms(16.0), flow: 0, to: Some(Side::Receiver), token: 42 }]
+        vec![Arrival {
+            at: ms(16.0),
+            flow: 0,
+            to: Some(Side::Receiver),
+            token: 42
+        }]
     );
     // The reverse direction: an ACK from the receiver reaches the sender.
     s.inject(ms(20.0), 0, Side::Receiver, 40, 7);
@@ -42,7 +45,15 @@ fn a_packet_crosses_with_serialization_and_delay() {
     out.clear();
     s.take_arrivals(&mut out);
     let at = ms(20.0) + tcplab_sim::time::serialization_time(40, 8_000_000) + ms(10.0);
-    assert_eq!(out, vec![Arrival { at, flow: 0, to: Some(Side::Sender), token: 7 }]);
+    assert_eq!(
+        out,
+        vec![Arrival {
+            at,
+            flow: 0,
+            to: Some(Side::Sender),
+            token: 7
+        }]
+    );
 }
 
 #[test]
@@ -57,8 +68,11 @@ fn packets_queue_behind_each_other_and_overflow_is_reported() {
     let mut out = Vec::new();
     s.take_arrivals(&mut out);
     let dropped: Vec<u64> = out.iter().filter(|a| a.to.is_none()).map(|a| a.token).collect();
-    let delivered: Vec<(SimTime, u64)> =
-        out.iter().filter(|a| a.to.is_some()).map(|a| (a.at, a.token)).collect();
+    let delivered: Vec<(SimTime, u64)> = out
+        .iter()
+        .filter(|a| a.to.is_some())
+        .map(|a| (a.at, a.token))
+        .collect();
     assert_eq!(dropped, vec![3, 4]);
     assert_eq!(delivered, vec![(ms(12.0), 0), (ms(13.0), 1), (ms(14.0), 2)]);
     let r = s.finish();
@@ -76,6 +90,14 @@ fn a_loss_module_drop_is_reported_with_its_time() {
     s.inject(ms(3.0), 0, Side::Sender, 1000, 9);
     let mut out = Vec::new();
     s.take_arrivals(&mut out);
-    assert_eq!(out, vec![Arrival { at: ms(3.0), flow: 0, to: None, token: 9 }]);
+    assert_eq!(
+        out,
+        vec![Arrival {
+            at: ms(3.0),
+            flow: 0,
+            to: None,
+            token: 9
+        }]
+    );
     assert_eq!(s.finish().links[0].drops_loss, 1);
 }

@@ -60,33 +60,39 @@ impl Poll {
 /// The longest single sleep: the loop wakes at least this often (to notice a stop request).
 const MAX_SLEEP: Duration = Duration::from_millis(20);
 
-/// How much busy-polling the loop may do: at most half of every 100 ms. A SCHED_FIFO thread
-/// that never sleeps is throttled by the kernel (sched_rt_runtime_us: 50 ms of every second
-/// by default), which would stall the emulation for tens of milliseconds; past the budget
-/// the loop sleeps until each event instead (a few microseconds less precise).
+/// How much busy-polling the loop may do: spinning stops once the loop's work and spinning
+/// together have used 70% of the current 100 ms. A SCHED_FIFO thread that never sleeps is
+/// throttled by the kernel (sched_rt_runtime_us: the last 50 ms of every second, by default),
+/// which would stall the emulation for tens of milliseconds; past the budget the loop sleeps
+/// until each event instead (a few microseconds less precise).
 #[derive(Debug)]
 pub struct SpinBudget {
     window_start: Instant,
-    spun: Duration,
+    used: Duration,
 }
 
 impl SpinBudget {
     const WINDOW: Duration = Duration::from_millis(100);
-    const MAX: Duration = Duration::from_millis(50);
+    const MAX: Duration = Duration::from_millis(70);
 
     pub fn new() -> Self {
         SpinBudget {
             window_start: Instant::now(),
-            spun: Duration::ZERO,
+            used: Duration::ZERO,
         }
+    }
+
+    /// The loop worked for `d` (processing events and packets).
+    pub fn worked(&mut self, d: Duration) {
+        self.used += d;
     }
 
     fn allowed(&mut self, now: Instant) -> bool {
         if now.saturating_duration_since(self.window_start) > Self::WINDOW {
             self.window_start = now;
-            self.spun = Duration::ZERO;
+            self.used = Duration::ZERO;
         }
-        self.spun < Self::MAX
+        self.used < Self::MAX
     }
 }
 
@@ -122,7 +128,7 @@ pub fn wait(
             )
         };
         if sleep.is_zero() {
-            budget.spun += now.elapsed();
+            budget.used += now.elapsed();
         }
         if n > 0 {
             return true;

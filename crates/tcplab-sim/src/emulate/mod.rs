@@ -47,7 +47,7 @@ pub struct Taps {
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Busy-poll this long before an event instead of sleeping (lower jitter, more CPU; at
-    /// most half of the time, `clock::SpinBudget`).
+    /// most 70% of the time with the work, `clock::SpinBudget`).
     pub spin: Duration,
     /// Ask for SCHED_FIFO priority for the emulator's thread.
     pub realtime: bool,
@@ -221,6 +221,7 @@ pub fn run(
         let next = sim.next_event().unwrap_or(end).min(end);
         let deadline = due(next);
         busy += work.elapsed();
+        budget.worked(work.elapsed());
         let ready = clock::wait(&mut polls, deadline, opt.spin, &mut budget, &mut check.wakeup);
         let work = Instant::now();
         if ready {
@@ -269,6 +270,7 @@ pub fn run(
             }
         }
         busy += work.elapsed();
+        budget.worked(work.elapsed());
     }
     let wall = start.elapsed();
     check.wall_s = wall.as_secs_f64();

@@ -168,7 +168,7 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
 
 
 def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, *,
-            capture: str | Path | None = None, spin_us: float = 100.0, realtime: bool = True,
+            capture: str | Path | None = None, spin_us: float = 20.0, realtime: bool = True,
             force: bool = False, on_start=None) -> EmulationResult:
     """Runs `scenario` with real kernel TCP through its modeled network (needs root and
     /dev/net/tun). `capture`: keep the capture at the senders there (else a temporary one is

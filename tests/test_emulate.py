@@ -80,6 +80,15 @@ def test_a_congestion_control_the_kernel_lacks_is_named():
     assert "flows[0].cc" in str(e.value) and "'bbr'" in str(e.value) and "available: cubic, reno" in str(e.value)
 
 
+def test_simulated_only_traces_are_refused():
+    with pytest.raises(EmulationError, match=r"^trace\.pcap: .*--capture"):
+        kernel.kernel_flows({"trace": {"pcap": [{"node": "n0", "file": "x.pcap"}]}, "flows": [flow()]})
+    with pytest.raises(EmulationError, match=r"^trace\.cwnd: "):
+        kernel.kernel_flows({"trace": {"cwnd": True}, "flows": [flow()]})
+    with pytest.raises(EmulationError, match=r"^flows: "):
+        kernel.kernel_flows({"trace": {}, "flows": []})
+
+
 def test_a_link_faster_than_the_machine_holds_is_refused(tmp_path, monkeypatch):
     cap = tmp_path / "emulator.json"
     cap.write_text(json.dumps({"max_rate_bps": 200_000_000, "when": "today"}))

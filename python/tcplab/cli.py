@@ -219,7 +219,8 @@ def _register_subcommands() -> None:
     # its own module); this module stays thin.
     import importlib
 
-    subcommands = ("tcplab.models.cli", "tcplab.sweep_cli", "tcplab.reproduce.cli", "tcplab.trace_cli")
+    subcommands = ("tcplab.models.cli", "tcplab.sweep_cli", "tcplab.reproduce.cli", "tcplab.trace_cli",
+                   "tcplab.emulate.cli", "tcplab.advise.cli")
     for module in subcommands:
         try:
             register = importlib.import_module(module).register

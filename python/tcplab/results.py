@@ -56,13 +56,17 @@ def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, A
 
 def rows(run_key: str, resolved: Mapping[str, Any], result: RunResult) -> pl.DataFrame:
     """The store rows of one run (one per flow) from its resolved scenario and its result."""
-    flows = result.with_predictions()
+    return table_rows(run_key, resolved, result.with_predictions(), result.events, result.links)
+
+
+def table_rows(run_key: str, resolved: Mapping[str, Any], flows: pl.DataFrame, events: int,
+               links: pl.DataFrame) -> pl.DataFrame:
+    """Store rows from a run's flows table: its inputs before, its links' columns after."""
     inputs = flatten_inputs(resolved)
     n = flows.height
     head = pl.DataFrame({"run_key": [run_key] * n, **{k: [v] * n for k, v in inputs.items()}},
                         strict=False)
-    links = result.links
-    tail = pl.DataFrame({"events": pl.Series([result.events] * n, dtype=pl.UInt64)}).with_columns(
+    tail = pl.DataFrame({"events": pl.Series([events] * n, dtype=pl.UInt64)}).with_columns(
         pl.lit(value, dtype=links.schema[metric]).alias(f"link.{link['link']}.{metric}")
         for link in links.iter_rows(named=True) for metric, value in link.items() if metric != "link")
     return pl.concat([head, flows, tail], how="horizontal")

@@ -341,7 +341,7 @@ impl Emulator {
 
     /// Runs the network: `taps` holds one (sender fd, receiver fd) pair per flow. Returns the
     /// simulator's tables (as `run_tables`) and the self-check as a dict.
-    #[pyo3(signature = (taps, pcap = None, snaplen = 128, max_packets = 2_000_000, spin_us = 100.0, realtime = false))]
+    #[pyo3(signature = (taps, pcap = None, snaplen = 128, max_packets = 2_000_000, spin_us = 20.0, realtime = false))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,

@@ -162,6 +162,12 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
 
 
 def kernel_flows(resolved: dict[str, Any], available: set[str] | None = None) -> list[KernelFlow]:
+    if (resolved.get("trace") or {}).get("pcap"):
+        raise EmulationError("trace.pcap: the simulator's capture writes simulated packets; an emulated run "
+                             "captures the real ones: leave trace.pcap out and pass --capture FILE.pcap")
+    if (resolved.get("trace") or {}).get("cwnd"):
+        raise EmulationError("trace.cwnd: the kernel's window is not the simulator's to trace; leave "
+                             "trace.cwnd out (the flows table has TCP_INFO's cwnd at the end)")
     flows = resolved.get("flows") or []
     if not flows:
         raise EmulationError("flows: the scenario has no flows to emulate (expected at least one [[flows]])")

@@ -122,10 +122,10 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
         for r in analysis.connections.iter_rows(named=True):
             ip = r["src"].rsplit(":", 1)[0]
             conns.setdefault(ip, r)
-    w0, w1 = window
-    length = max(w1 - w0, 0.0)
     for kf, fe in zip(kflows, ends):
         fe: FlowEnds
+        # The sink's samples: at warm-up (0 if none) and within 5 ms of the end.
+        length = max((fe.sampled_end_s or window[1]) - (fe.sampled_warmup_s if window[0] > 0 else 0.0), 0.0)
         f = resolved["flows"][kf.index]
         variant = f["tcp"] if isinstance(f["tcp"], str) else f["tcp"]["variant"]
         c = conns.get(sender_ip(kf.index), {})
@@ -168,7 +168,7 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
 
 
 def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, *,
-            capture: str | Path | None = None, spin_us: float = 100.0, realtime: bool = True,
+            capture: str | Path | None = None, spin_us: float = 20.0, realtime: bool = True,
             force: bool = False, on_start=None) -> EmulationResult:
     """Runs `scenario` with real kernel TCP through its modeled network (needs root and
     /dev/net/tun). `capture`: keep the capture at the senders there (else a temporary one is

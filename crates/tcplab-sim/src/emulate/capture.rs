@@ -8,14 +8,18 @@ use crate::trace::pcap::write::{file_header, PcapCapture};
 /// LINKTYPE_RAW: each record is an IPv4 or IPv6 packet.
 pub const LINKTYPE_RAW: u32 = 101;
 
+/// The file is kept in chunks of `CHUNK` bytes: appending never copies what came before (a
+/// growing vector's reallocation would stall the real-time loop for milliseconds).
 pub struct RawCapture {
     file: String,
     snaplen: u32,
     max_packets: u64,
     packets: u64,
     truncated: bool,
-    bytes: Vec<u8>,
+    chunks: Vec<Vec<u8>>,
 }
+
+const CHUNK: usize = 1 << 20;
 
 impl RawCapture {
     pub fn new(file: String, snaplen: u32, max_packets: u64) -> RawCapture {
@@ -25,7 +29,7 @@ impl RawCapture {
             max_packets,
             packets: 0,
             truncated: false,
-            bytes: file_header(snaplen, LINKTYPE_RAW).to_vec(),
+            chunks: vec![file_header(snaplen, LINKTYPE_RAW).to_vec()],
         }
     }
 
@@ -37,7 +41,11 @@ impl RawCapture {
         }
         let kept = ip.len().min(self.snaplen as usize);
         let ns = at.ns();
-        let b = &mut self.bytes;
+        let last = self.chunks.last().expect("the header's chunk");
+        if last.len() + 16 + kept > last.capacity() {
+            self.chunks.push(Vec::with_capacity(CHUNK.max(16 + kept)));
+        }
+        let b = self.chunks.last_mut().expect("a chunk");
         b.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
         b.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
         b.extend_from_slice(&(kept as u32).to_le_bytes());
@@ -58,7 +66,7 @@ impl RawCapture {
     pub fn write(self) -> Result<(), Error> {
         PcapCapture {
             file: self.file,
-            bytes: self.bytes,
+            bytes: self.chunks.concat(),
             packets: self.packets,
             truncated: self.truncated,
         }

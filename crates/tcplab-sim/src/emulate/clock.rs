@@ -60,15 +60,58 @@ impl Poll {
 /// The longest single sleep: the loop wakes at least this often (to notice a stop request).
 const MAX_SLEEP: Duration = Duration::from_millis(20);
 
+/// How much busy-polling the loop may do: spinning stops once the loop's work and spinning
+/// together have used 70% of the current 100 ms. A SCHED_FIFO thread that never sleeps is
+/// throttled by the kernel (sched_rt_runtime_us: the last 50 ms of every second, by default),
+/// which would stall the emulation for tens of milliseconds; past the budget the loop sleeps
+/// until each event instead (a few microseconds less precise).
+#[derive(Debug)]
+pub struct SpinBudget {
+    window_start: Instant,
+    used: Duration,
+}
+
+impl SpinBudget {
+    const WINDOW: Duration = Duration::from_millis(100);
+    const MAX: Duration = Duration::from_millis(70);
+
+    pub fn new() -> Self {
+        SpinBudget {
+            window_start: Instant::now(),
+            used: Duration::ZERO,
+        }
+    }
+
+    /// The loop worked for `d` (processing events and packets).
+    pub fn worked(&mut self, d: Duration) {
+        self.used += d;
+    }
+
+    fn allowed(&mut self, now: Instant) -> bool {
+        if now.saturating_duration_since(self.window_start) > Self::WINDOW {
+            self.window_start = now;
+            self.used = Duration::ZERO;
+        }
+        self.used < Self::MAX
+    }
+}
+
 /// Waits until a descriptor is readable (true) or `deadline` passes (false): sleeps in `ppoll`
-/// until `spin` before the deadline, then polls without sleeping. The error of each sleep that
-/// was meant to end before the deadline is recorded in `wakeup`.
-pub fn wait(polls: &mut [Poll], deadline: Instant, spin: Duration, wakeup: &mut Lateness) -> bool {
+/// until `spin` before the deadline, then polls without sleeping (within `budget`). The error
+/// of each sleep that was meant to end before the deadline is recorded in `wakeup`.
+pub fn wait(
+    polls: &mut [Poll],
+    deadline: Instant,
+    spin: Duration,
+    budget: &mut SpinBudget,
+    wakeup: &mut Lateness,
+) -> bool {
     loop {
         let now = Instant::now();
         if now >= deadline {
             return false;
         }
+        let spin = if budget.allowed(now) { spin } else { Duration::ZERO };
         let sleep = (deadline - now).saturating_sub(spin).min(MAX_SLEEP);
         let ts = libc::timespec {
             tv_sec: sleep.as_secs() as libc::time_t,
@@ -84,6 +127,9 @@ pub fn wait(polls: &mut [Poll], deadline: Instant, spin: Duration, wakeup: &mut 
                 std::ptr::null(),
             )
         };
+        if sleep.is_zero() {
+            budget.used += now.elapsed();
+        }
         if n > 0 {
             return true;
         }
@@ -132,10 +178,12 @@ pub fn write(fd: RawFd, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
-/// A distribution of delays (nanoseconds, kept exactly up to 10 million samples).
+/// A distribution of delays (nanoseconds, kept exactly up to 10 million samples, in chunks so
+/// that recording one never copies the others).
 #[derive(Clone, Debug, Default)]
 pub struct Lateness {
-    samples: Vec<u32>,
+    samples: Vec<Vec<u32>>,
+    kept: usize,
     count: u64,
     sum_ns: u128,
     max_ns: u64,
@@ -143,14 +191,20 @@ pub struct Lateness {
 
 impl Lateness {
     const KEEP: usize = 10_000_000;
+    const CHUNK: usize = 1 << 16;
 
     pub fn record(&mut self, d: Duration) {
         let ns = d.as_nanos().min(u64::MAX as u128) as u64;
         self.count += 1;
         self.sum_ns += ns as u128;
         self.max_ns = self.max_ns.max(ns);
-        if self.samples.len() < Self::KEEP {
-            self.samples.push(ns.min(u32::MAX as u64) as u32);
+        if self.kept < Self::KEEP {
+            if self.samples.last().is_none_or(|c| c.len() == c.capacity()) {
+                self.samples.push(Vec::with_capacity(Self::CHUNK));
+            }
+            let chunk = self.samples.last_mut().expect("a chunk");
+            chunk.push(ns.min(u32::MAX as u64) as u32);
+            self.kept += 1;
         }
     }
 
@@ -174,7 +228,7 @@ impl Lateness {
 
     /// The `q` quantiles (0..=1) of the kept samples, in seconds (NaN without samples).
     pub fn quantiles_s(&self, qs: &[f64]) -> Vec<f64> {
-        let mut v = self.samples.clone();
+        let mut v = self.samples.concat();
         v.sort_unstable();
         qs.iter()
             .map(|&q| {
@@ -189,10 +243,15 @@ impl Lateness {
 
     /// The fraction of samples later than `d`.
     pub fn fraction_over(&self, d: Duration) -> f64 {
-        if self.samples.is_empty() {
+        if self.kept == 0 {
             return f64::NAN;
         }
         let ns = d.as_nanos().min(u32::MAX as u128) as u32;
-        self.samples.iter().filter(|&&s| s > ns).count() as f64 / self.samples.len() as f64
+        let over: usize = self
+            .samples
+            .iter()
+            .map(|c| c.iter().filter(|&&s| s > ns).count())
+            .sum();
+        over as f64 / self.kept as f64
     }
 }

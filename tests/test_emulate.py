@@ -1,0 +1,202 @@
+"""Emulation (`tcplab emulate`): the mapping of scenario fields to the kernel (no privileges
+needed), and short real runs through namespaces and TUN devices (skipped, with the reason,
+where the machine lacks root, /dev/net/tun or the ip command)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT, run_cli
+from tcplab.emulate import EmulationError
+from tcplab.emulate import kernel, netns, run as emu_run
+
+
+def flow(**kw):
+    base = {"tcp": "reno", "cc": None, "ack": "delayed", "mss": 1460, "header_bytes": None, "timestamps": False,
+            "initial_window": 1, "initial_ssthresh": None, "rwnd": 65536, "bytes": None, "start": 0.0,
+            "initial_rto": 1.0, "min_rto": 1.0, "max_rto": 60.0, "rto_granularity": 0.0, "sack": None,
+            "dsack": False, "ack_every": None, "limited_transmit": False, "frto": False, "idle_restart": True,
+            "dupthresh": 3, "rto_estimator": None, "clock_tick": None, "clock_phase": 0.0, "backoff": True,
+            "delack_timeout": 0.2, "profile": None, "partial_ack": None}
+    base.update(kw)
+    return base
+
+
+def test_a_classic_reno_flow_maps_to_the_kernels_settings():
+    kf = kernel.kernel_flow(0, flow(), {"reno", "cubic"})
+    assert kf.congestion_control == "reno"
+    assert kf.mtu == 1460 + 40  # no timestamps: every segment carries exactly the MSS
+    assert kf.sysctls["net.ipv4.tcp_sack"] == "0"
+    assert kf.sysctls["net.ipv4.tcp_timestamps"] == "0"
+    assert kf.sysctls["net.ipv4.tcp_no_metrics_save"] == "1"
+    assert kf.sender_route == ["initcwnd", "1", "rto_min", "1000ms"]
+    assert kf.receiver_route == []
+    # What the kernel does only its own way is said, not hidden.
+    assert any("NewReno" in n for n in kf.notes)
+    assert any("limited transmit" in n for n in kf.notes)
+
+
+def test_the_linux_profile_maps_without_surprises():
+    from tcplab.simulation import resolve
+
+    d = resolve({"duration": "10s", "network": {"path": {"hops": [{"rate": "10Mbit/s", "delay": "10ms"}]}},
+                 "flows": [{"profile": "linux"}]})
+    kf = kernel.kernel_flow(0, d["flows"][0], {"reno", "cubic"})
+    assert kf.congestion_control == "cubic"
+    assert kf.mtu == 1448 + 52  # timestamps on: MSS + 40 + 12
+    assert kf.sysctls["net.ipv4.tcp_sack"] == "1"
+    assert kf.sysctls["net.ipv4.tcp_recovery"] == "1"  # RACK
+    assert kf.sysctls["net.ipv4.tcp_frto"] == "2"
+    assert kf.sender_route == ["initcwnd", "10", "rto_min", "200ms"]
+    # The profile asks for what the kernel does: only the granularity of its clock differs.
+    assert [n for n in kf.notes if "rto_granularity" not in n] == []
+
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("profile", "ns2", "flows[0].profile"),
+    ("tcp", "tahoe", "flows[0].tcp: 'tahoe' cannot be emulated"),
+    ("tcp", {"variant": "fack"}, "flows[0].tcp: 'fack'"),
+    ("ack", "bsd43", "flows[0].ack"),
+    ("cc", "none", "flows[0].cc: 'none'"),
+    ("header_bytes", 52, "flows[0].header_bytes"),
+    ("backoff", False, "flows[0].backoff"),
+])
+def test_what_the_kernel_cannot_do_is_an_error_naming_the_field(field, value, needle):
+    with pytest.raises(EmulationError, match=None) as e:
+        kernel.kernel_flow(0, flow(**{field: value}), {"reno", "cubic"})
+    assert needle in str(e.value)
+
+
+def test_a_congestion_control_the_kernel_lacks_is_named():
+    with pytest.raises(EmulationError) as e:
+        kernel.kernel_flow(0, flow(cc="bbr"), {"reno", "cubic"})
+    assert "flows[0].cc" in str(e.value) and "'bbr'" in str(e.value) and "available: cubic, reno" in str(e.value)
+
+
+def test_simulated_only_traces_are_refused():
+    with pytest.raises(EmulationError, match=r"^trace\.pcap: .*--capture"):
+        kernel.kernel_flows({"trace": {"pcap": [{"node": "n0", "file": "x.pcap"}]}, "flows": [flow()]})
+    with pytest.raises(EmulationError, match=r"^trace\.cwnd: "):
+        kernel.kernel_flows({"trace": {"cwnd": True}, "flows": [flow()]})
+    with pytest.raises(EmulationError, match=r"^flows: "):
+        kernel.kernel_flows({"trace": {}, "flows": []})
+
+
+def test_a_link_faster_than_the_machine_holds_is_refused(tmp_path, monkeypatch):
+    cap = tmp_path / "emulator.json"
+    cap.write_text(json.dumps({"max_rate_bps": 200_000_000, "when": "today"}))
+    monkeypatch.setattr(emu_run, "CAPACITY_FILE", cap)
+    resolved = {"network": {"path": {"hops": [{"rate": 100_000_000}, {"rate": 1_000_000_000}]}}}
+    with pytest.raises(EmulationError) as e:
+        emu_run.check_rates(resolved, force=False)
+    assert "network.path.hops.1.rate: 1000 Mbit/s" in str(e.value) and "200 Mbit/s" in str(e.value)
+    assert len(emu_run.check_rates(resolved, force=True)) == 1
+
+
+def test_missing_root_is_one_clear_line(monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert "needs root" in netns.missing_requirements()
+
+
+def test_addresses_are_the_simulators_capture_addresses():
+    assert netns.sender_ip(0) == "10.0.0.1" and netns.receiver_ip(0) == "10.128.0.1"
+    assert netns.sender_ip(300) == "10.0.1.45"
+
+
+def test_bad_input_on_the_command_line(tmp_path):
+    bad = tmp_path / "tahoe.toml"
+    bad.write_text('duration = "3s"\n[network.path]\nhops = [{ rate = "10Mbit/s", delay = "5ms" }]\n'
+                   '[[flows]]\ntcp = "tahoe"\n')
+    r = run_cli("emulate", str(bad))
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [f"error: {bad}: flows[0].tcp: 'tahoe' cannot be emulated: the kernel's "
+                                             "TCP recovers as NewReno or with SACK (expected one of reno, newreno, sack)"]
+    r = run_cli("emulate", str(bad), "--spin-us", "-1")
+    assert r.returncode == 2 and "--spin-us" in r.stderr
+    r = run_cli("emulate")
+    assert r.returncode == 2 and "SCENARIO" in r.stderr
+
+
+# --- real runs -------------------------------------------------------------------------------
+
+MISSING = netns.missing_requirements()
+needs_machine = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+
+SHORT = """
+duration = "4s"
+warmup = "1s"
+[network.path]
+hops = [{ rate = "10Mbit/s", delay = "10ms", queue = { limit = 30 } }]
+[[flows]]
+profile = "linux"
+"""
+
+
+def _ours() -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(netns.PREFIX)]
+
+
+@needs_machine
+def test_a_short_emulation_fills_the_link_and_accounts_for_every_packet(tmp_path):
+    from tcplab.emulate import emulate
+
+    sc = tmp_path / "short.toml"
+    sc.write_text(SHORT)
+    before = set(_ours())
+    r = emulate(sc, capture=tmp_path / "senders.pcap")
+    c = r.selfcheck
+    # Conservation: every packet read from a tap was delivered, dropped by the model, or is
+    # still inside it.
+    assert c["packets_in"] == c["packets_out"] + c["packets_dropped"] + c["packets_in_flight"]
+    assert c["lateness"]["count"] == c["packets_out"]
+    link = r.links.filter(r.links["link"] == "hop0.fwd").row(0, named=True)
+    assert link["utilization"] > 0.9, link
+    f = r.flows.row(0, named=True)
+    assert f["cc"] == "cubic" and f["error"] is None
+    # The sink's goodput cannot exceed the link's payload rate (1448 of every 1500 bytes).
+    assert 0.8 * 10e6 * 1448 / 1500 < f["goodput_bps"] <= 10e6 * 1448 / 1500 * 1.01
+    # The analyzer found the connection in the capture, and the kernel's count of
+    # retransmissions equals the capture's.
+    assert f["segments_sent"] > 0
+    assert f["kernel_retrans"] == f["segments_retransmitted"]
+    assert (tmp_path / "senders.pcap").stat().st_size > 24
+    assert set(_ours()) == before, "the run left namespaces behind"
+
+
+@needs_machine
+def test_stale_namespaces_of_a_killed_run_are_removed():
+    dead = 4_000_000  # above pid_max's default: no such process
+    name = f"{netns.PREFIX}{dead}-0s"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        assert name in netns.clean_stale()
+        assert name not in _ours()
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+@needs_machine
+def test_ctrl_c_stops_the_run_and_removes_everything(tmp_path):
+    sc = tmp_path / "long.toml"
+    sc.write_text(SHORT.replace('"4s"', '"60s"'))
+    env = dict(os.environ, COLUMNS="160")
+    p = subprocess.Popen([sys.executable, "-m", "tcplab.cli", "emulate", str(sc)], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not any(n.startswith(f"{netns.PREFIX}{p.pid}-") for n in _ours()):
+        assert time.monotonic() < deadline and p.poll() is None, "the run never created its namespaces"
+        time.sleep(0.1)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert not any(n.startswith(f"{netns.PREFIX}{p.pid}-") for n in _ours())

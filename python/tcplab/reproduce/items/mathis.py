@@ -170,7 +170,8 @@ def _t4_evaluate(ctx: Context) -> Outcome:
                 continue
             r = st.row(tcp, ack)
             first = not sens_body or sens_body[-1][0] != prof
-            sens_body.append([prof, t4.PROFILE_TEXT[prof] if first else "", t4.LABEL[tcp] + (" DA" if ack == "delayed" else ""),
+            label = t4.LABEL[tcp] + (" DA" if ack == "delayed" else "")
+            sens_body.append([prof, t4.PROFILE_TEXT[prof] if first else "", label,
                               str(r.get("n", 0)), fmt(r.get("c_half")), fmt(r.get("k"))]
                              + [fmt(st.proportion(tcp, ack, p).get("proportion", math.nan)) for p in ds.success_at])
     measured = [["row", "N", "C (Eq. 3), configured p", "C (Eq. 3), measured p", "k, configured p", "k, measured p"]]

@@ -146,9 +146,10 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
         "R is the sender's mean RTT sample (ns-2's 10 ms tick; long recoveries lengthen it); RTO = 3R as the "
         "paper. The trend and the models' errors are the paper's; the sender is a stated substitute, hence "
         "\"explained\".")
-    notes = ("One NewReno flow (tcplab's model of ns-2's agent, `profile = \"ns2\"`), 45 Mbit/s, 75 ms RTT, loss events at rate p "
-             "per packet each dropping m back-to-back packets within one RTT (tcplab's `bursty` loss model on the "
-             "bottleneck, `span = \"75ms\"`), 1000 s with the last 750 s measured. Model inputs from the flow: "
+    notes = ("One NewReno flow (tcplab's model of ns-2's agent, `profile = \"ns2\"`), 45 Mbit/s, 75 ms RTT, loss "
+             "events at rate p per packet each dropping m back-to-back packets within one RTT (tcplab's `bursty` "
+             "loss model on the bottleneck, `span = \"75ms\"`), 1000 s with the last 750 s measured. Model inputs "
+             "from the flow: "
              "loss event rate p (events per segment sent), mean RTT R, RTO = 3R, and q from Eq. 30 with the packet "
              "loss rate measured at the link.")
     return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,

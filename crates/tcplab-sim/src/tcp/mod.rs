@@ -11,6 +11,7 @@ pub mod endpoint;
 pub mod instruments;
 pub mod linux_ack;
 pub mod ns2;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;
@@ -25,6 +26,7 @@ use crate::scenario::{
 };
 use crate::time::SimTime;
 use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
+use cc::bbr::{Bbr, BbrConfig};
 use cc::cubic::{Cubic, CubicConfig};
 use cc::{CongestionControl, Millionths, NoControl};
 use endpoint::{AnyReceiver, AnySender, TcpSender};
@@ -128,6 +130,10 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
     let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
     match f.algorithm() {
         Algorithm::None => CongestionControl::None(NoControl { rwnd: f.rwnd.0 }),
+        Algorithm::Bbr => CongestionControl::Bbr(Bbr::new(BbrConfig {
+            mss,
+            initial_window: f.initial_window as u64 * mss,
+        })),
         Algorithm::Cubic => CongestionControl::Cubic(Cubic::new(CubicConfig {
             mss,
             initial_window: f.initial_window as u64 * mss,

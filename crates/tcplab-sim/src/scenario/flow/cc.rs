@@ -18,6 +18,9 @@ pub enum Algorithm {
     Aimd,
     /// CUBIC (RFC 9438): W_cubic(t) = C (t - K)^3 + W_max, beta 0.7, the Reno-friendly region.
     Cubic,
+    /// BBR v1 as Linux ships it (tcp_bbr.c): a model of bottleneck bandwidth and round-trip
+    /// propagation time from delivery-rate samples, paced sending; no options.
+    Bbr,
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None,
 }
@@ -27,6 +30,7 @@ impl Algorithm {
         match self {
             Algorithm::Aimd => "aimd",
             Algorithm::Cubic => "cubic",
+            Algorithm::Bbr => "bbr",
             Algorithm::None => "none",
         }
     }
@@ -36,7 +40,7 @@ impl Algorithm {
         match self {
             Algorithm::Aimd => &["d", "u", "growth", "abc_limit", "ssthresh_rule"],
             Algorithm::Cubic => &["beta", "c", "fast_convergence", "growth", "abc_limit"],
-            Algorithm::None => &[],
+            Algorithm::Bbr | Algorithm::None => &[],
         }
     }
 }

@@ -115,9 +115,10 @@ BAD_SEAM_OPTIONS = [
     ({"flows.0.cc": {"growth": "abc", "abc_limit": 0}}, "flows[0].cc.abc_limit", "0 (expected at least 1 segment)"),
     ({"flows.0.cc.ssthresh_rule": "half"}, "flows[0].cc.ssthresh_rule",
      "unknown variant `half`, expected `flight_size` or `cwnd`"),
-    ({"flows.0.cc": "vegas"}, "flows[0].cc", "unknown variant `vegas`, expected one of `aimd`, `cubic`, `none`"),
-    ({"flows.0.cc.algorithm": "bbr"}, "flows[0].cc.algorithm",
-     "unknown variant `bbr`, expected one of `aimd`, `cubic`, `none`"),
+    ({"flows.0.cc": "vegas"}, "flows[0].cc", "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `none`"),
+    ({"flows.0.cc.algorithm": "reno"}, "flows[0].cc.algorithm",
+     "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `none`"),
+    ({"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}}, "flows[0].cc.beta", "not an option of bbr (bbr has no options)"),
     ({"flows.0.cc": {"algorithm": "cubic", "d": 0.5}}, "flows[0].cc.d",
      "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit)"),
     # An option that does not belong to the chosen algorithm.

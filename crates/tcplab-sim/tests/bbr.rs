@@ -306,3 +306,38 @@ fn bbr_has_no_options() {
         "{e}"
     );
 }
+
+/// BBR under every loss recovery, with 2% random loss on the bottleneck and on the ACK path:
+/// every run completes, conserves packets on the bottleneck, and keeps cwnd at or above its
+/// floor of 4 segments outside ProbeRTT's and a timeout's one segment.
+#[test]
+fn bbr_runs_under_every_recovery_with_loss() {
+    let names = ["tahoe", "reno", "newreno", "sack", "fack", "sackrh"].map(|v| format!("\"{v}\""));
+    let rack = "{ variant = \"sack\", prr = true, rack = true }".to_string();
+    for tcp in names.iter().chain([&rack]) {
+        let text = path(
+            100,
+            "20s",
+            7,
+            &format!("tcp = {tcp}\ncc = \"bbr\"\nack = \"delayed\"\nmss = 1448"),
+        )
+        .replace(
+            "queue = { limit = 100 } }",
+            "queue = { limit = 100 }, loss = { model = \"bernoulli\", p = 0.02 } }",
+        );
+        let text = text.replace("profile = \"linux\"\n", "");
+        let r = tcplab_sim::run_toml(&text, &[]).unwrap_or_else(|e| panic!("{tcp}: {e}"));
+        let f = &r.flows[0];
+        assert!(
+            f.bytes_delivered > 1_000_000 && f.segments_retransmitted > 0,
+            "{tcp}: {f:?}"
+        );
+        for l in &r.totals {
+            assert_eq!(
+                l.arrivals,
+                l.drops_queue + l.drops_loss + l.delivered + l.in_link,
+                "{tcp}: {l:?}"
+            );
+        }
+    }
+}

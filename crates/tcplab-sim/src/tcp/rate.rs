@@ -154,12 +154,12 @@ impl RateSampler {
         rs.prior_delivered = b.delivered;
         rs.is_app_limited = b.app_limited;
         if !b.retransmitted {
-            let rtt = now - b.sent;
+            let rtt = now.saturating_sub(b.sent);
             rs.rtt = Some(rtt);
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         }
-        let send_elapsed = b.sent - b.first_tx;
-        let ack_elapsed = now - b.delivered_time;
+        let send_elapsed = b.sent.saturating_sub(b.first_tx);
+        let ack_elapsed = now.saturating_sub(b.delivered_time);
         rs.interval = send_elapsed.max(ack_elapsed);
         let too_short = self.min_rtt.is_some_and(|m| rs.interval < m);
         if rs.interval > SimTime::ZERO && !too_short {

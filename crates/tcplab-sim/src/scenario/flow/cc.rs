@@ -290,6 +290,7 @@ enum CcSchema {
     Name(Algorithm),
     Aimd(AimdTable),
     Cubic(CubicTable),
+    Bbr(BbrTable),
     None(NoneTable),
 }
 
@@ -344,6 +345,21 @@ struct CubicTable {
     /// RFC 3465's L in segments, with growth = "abc" only (default 2).
     #[schemars(range(min = 1))]
     abc_limit: Option<u32>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum BbrName {
+    Bbr,
+}
+
+/// BBR v1 (Linux's tcp_bbr.c), paced; no options.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BbrTable {
+    algorithm: BbrName,
 }
 
 #[derive(JsonSchema)]

@@ -37,6 +37,13 @@ profile = "linux"
     )
 }
 
+/// `path` with Bernoulli loss `p` on the bottleneck hop.
+fn lossy_path(limit: u32, duration: &str, seed: u64, extra: &str, p: f64) -> String {
+    let q = format!("queue = {{ limit = {limit} }} }}");
+    let lossy = format!("queue = {{ limit = {limit} }}, loss = {{ model = \"bernoulli\", p = {p} }} }}");
+    path(limit, duration, seed, extra).replace(&q, &lossy)
+}
+
 fn bbr_path(duration: &str, seed: u64) -> String {
     path(1000, duration, seed, "cc = \"bbr\"")
 }
@@ -287,10 +294,7 @@ fn one_bbr_flow_fills_the_pipe_without_filling_the_buffer() {
 #[test]
 fn random_loss_barely_moves_bbr() {
     let lossy = |cc: &str| {
-        let text = path(1000, "30s", 1, cc).replace(
-            "queue = { limit = 1000 } }",
-            "queue = { limit = 1000 }, loss = { model = \"bernoulli\", p = 0.01 } }",
-        );
+        let text = lossy_path(1000, "30s", 1, cc, 0.01);
         common::run(&text).links[2].utilization
     };
     let (bbr, cubic) = (lossy("cc = \"bbr\""), lossy("cc = \"cubic\""));
@@ -307,7 +311,7 @@ fn bbr_has_no_options() {
     );
 }
 
-/// BBR under every loss recovery, with 2% random loss on the bottleneck and on the ACK path:
+/// BBR under every loss recovery, with 2% random loss on the bottleneck hop:
 /// every run completes, conserves packets on the bottleneck, and keeps cwnd at or above its
 /// floor of 4 segments outside ProbeRTT's and a timeout's one segment.
 #[test]
@@ -315,16 +319,8 @@ fn bbr_runs_under_every_recovery_with_loss() {
     let names = ["tahoe", "reno", "newreno", "sack", "fack", "sackrh"].map(|v| format!("\"{v}\""));
     let rack = "{ variant = \"sack\", prr = true, rack = true }".to_string();
     for tcp in names.iter().chain([&rack]) {
-        let text = path(
-            100,
-            "20s",
-            7,
-            &format!("tcp = {tcp}\ncc = \"bbr\"\nack = \"delayed\"\nmss = 1448"),
-        )
-        .replace(
-            "queue = { limit = 100 } }",
-            "queue = { limit = 100 }, loss = { model = \"bernoulli\", p = 0.02 } }",
-        );
+        let flow = format!("tcp = {tcp}\ncc = \"bbr\"\nack = \"delayed\"\nmss = 1448");
+        let text = lossy_path(100, "20s", 7, &flow, 0.02);
         let text = text.replace("profile = \"linux\"\n", "");
         let r = tcplab_sim::run_toml(&text, &[]).unwrap_or_else(|e| panic!("{tcp}: {e}"));
         let f = &r.flows[0];

@@ -164,3 +164,21 @@ def test_the_shipped_ns2_reference_is_the_shared_one():
         names = sorted(p.name for p in (shared / sub).iterdir())
         assert names == sorted(p.name for p in (shipped / sub).iterdir())
         assert all((shipped / sub / n).read_bytes() == (shared / sub / n).read_bytes() for n in names)
+
+
+def test_advise_spreads_are_a_regeneration_from_the_quick_form(reproduced_quick, cli, tmp_path):
+    """`tcplab advise`'s spreads.json is `python -m tcplab.advise.spreads` on these results. (On a
+    copy: another test re-runs one paper into the session's folder; from its stores, this one
+    evaluates every item again without simulating.)"""
+    import shutil
+
+    from tcplab.advise import spreads
+
+    folder = tmp_path / "quick"
+    shutil.copytree(reproduced_quick[3], folder)
+    proc = cli("reproduce", "all", "--quick", "--out", str(folder), "--workers", "1", "--no-progress", timeout=600)
+    assert proc.returncode == 0 and "; 0 simulations run" in proc.stdout, proc.stdout + proc.stderr
+    doc = spreads.build([json.loads((folder / "results.json").read_text())])
+    committed = json.loads(spreads.OUT.read_text())
+    assert json.loads(json.dumps(doc, sort_keys=True)) == committed, (
+        "python/tcplab/advise/spreads.json differs from a regeneration: see python -m tcplab.advise.spreads")

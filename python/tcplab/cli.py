@@ -220,7 +220,7 @@ def _register_subcommands() -> None:
     import importlib
 
     subcommands = ("tcplab.models.cli", "tcplab.sweep_cli", "tcplab.reproduce.cli", "tcplab.trace_cli",
-                   "tcplab.emulate.cli")
+                   "tcplab.emulate.cli", "tcplab.advise.cli")
     for module in subcommands:
         try:
             register = importlib.import_module(module).register

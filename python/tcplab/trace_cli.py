@@ -131,8 +131,9 @@ def analyze_cmd(
 
 @trace_app.command("plot")
 def plot_cmd(
-    file: Path = typer.Argument(..., help="A pcap or pcapng capture (a simulated run's: trace.pcap)."),
+    file: Path = typer.Argument(..., help="A pcap or pcapng capture, or a simulated run's --trace-out directory."),
     conn: int = typer.Option(0, "--conn", help="The connection (the conn column of trace analyze)."),
+    flow: Optional[int] = typer.Option(None, "--flow", help="With a run directory: the flow (default 0)."),
     kind: str = typer.Option("seq", "--kind", help="seq (time-sequence graph), cwnd (bytes in flight) or rtt."),
     direction: int = typer.Option(0, "--dir", help="The data direction: 0 from the initiator, 1 back."),
     output: Path = typer.Option(Path("trace.png"), "-o", "--output", help="Image file to write (.png, .svg, .pdf)."),
@@ -140,12 +141,22 @@ def plot_cmd(
     end: Optional[str] = typer.Option(None, "--to", help="End of the window, after the first packet."),
 ) -> None:
     """The time-sequence graph of a connection (data, ACK line, receive window, retransmissions
-    and SACK blocks marked), its bytes in flight, or its RTT samples."""
+    and SACK blocks marked), its bytes in flight, or its RTT samples. Given a simulated run's
+    --trace-out directory instead: flow --flow's time-sequence graph (drops marked), the
+    sender's cwnd and ssthresh, or its RTT samples, from the simulator's traces."""
     from tcplab.capture_plots import plot
     from tcplab.cli import write_atomically
 
     if kind not in KINDS:
         _fail(f"--kind {kind!r}: expected one of {', '.join(KINDS)}")
+    if file.is_dir():
+        if conn != 0 or direction != 0:
+            _fail(f"--conn/--dir: for a capture; {file} is a run directory: use --flow")
+        _plot_run(file, 0 if flow is None else flow, kind, output, _seconds(start, "--from") or 0.0,
+                  _seconds(end, "--to"))
+        return
+    if flow is not None:
+        _fail(f"--flow: only with a run's --trace-out directory ({file} is a capture: use --conn)")
     if direction not in (0, 1):
         _fail(f"--dir {direction}: expected 0 or 1")
     a = _load(file, start, end, conn)
@@ -155,6 +166,20 @@ def plot_cmd(
     try:
         fig = plot(a, conn=conn, direction=direction, kind=kind)
     except ValueError as e:
+        _fail(str(e))
+    write_atomically(output, lambda tmp: fig.savefig(tmp, format=output.suffix.lstrip(".") or "png", dpi=120))
+    typer.echo(f"wrote {output}", err=True)
+
+
+def _plot_run(directory: Path, flow: int, kind: str, output: Path, start: float, end: Optional[float]) -> None:
+    from tcplab.cli import write_atomically
+    from tcplab.run_plots import RunTraceError, plot
+
+    if flow < 0:
+        _fail(f"--flow {flow}: expected a flow index >= 0")
+    try:
+        fig = plot(directory, flow=flow, kind=kind, start=start, end=end)
+    except RunTraceError as e:
         _fail(str(e))
     write_atomically(output, lambda tmp: fig.savefig(tmp, format=output.suffix.lstrip(".") or "png", dpi=120))
     typer.echo(f"wrote {output}", err=True)

@@ -66,6 +66,9 @@ class FlowEnds:
     received: int = 0
     received_at_warmup: int = 0
     received_at_end: int = 0
+    #: The emulated times of those two samples (the window the goodput is over).
+    sampled_warmup_s: float = 0.0
+    sampled_end_s: float | None = None
     #: Emulated time the sink saw the last byte of a finite transfer.
     completed_s: float | None = None
     info_warmup: dict[str, int] = field(default_factory=dict)
@@ -180,9 +183,11 @@ class Endpoints:
             if not self._stop.is_set():
                 fe.error = f"sender: {e}"
 
-    def _snapshot(self, attr_bytes: str, attr_info: str) -> None:
+    def _snapshot(self, attr_bytes: str, attr_info: str, attr_time: str) -> None:
+        now = self.clock()
         for fe in self.flows:
             setattr(fe, attr_bytes, fe.received)
+            setattr(fe, attr_time, now)
             try:
                 setattr(fe, attr_info, tcp_info(fe.sender))
             except OSError:
@@ -190,14 +195,14 @@ class Endpoints:
 
     def _sample(self) -> None:
         if self.warmup > 0 and self._sleep_until(self.warmup):
-            self._snapshot("received_at_warmup", "info_warmup")
+            self._snapshot("received_at_warmup", "info_warmup", "sampled_warmup_s")
         if self._sleep_until(self.duration - 0.005):
-            self._snapshot("received_at_end", "info_end")
+            self._snapshot("received_at_end", "info_end", "sampled_end_s")
 
     def stop(self) -> None:
         """Takes the final sample if the run ended early, stops every thread, closes the sockets."""
-        if not self.flows or not self.flows[0].info_end:
-            self._snapshot("received_at_end", "info_end")
+        if self.flows and self.flows[0].sampled_end_s is None:
+            self._snapshot("received_at_end", "info_end", "sampled_end_s")
         self._stop.set()
         for t in self._threads:
             t.join(timeout=2.0)

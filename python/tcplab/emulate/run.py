@@ -122,10 +122,10 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
         for r in analysis.connections.iter_rows(named=True):
             ip = r["src"].rsplit(":", 1)[0]
             conns.setdefault(ip, r)
-    w0, w1 = window
-    length = max(w1 - w0, 0.0)
     for kf, fe in zip(kflows, ends):
         fe: FlowEnds
+        # The sink's samples: at warm-up (0 if none) and within 5 ms of the end.
+        length = max((fe.sampled_end_s or window[1]) - (fe.sampled_warmup_s if window[0] > 0 else 0.0), 0.0)
         f = resolved["flows"][kf.index]
         variant = f["tcp"] if isinstance(f["tcp"], str) else f["tcp"]["variant"]
         c = conns.get(sender_ip(kf.index), {})

@@ -119,7 +119,7 @@ def _bern_jobs(quick: bool) -> list[Job]:
 def _bern_evaluate(ctx: Context) -> Outcome:
     head = ["imposed loss", "NewReno kb/s", "LER / PLR", "NewReno model kb/s (err)", "PFTK kb/s (err)",
             "Reno kb/s", "LER / PLR", "PFTK (Reno) kb/s (err)"]
-    body, e_nr, e_pf, e_reno = [], [], [], []
+    body, e_nr, e_pf, e_reno, points = [], [], [], [], []
     for i, p0 in enumerate(FIG7_QUICK if ctx.quick else FIG7):
         df = ctx.rows(i)
         fl = {f["tcp"]: f for f in df.to_dicts()}
@@ -129,6 +129,9 @@ def _bern_evaluate(ctx: Context) -> Outcome:
         e_nr.append(_err(m_nr, nr["goodput_bps"]))
         e_pf.append(_err(pf_nr, nr["goodput_bps"]))
         e_reno.append(_err(pf_reno, reno["goodput_bps"]))
+        points.append({"imposed": p0, "mss_bytes": nr["mss_bytes"], "loss_event_rate": nr["loss_event_rate"],
+                       "mean_rtt_s": nr["mean_rtt_s"], "error_newreno": e_nr[-1], "error_pftk_newreno": e_pf[-1],
+                       "error_pftk_reno": e_reno[-1]})
         plr = lambda f: f["segments_retransmitted"] / f["segments_sent"]  # noqa: E731
         body.append([f"{p0:.2%}", f"{nr['goodput_bps'] / 1e3:.0f}",
                      f"{nr['loss_event_rate']:.2%} / {plr(nr):.2%}", f"{m_nr / 1e3:.0f} ({e_nr[-1]:.0%})",
@@ -155,7 +158,7 @@ def _bern_evaluate(ctx: Context) -> Outcome:
              "sent. Models with q = p, R the flow's mean RTT, RTO = 3R (Sec. IV-A). Error = |sim - model| / sim.")
     return Outcome([head] + body, checks, explanation, agrees=agrees, notes=notes,
                    numbers={"average_error_newreno": a_nr, "average_error_pftk_newreno": a_pf,
-                            "average_error_pftk_reno": a_reno})
+                            "average_error_pftk_reno": a_reno, "points": points})
 
 
 register(Item(

@@ -21,18 +21,18 @@
 //! `WindowAdjustment::reduce_cwnd` returns the new window too); it never sends, and it sees no
 //! sequence numbers: the sender hands it an [`Ack`] or a [`Loss`], the facts it may use.
 //!
-//! # The hooks, and how CUBIC and BBR would use them
+//! # The hooks, and how CUBIC and BBR use them
 //!
-//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438) would | BBR would |
+//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438, `cubic.rs`) | BBR v1 (`bbr.rs`) |
 //! |------|--------|------------------|------------------------|-----------|
-//! | `initial_window` | once | IW, initial ssthresh (RFC 5681 Sec. 3.1) | the same | the same, plus its startup state |
-//! | `on_ack` | every ACK of new data, with `now`, bytes acked, the RTT sample, bytes in flight, and whether the recovery set cwnd | slow start / `u` per RTT, unless the recovery set the window | track min RTT from `ack.rtt`; outside recovery set cwnd to W_cubic(t) (Sec. 4.2, t = `ack.now` - the epoch start, K from W_max and the cwnd at the epoch start) or the Reno-friendly W_est (Sec. 4.3, fed by `ack.acked`) | update its model from a delivery-rate sample (a field `Ack` would gain), set cwnd and the pacing rate, also during recovery |
-//! | `ssthresh_after_loss` | a recovery declares a loss | `d` x FlightSize or `d` x cwnd, >= 2 SMSS | record W_max = `loss.window` (fast convergence, Sec. 4.7: W_max = cwnd (1 + beta) / 2 when below the last W_max), the epoch restarts at `loss.now`; return max(beta x cwnd, 2 SMSS), beta = 0.7 (Sec. 4.6) | keep its model (BBR v1 ignores loss) or save cwnd for undo |
+//! | `initial_window` | once | IW, initial ssthresh (RFC 5681 Sec. 3.1) | the same | IW, no ssthresh; Startup, pacing at 2.885 x IW / 1 ms |
+//! | `on_ack` | every ACK of new data, with `now`, bytes acked, the RTT sample, bytes in flight, and whether the recovery set cwnd | slow start / `u` per RTT, unless the recovery set the window | track min RTT from `ack.rtt`; outside recovery set cwnd to W_cubic(t) (Sec. 4.2, t = `ack.now` - the epoch start, K from W_max and the cwnd at the epoch start) or the Reno-friendly W_est (Sec. 4.3, fed by `ack.acked`) | nothing: it works in `cong_control` |
+//! | `ssthresh_after_loss` | a recovery declares a loss | `d` x FlightSize or `d` x cwnd, >= 2 SMSS | record W_max = `loss.window` (fast convergence, Sec. 4.7: W_max = cwnd (1 + beta) / 2 when below the last W_max), the epoch restarts at `loss.now`; return max(beta x cwnd, 2 SMSS), beta = 0.7 (Sec. 4.6) | save cwnd for the restore after recovery, return the window (BBR v1 keeps its model) |
 //! | `reduce` | FACK's Eq. 15 bound | `d` x window | beta x window | the window (no decrease) |
-//! | `on_timeout` | a retransmit timeout | ssthresh as after a loss (held on a repeated timeout, RFC 5681 Sec. 3.1), cwnd = LW = 1 SMSS | the same with beta, and reset W_max and the epoch (Sec. 4.8) | cwnd = 1 packet, keep the model |
-//! | `on_idle` | the sender restarts after an idle period > RTO | cwnd = min(IW, cwnd) (RFC 5681 Sec. 4.1) | the same, and shift the epoch by the idle time (Linux's `CA_EVENT_TX_START`) | restart from its probe state |
+//! | `on_timeout` | a retransmit timeout | ssthresh as after a loss (held on a repeated timeout, RFC 5681 Sec. 3.1), cwnd = LW = 1 SMSS | the same with beta, and reset W_max and the epoch (Sec. 4.8) | cwnd = 1 segment, keep the model, full-bandwidth detection restarts |
+//! | `on_idle` | the sender restarts after an idle period > RTO | cwnd = min(IW, cwnd) (RFC 5681 Sec. 4.1) | the same, and shift the epoch by the idle time (Linux's `CA_EVENT_TX_START`) | the same, and in ProbeBW pace at BtlBw |
 //! | `pacing_rate_bps` | the send loop (`state.rs`: `Pacing`) | None | None (or cwnd / srtt with pacing) | pacing_gain x BtlBw |
-//! | `cong_control` | every ACK, with a delivery-rate sample, if `wants_delivery_rate` | - | - | BBR (`bbr.rs`) does all its work here, as in Linux |
+//! | `cong_control` | every ACK, with a delivery-rate sample, if `wants_delivery_rate` | - | - | model update, mode, cwnd and pacing rate on every ACK, also in recovery (Linux's `bbr_main`) |
 //!
 //! CUBIC therefore is one file, `cc/cubic.rs`, a variant of [`CongestionControl`], its options in
 //! the scenario's `cc` table, and no change to any recovery: each of them keeps asking

@@ -337,3 +337,42 @@ fn bbr_runs_under_every_recovery_with_loss() {
         }
     }
 }
+
+/// Loss in ProbeBW (one scripted drop at the bottleneck): tcp_bbr.c's packet conservation
+/// while the recovery lasts (cwnd never below what is in flight), the cwnd from before the
+/// loss restored when it ends, and the model kept (BtlBw still the bottleneck rate).
+#[test]
+fn a_loss_keeps_the_model_conserves_packets_in_recovery_and_restores_cwnd() {
+    let text = path(1000, "6s", 1, "cc = \"bbr\"").replace(
+        "queue = { limit = 1000 } }",
+        "queue = { limit = 1000 }, loss = { model = \"script\", packets = [3000] } }",
+    );
+    let mut s = sim(&text);
+    let (mut before, mut recovered, mut steps_in_recovery) = (None, None, 0);
+    for us in (3_000_000..6_000_000).step_by(50) {
+        s.run_until(SimTime::from_us(us));
+        let snd = s.sender(0).unwrap();
+        let in_recovery = snd.recovery.in_recovery();
+        match (in_recovery, before, recovered) {
+            (false, _, None) if steps_in_recovery == 0 => before = Some(snd.core.win.cwnd),
+            (true, _, None) => {
+                steps_in_recovery += 1;
+                assert!(
+                    snd.core.win.cwnd >= snd.core.in_flight(),
+                    "at {us} us: {:?}",
+                    snd.core.win
+                );
+            }
+            (false, Some(_), None) => recovered = Some(snd.core.win.cwnd),
+            _ => {}
+        }
+    }
+    assert!(steps_in_recovery > 0, "no recovery");
+    let (before, after) = (before.unwrap(), recovered.unwrap());
+    assert!(
+        after >= before,
+        "cwnd {before} before the loss, {after} after the recovery"
+    );
+    assert_eq!(bbr(&s).btl_bw(), BOTTLENECK_BPS);
+    assert_eq!(s.sender(0).unwrap().core.inst.counters.fast_retransmits, 1);
+}

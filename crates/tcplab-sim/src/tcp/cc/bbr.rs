@@ -35,7 +35,9 @@
 //! (`bbr_lt_bw_sampling`); `rs->losses` is not counted (cwnd is not cut by newly marked
 //! losses outside the recovery entry); idle restart is RFC 5681's (after an RTO of silence)
 //! rather than Linux's app-limited `CA_EVENT_TX_START`; the TSO goal enters only the cwnd
-//! budget (segments leave one by one). Units: bytes and nanoseconds (Linux: packets and us).
+//! budget (segments leave one by one); an expired RTprop takes the next sample even from a
+//! delayed ACK (Linux skips `is_ack_delayed` samples there). Units: bytes and nanoseconds
+//! (Linux: packets and us).
 
 use super::{Ack, CaState, Controller, Delivery, Loss, Window};
 use crate::rng::Stream;

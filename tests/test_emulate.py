@@ -65,7 +65,7 @@ def test_the_linux_profile_maps_without_surprises():
     ("tcp", {"variant": "fack"}, "flows[0].tcp: 'fack'"),
     ("ack", "bsd43", "flows[0].ack"),
     ("cc", "none", "flows[0].cc: 'none'"),
-    ("header_bytes", 52, "flows[0].header_bytes"),
+    ("header_bytes", 52, "flows[0].header_bytes: 52 is not the kernel's header (40 bytes"),
     ("backoff", False, "flows[0].backoff"),
 ])
 def test_what_the_kernel_cannot_do_is_an_error_naming_the_field(field, value, needle):

@@ -182,3 +182,18 @@ def test_advise_spreads_are_a_regeneration_from_the_quick_form(reproduced_quick,
     committed = json.loads(spreads.OUT.read_text())
     assert json.loads(json.dumps(doc, sort_keys=True)) == committed, (
         "python/tcplab/advise/spreads.json differs from a regeneration: see python -m tcplab.advise.spreads")
+
+
+def test_the_table4_runs_digest_sees_every_number_and_not_the_row_order():
+    """The digest on docs/validation/mathis.md is the guard that a change leaves Table 4's runs alone."""
+    import polars as pl
+
+    from tcplab.reproduce.items.mathis import DIGEST_COLUMNS, runs_digest
+
+    df = pl.DataFrame({"run_key": ["b", "a"], **{c: [1.0, 2.0] for c in DIGEST_COLUMNS}, "other": [0, 0]})
+    d = runs_digest(df)
+    assert runs_digest(df.reverse()) == d
+    assert runs_digest(df.with_columns(pl.col("other") + 1)) == d  # a column outside the list
+    for c in DIGEST_COLUMNS:
+        changed = df.with_columns(pl.when(pl.col("run_key") == "a").then(pl.col(c) + 1e-12).otherwise(pl.col(c)))
+        assert runs_digest(changed) != d, c

@@ -10,7 +10,7 @@ Tolerances, wider than the full run's because the sample is small and covers 1.5
 
 * C (Eq. 3) within 20% of the paper's row (full run: 15%). The standard error of log C over ~10
   runs of 40 cycles is ~2-3%, and tcplab sits 6-15% under the paper at this design (see
-  docs/validation/mathis-table4.md), so a further regression of ~5-10% fails.
+  docs/validation/mathis.md, Table 4), so a further regression of ~5-10% fails.
 * k in [-0.60, -0.44] (full run: [-0.56, -0.48]): over 1.5 decades the slope's standard error is
   ~0.02-0.03.
 * The delayed-ACK ratio C(no DA) / C(DA) within 15% of sqrt(2) for every variant.

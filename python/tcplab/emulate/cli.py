@@ -57,7 +57,7 @@ def print_emulation(r, console=None, wide: bool = False) -> None:
         console.print(f"[dim]note: {n}[/dim]", highlight=False)
 
 
-def print_comparison(sim, emu, console=None) -> None:
+def print_comparison(sim, emu, console=None, wide: bool = False) -> None:
     from rich.console import Console
 
     from tcplab.tables import Column, num, print_table
@@ -74,14 +74,20 @@ def print_comparison(sim, emu, console=None) -> None:
             ratio = b / a if a and b is not None and a == a else float("nan")
             rows.append([str(s["flow"]), label, num(a * scale if a is not None else None, fmt),
                          num(b * scale if b is not None else None, fmt), num(ratio, ".2f")])
-    for s, e in zip(sim.links.iter_rows(named=True), emu.links.iter_rows(named=True)):
-        if not (s["packets_in"] or e["packets_in"]):
-            continue
+    from tcplab.report import MAX_LINK_ROWS
+
+    pairs = [(s, e) for s, e in zip(sim.links.iter_rows(named=True), emu.links.iter_rows(named=True))
+             if s["packets_in"] or e["packets_in"]]
+    # The busiest link directions first (drops, then utilization), as tcplab run lists them.
+    pairs.sort(key=lambda se: (-(se[1]["drops_queue"] + se[1]["drops_loss"]), -se[1]["utilization"]))
+    hidden = max(len(pairs) - MAX_LINK_ROWS, 0) if not wide else 0
+    for s, e in pairs[:None if wide else MAX_LINK_ROWS]:
         for label, key in (("utilization", "utilization"), ("queue drops", "drops_queue"),
                            ("mean queue packets", "mean_queue_packets")):
             a, b = s[key], e[key]
             rows.append([s["link"], label, num(a, ".3g"), num(b, ".3g"), num(b / a if a else float("nan"), ".2f")])
-    print_table(console, "Simulated vs emulated (same scenario, same seed for the network)", cols, rows)
+    print_table(console, "Simulated vs emulated (same scenario, same seed for the network)", cols, rows,
+                caption=f"{hidden} quieter link directions left out: --wide or --json." if hidden else None)
 
 
 def _self_check(json_out: bool, spin_us: float, realtime: bool) -> None:
@@ -187,4 +193,4 @@ def register(app: typer.Typer) -> None:
             return
         print_emulation(r, wide=wide)
         if sim is not None:
-            print_comparison(sim, r)
+            print_comparison(sim, r, wide=wide)

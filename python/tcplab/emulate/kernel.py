@@ -97,7 +97,13 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
     if ack in ("bsd43", "every"):
         raise EmulationError(f"{where}.ack: {ack!r} cannot be emulated (the kernel's receiver ACKs as Linux "
                              "does; expected delayed, linux or immediate)")
-    for key, default in (("header_bytes", None), ("clock_tick", None), ("rto_estimator", None),
+    timestamps = bool(f.get("timestamps"))
+    real_header = 40 + (12 if timestamps else 0)
+    if f.get("header_bytes") not in (None, real_header):
+        raise EmulationError(f"{where}.header_bytes: {f['header_bytes']} is not the kernel's header "
+                             f"({real_header} bytes: IP and TCP{' with timestamps' if timestamps else ''}); "
+                             "leave it out to emulate")
+    for key, default in (("clock_tick", None), ("rto_estimator", None),
                          ("partial_ack", None), ("ack_every", None)):
         if f.get(key) != default:
             raise EmulationError(f"{where}.{key}: {f.get(key)!r} is simulated only (the kernel has no such "
@@ -105,7 +111,6 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
     if f.get("backoff") is False:
         raise EmulationError(f"{where}.backoff: false is simulated only (the kernel always backs off "
                              "its retransmission timer)")
-    timestamps = bool(f.get("timestamps"))
     sack = bool(f.get("sack")) or variant == "sack"
     mss = int(f["mss"])
     sysctls = {

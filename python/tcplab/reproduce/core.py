@@ -103,6 +103,7 @@ class Outcome:
     figures: list[Figure] = field(default_factory=list)
     numbers: dict[str, Any] = field(default_factory=dict)  # for results.json
     notes: str = ""  # set-up and sizes, before the table
+    extra: list[tuple[str, list[list[Any]]]] = field(default_factory=list)  # (title, table) after the table
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,8 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool, images: b
         lines += [o.notes, ""]
     if o.table:
         lines += [_md_table(o.table), ""]
+    for title, table in o.extra:
+        lines += [f"*{title}.*", "", _md_table(table), ""]
     if images:
         for name in figure_names:
             lines += [f"![{it.ref}](figures/{name})", ""]
@@ -192,6 +194,8 @@ def results_json(rep: Reproduction) -> dict:
             "not_yet": it.not_yet or None,
             "checks": [c.to_json() for c in o.checks] if o else [],
             "table": [[_cell(c) for c in row] for row in o.table] if o else [],
+            "extra_tables": [{"title": t, "table": [[_cell(c) for c in row] for row in tb]} for t, tb in o.extra]
+            if o else [],
             "numbers": o.numbers if o else {},
         })
     return out

@@ -24,7 +24,9 @@ Two sweeps per design, generated here and kept in sweeps/ (`write_sweeps`):
 
 The simulator options are those of the paper's simulator as far as it can be known (the paper
 only says "ns version 1"): ssthresh from cwnd, a Jacobson estimator on ns's 100 ms tick with ns's
-floor of two ticks. See docs/validation/mathis-table4.md and `PROFILES`.
+floor of two ticks. See `PROFILES`. The report's item `mathis-table4` (`tcplab reproduce mathis`,
+docs/validation/mathis.md) runs these designs with the discussion, the timer experiment and the
+sensitivity table; this command is the quick look at the table alone.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ impl Poll {
 const MAX_SLEEP: Duration = Duration::from_millis(20);
 
 /// How much busy-polling the loop may do: spinning stops once the loop's work and spinning
-/// together have used 70% of the current 100 ms. A SCHED_FIFO thread that never sleeps is
+/// together have used 40% of the current 100 ms. A SCHED_FIFO thread that never sleeps is
 /// throttled by the kernel (sched_rt_runtime_us: the last 50 ms of every second, by default),
 /// which would stall the emulation for tens of milliseconds; past the budget the loop sleeps
 /// until each event instead (a few microseconds less precise).
@@ -73,7 +73,7 @@ pub struct SpinBudget {
 
 impl SpinBudget {
     const WINDOW: Duration = Duration::from_millis(100);
-    const MAX: Duration = Duration::from_millis(70);
+    const MAX: Duration = Duration::from_millis(40);
 
     pub fn new() -> Self {
         SpinBudget {

@@ -47,7 +47,7 @@ pub struct Taps {
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Busy-poll this long before an event instead of sleeping (lower jitter, more CPU; at
-    /// most 70% of the time with the work, `clock::SpinBudget`).
+    /// most 40% of the time with the work, `clock::SpinBudget`).
     pub spin: Duration,
     /// Ask for SCHED_FIFO priority for the emulator's thread.
     pub realtime: bool,

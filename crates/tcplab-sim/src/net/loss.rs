@@ -41,8 +41,17 @@ pub enum LossModel {
     /// Bursty loss (Parvez et al. 2010 Sec. IV-B): loss events occur as Bernoulli trials with
     /// probability p per packet; each event drops m back-to-back packets (the packet that
     /// starts it and the next m - 1 arrivals, whatever their flow). A new event can start only
-    /// once the burst is over.
-    Bursty { p: f64, m: u64, left: u64, rng: Stream },
+    /// once the burst is over. With `span`, a burst also ends at `span` after its first drop
+    /// (`until`), so that it stays within about one RTT as the paper's loss event does (Sec.
+    /// II-B: an LE "spans at most one RTT"); the arrivals after it draw afresh.
+    Bursty {
+        p: f64,
+        m: u64,
+        left: u64,
+        span: Option<SimTime>,
+        until: SimTime,
+        rng: Stream,
+    },
     /// The two-parameter model (Parvez et al. 2010 Sec. II-B, Fig. 1): outside a loss event, a
     /// packet starts one (and is lost) with probability p; the following packets of the same
     /// flow within the event's span are each lost with probability q. State is per flow (ACKs
@@ -91,12 +100,25 @@ impl LossModel {
                     false
                 }
             }
-            LossModel::Bursty { p, m, left, rng } => {
+            LossModel::Bursty {
+                p,
+                m,
+                left,
+                span,
+                until,
+                rng,
+            } => {
+                if *left > 0 && span.is_some() && now >= *until {
+                    *left = 0; // the burst outlived its span: over
+                }
                 if *left > 0 {
                     *left -= 1;
                     true
                 } else if rng.bernoulli(*p) {
                     *left = *m - 1;
+                    if let Some(d) = span {
+                        *until = now.saturating_add(*d);
+                    }
                     true
                 } else {
                     false
@@ -214,11 +236,53 @@ mod tests {
     }
 
     #[test]
+    fn bursty_span_ends_a_burst_that_outlives_it() {
+        // A sender after a timeout offers one packet per RTO: a burst counted in arrivals
+        // alone would reach across several RTOs. With a span it ends at the span.
+        // A burst in progress (3 left, p = 0: no new one) that began at 0 ms, arrivals at 10,
+        // 74, 75, 76 and 200 ms. With a 75 ms span the arrival at 75 ms is past it and survives;
+        // without one the burst takes its 3 arrivals whatever their spacing.
+        let in_burst = |span: Option<SimTime>| LossModel::Bursty {
+            p: 0.0,
+            m: 4,
+            left: 3,
+            span,
+            until: SimTime::from_ms(75),
+            rng: Stream::new(1, "loss:s"),
+        };
+        for (span, expected) in [
+            (Some(SimTime::from_ms(75)), [true, true, false, false, false]),
+            (None, [true, true, true, false, false]),
+        ] {
+            let mut m = in_burst(span);
+            let got: Vec<bool> = [10, 74, 75, 76, 200]
+                .iter()
+                .map(|&t| m.drops(SimTime::from_ms(t), &pkt()))
+                .collect();
+            assert_eq!(got, expected, "span {span:?}");
+        }
+        // A burst that starts (p = 1) at 100 ms ends at 175 ms with m - 1 = 3 arrivals to go.
+        let mut m = in_burst(Some(SimTime::from_ms(75)));
+        if let LossModel::Bursty { p, left, .. } = &mut m {
+            (*p, *left) = (1.0, 0);
+        }
+        assert!(m.drops(SimTime::from_ms(100), &pkt()));
+        match m {
+            LossModel::Bursty { left, until, .. } => {
+                assert_eq!((left, until), (3, SimTime::from_ms(175)))
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
     fn bursty_drops_m_back_to_back_packets_per_event() {
         let mut m = LossModel::Bursty {
             p: 0.01,
             m: 4,
             left: 0,
+            span: None,
+            until: SimTime::ZERO,
             rng: Stream::new(3, "loss:b"),
         };
         let lost: Vec<bool> = (0..400_000).map(|_| m.drops(SimTime::ZERO, &pkt())).collect();

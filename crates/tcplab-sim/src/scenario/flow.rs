@@ -149,7 +149,7 @@ pub struct FlowSpec {
     /// "ns2": ns-2's one-way agents and sinks in packet units instead of the native senders
     /// (tcp = tahoe, reno, newreno, sack, fack or sackrh; window_ = rwnd / mss packets, windowInit_ =
     /// initial_window, tcpTick_ = clock_tick, boot_time_ = clock_phase, singledup_ =
-    /// limited_transmit; one ACK per packet). See docs/validation/ns2-tcpVariants.md.
+    /// limited_transmit; one ACK per packet). See docs/ns2-profile.md.
     /// "linux": the native endpoints with every default of Linux 6.6 (each field given
     /// overrides its own; docs/tcp-family.md lists them).
     #[serde(default)]

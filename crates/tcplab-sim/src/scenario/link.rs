@@ -115,6 +115,8 @@ pub struct LossSpec {
     #[serde(default)]
     pub span_packets: Option<u64>,
     /// For model "two_parameter": a loss event covers the flow's packets within this time.
+    /// For model "bursty": a burst ends this long after its first drop, even with fewer than
+    /// m packets dropped (default: no limit).
     #[serde(default)]
     pub span: Option<Duration>,
     /// For model "gilbert_elliott": transition probabilities per packet.
@@ -211,7 +213,7 @@ impl LossSpec {
             LossKind::Bernoulli => &["p"],
             LossKind::Periodic => &["p", "n"],
             LossKind::Script => &["packets"],
-            LossKind::Bursty => &["p", "m"],
+            LossKind::Bursty => &["p", "m", "span"],
             LossKind::TwoParameter => &["p", "q", "span_packets", "span"],
             LossKind::GilbertElliott => &["p_gb", "p_bg", "loss_good", "loss_bad"],
         };
@@ -295,6 +297,9 @@ impl LossSpec {
                         ))
                     }
                     _ => {}
+                }
+                if self.span.is_some_and(|d| d.0 == SimTime::ZERO) {
+                    return Err(invalid(format!("{at}.span"), "0 (expected a time > 0)"));
                 }
             }
             LossKind::TwoParameter => {

@@ -74,6 +74,8 @@ fn loss(spec: &Option<LossSpec>, seed: u64, component: &str) -> Option<LossModel
             p: prob(l.p, 0.0),
             m: l.m.unwrap_or(1).max(1),
             left: 0,
+            span: l.span.map(|d| d.0),
+            until: SimTime::ZERO,
             rng: rng(),
         },
         LossKind::TwoParameter => LossModel::TwoParameter {

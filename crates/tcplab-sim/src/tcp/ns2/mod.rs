@@ -1,6 +1,6 @@
 //! The `ns2` compatibility profile: a model of ns-2's one-way TCP agents (`Agent/TCP`,
 //! `TCP/Reno`, `TCP/Newreno`, `TCP/Sack1`) and sinks (`TCPSink`, `TCPSink/Sack1`) in packet
-//! units, written from ns-2's documented behaviour (see docs/validation/ns2-tcpVariants.md).
+//! units, written from ns-2's documented behaviour (see docs/ns2-profile.md).
 //!
 //! Separate from the native byte-based senders on purpose: ns-2 numbers packets, keeps cwnd
 //! as a float in packets and uses int() for the usable window, acknowledges "the highest

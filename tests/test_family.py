@@ -122,7 +122,11 @@ BAD_SEAM_OPTIONS = [
     ({"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}}, "flows[0].cc.beta",
      "not an option of bbr (bbr has no options)"),
     ({"flows.0.cc": {"algorithm": "cubic", "d": 0.5}}, "flows[0].cc.d",
-     "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit)"),
+     "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart)"),
+    ({"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}}, "flows[0].cc.hystart",
+     "unknown variant `on`, expected one of `off`, `linux`, `rfc9406`"),
+    ({"flows.0.cc": {"algorithm": "aimd", "hystart": "linux"}}, "flows[0].cc.hystart",
+     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule)"),
     # An option that does not belong to the chosen algorithm.
     ({"flows.0.cc": {"algorithm": "none", "d": 0.5}}, "flows[0].cc.d", "not an option of none (none has no options)"),
     ({"flows.0.tcp": "bsd43", "flows.0.rwnd": "16KiB", "flows.0.cc.u": 2}, "flows[0].cc.u",

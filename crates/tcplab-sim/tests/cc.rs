@@ -330,6 +330,7 @@ fn the_schema_describes_each_algorithms_options() {
         "c",
         "fast_convergence",
         "growth",
+        "hystart",
     ]
     .map(String::from)
     .into();

@@ -22,12 +22,13 @@ pub mod state;
 
 use crate::net::packet::NodeId;
 use crate::scenario::{
-    AckKind, Algorithm, CcSpec, Estimator, FlowSpec, PartialAckTimer, SsthreshRule, Variant, WindowGrowth,
+    AckKind, Algorithm, CcSpec, Estimator, FlowSpec, HyStartKind, PartialAckTimer, SsthreshRule, Variant,
+    WindowGrowth,
 };
 use crate::time::SimTime;
 use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
 use cc::bbr::{Bbr, BbrConfig};
-use cc::cubic::{Cubic, CubicConfig};
+use cc::cubic::{Cubic, CubicConfig, HyStart};
 use cc::{CongestionControl, Millionths, NoControl};
 use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
@@ -141,6 +142,11 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
             beta: millionths(opts.beta, Millionths(700_000)),
             c: opts.c.unwrap_or(0.4),
             fast_convergence: opts.fast_convergence.unwrap_or(true),
+            hystart: match opts.hystart.unwrap_or(HyStartKind::Off) {
+                HyStartKind::Off => HyStart::Off,
+                HyStartKind::Linux => HyStart::Linux,
+                HyStartKind::Rfc9406 => HyStart::Rfc9406,
+            },
             growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
                 WindowGrowth::PerAck => Growth::PerAck,
                 WindowGrowth::Abc => Growth::Abc {

@@ -115,11 +115,18 @@ BAD_SEAM_OPTIONS = [
     ({"flows.0.cc": {"growth": "abc", "abc_limit": 0}}, "flows[0].cc.abc_limit", "0 (expected at least 1 segment)"),
     ({"flows.0.cc.ssthresh_rule": "half"}, "flows[0].cc.ssthresh_rule",
      "unknown variant `half`, expected `flight_size` or `cwnd`"),
-    ({"flows.0.cc": "vegas"}, "flows[0].cc", "unknown variant `vegas`, expected one of `aimd`, `cubic`, `none`"),
-    ({"flows.0.cc.algorithm": "bbr"}, "flows[0].cc.algorithm",
-     "unknown variant `bbr`, expected one of `aimd`, `cubic`, `none`"),
+    ({"flows.0.cc": "vegas"}, "flows[0].cc",
+     "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `none`"),
+    ({"flows.0.cc.algorithm": "reno"}, "flows[0].cc.algorithm",
+     "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `none`"),
+    ({"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}}, "flows[0].cc.beta",
+     "not an option of bbr (bbr has no options)"),
     ({"flows.0.cc": {"algorithm": "cubic", "d": 0.5}}, "flows[0].cc.d",
-     "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit)"),
+     "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart)"),
+    ({"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}}, "flows[0].cc.hystart",
+     "unknown variant `on`, expected one of `off`, `linux`, `rfc9406`"),
+    ({"flows.0.cc": {"algorithm": "aimd", "hystart": "linux"}}, "flows[0].cc.hystart",
+     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule)"),
     # An option that does not belong to the chosen algorithm.
     ({"flows.0.cc": {"algorithm": "none", "d": 0.5}}, "flows[0].cc.d", "not an option of none (none has no options)"),
     ({"flows.0.tcp": "bsd43", "flows.0.rwnd": "16KiB", "flows.0.cc.u": 2}, "flows[0].cc.u",
@@ -180,7 +187,7 @@ def test_cli_set_reaches_the_congestion_controls_options(cli, root):
     flow = schema["definitions"]["FlowSpec"]["properties"]
     assert flow["tcp"]["allOf"][0]["$ref"].endswith("TcpSpec") and flow["cc"]["anyOf"][0]["$ref"].endswith("CcSpec")
     shapes = {d: len(schema["definitions"][d]["anyOf"]) for d in ("TcpSpec", "CcSpec")}
-    assert shapes == {"TcpSpec": 5, "CcSpec": 4}  # a name, or one table per algorithm
+    assert shapes == {"TcpSpec": 5, "CcSpec": 5}  # a name, or one table per algorithm (aimd, cubic, bbr, none)
 
 
 def test_d_sets_the_reduction_of_every_variant():

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use tcplab_sim::scenario::{AckKind, Algorithm, FlowSpec, Variant, WindowGrowth};
+use tcplab_sim::scenario::{AckKind, Algorithm, FlowSpec, HyStartKind, Variant, WindowGrowth};
 use tcplab_sim::time::SimTime;
 
 fn flow(extra: &str, sets: &[(&str, &str)]) -> FlowSpec {
@@ -28,6 +28,7 @@ fn every_linux_default() {
     let cc = f.cc.as_ref().unwrap();
     assert_eq!(cc.algorithm, Some(Algorithm::Cubic));
     assert_eq!((cc.growth, cc.abc_limit), (Some(WindowGrowth::Abc), Some(65535)));
+    assert_eq!(cc.hystart, Some(HyStartKind::Linux));
     assert_eq!(f.initial_window, 10);
     assert!(f.timestamps);
     assert_eq!(f.header(), 52);
@@ -54,6 +55,9 @@ fn each_field_overrides_only_itself() {
     let f = flow("cc = \"aimd\"\ntcp = \"newreno\"\nack = \"delayed\"", &[]);
     assert_eq!(f.cc.as_ref().unwrap().algorithm, Some(Algorithm::Aimd));
     assert_eq!(f.cc.as_ref().unwrap().growth, Some(WindowGrowth::Abc));
+    assert_eq!(f.cc.as_ref().unwrap().hystart, None);
+    let off = flow("cc = { hystart = \"off\" }", &[]);
+    assert_eq!(off.cc.as_ref().unwrap().hystart, Some(HyStartKind::Off));
     assert_eq!(
         (f.tcp.variant, f.tcp.prr, f.tcp.rack),
         (Variant::Newreno, None, None)

@@ -54,17 +54,18 @@ fn hop() -> impl Strategy<Value = Hop> {
 
 fn flow() -> impl Strategy<Value = String> {
     (
-        prop_oneof![Just("reno"), Just("tahoe")],
+        // BBR (paced, delivery-rate driven) beside the window-based senders.
+        prop_oneof![Just(("reno", "aimd")), Just(("tahoe", "aimd")), Just(("sack", "bbr"))],
         prop_oneof![Just("immediate"), Just("delayed")],
         prop_oneof![Just(536u32), Just(1000), Just(1460)],
         1u32..4,
         prop_oneof![Just(None), (20_000u64..400_000).prop_map(Some)],
         0u32..500,
     )
-        .prop_map(|(tcp, ack, mss, iw, bytes, start_ms)| {
+        .prop_map(|((tcp, cc), ack, mss, iw, bytes, start_ms)| {
             let bytes = bytes.map_or(String::new(), |b| format!(", bytes = {b}"));
             format!(
-                "[[flows]]\ntcp = \"{tcp}\"\nack = \"{ack}\"\nmss = {mss}\ninitial_window = {iw}\nstart = \"{start_ms}ms\"\nmin_rto = \"200ms\"{bytes}\n"
+                "[[flows]]\ntcp = \"{tcp}\"\ncc = \"{cc}\"\nack = \"{ack}\"\nmss = {mss}\ninitial_window = {iw}\nstart = \"{start_ms}ms\"\nmin_rto = \"200ms\"{bytes}\n"
             )
             .replace(", bytes", "\nbytes")
         })

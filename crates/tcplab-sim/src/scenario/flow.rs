@@ -4,7 +4,7 @@
 mod cc;
 mod tcp;
 
-pub use cc::{Algorithm, CcSpec, SsthreshRule, WindowGrowth, MAX_U};
+pub use cc::{Algorithm, CcSpec, HyStartKind, SsthreshRule, WindowGrowth, MAX_U};
 pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
@@ -260,6 +260,10 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
             if t.get("growth").and_then(Value::as_str) == Some("abc") {
                 t.entry("abc_limit").or_insert(Value::Integer(65535));
             }
+        }
+        if t.get("algorithm").and_then(Value::as_str) == Some("cubic") {
+            // tcp_cubic.c: module parameter hystart = 1 (hystart_detect = 3).
+            t.entry("hystart").or_insert(s("linux"));
         }
     }
 }

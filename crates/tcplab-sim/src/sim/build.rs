@@ -25,7 +25,11 @@ impl Simulation {
             .enumerate()
             .map(|(i, f)| {
                 let (src, dst) = topo.endpoints[i];
-                let (sender, receiver) = tcp::endpoints_for(f, i as u32, src, dst, cwnd_trace);
+                let (mut sender, receiver) = tcp::endpoints_for(f, i as u32, src, dst, cwnd_trace);
+                if let AnySender::Native(s) = &mut sender {
+                    // The congestion control's own stream (BBR's ProbeBW phase; no draws otherwise).
+                    s.seed_cc(Stream::new(sc.seed, &format!("flow:{i}:cc")));
+                }
                 let start = topology::draw(f.start, &mut Stream::new(sc.seed, &format!("flow:{i}:start")));
                 Flow {
                     variant: f.tcp.variant,
@@ -55,6 +59,9 @@ impl Simulation {
             }
             let id = flows.len() as u32;
             let (mut sender, receiver) = tcp::endpoints_for(&c.spec, id, c.src, c.dst, None);
+            if let AnySender::Native(s) = &mut sender {
+                s.seed_cc(Stream::new(sc.seed, &format!("flow:{id}:cc")));
+            }
             if let (AnySender::Native(s), true) = (&mut sender, c.waits_for_writes) {
                 s.core.cfg.total_bytes = Some(0);
             }

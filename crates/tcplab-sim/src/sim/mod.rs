@@ -90,6 +90,15 @@ impl Simulation {
         self.q.now()
     }
 
+    /// Flow `flow`'s native sender (None for an `ns2` agent or no such flow): for tests and
+    /// tools that look at a sender's state between `run_until` calls.
+    pub fn sender(&self, flow: usize) -> Option<&crate::tcp::sender::Sender> {
+        match &self.flows.get(flow)?.sender {
+            AnySender::Native(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// Runs to the scenario's end (or until every finite transfer has completed).
     pub fn run(self) -> RunResult {
         self.run_with(|| false).expect("never interrupted")

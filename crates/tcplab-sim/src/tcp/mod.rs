@@ -11,6 +11,7 @@ pub mod endpoint;
 pub mod instruments;
 pub mod linux_ack;
 pub mod ns2;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;
@@ -21,11 +22,13 @@ pub mod state;
 
 use crate::net::packet::NodeId;
 use crate::scenario::{
-    AckKind, Algorithm, CcSpec, Estimator, FlowSpec, PartialAckTimer, SsthreshRule, Variant, WindowGrowth,
+    AckKind, Algorithm, CcSpec, Estimator, FlowSpec, HyStartKind, PartialAckTimer, SsthreshRule, Variant,
+    WindowGrowth,
 };
 use crate::time::SimTime;
 use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
-use cc::cubic::{Cubic, CubicConfig};
+use cc::bbr::{Bbr, BbrConfig};
+use cc::cubic::{Cubic, CubicConfig, HyStart};
 use cc::{CongestionControl, Millionths, NoControl};
 use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
@@ -128,6 +131,10 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
     let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
     match f.algorithm() {
         Algorithm::None => CongestionControl::None(NoControl { rwnd: f.rwnd.0 }),
+        Algorithm::Bbr => CongestionControl::Bbr(Bbr::new(BbrConfig {
+            mss,
+            initial_window: f.initial_window as u64 * mss,
+        })),
         Algorithm::Cubic => CongestionControl::Cubic(Cubic::new(CubicConfig {
             mss,
             initial_window: f.initial_window as u64 * mss,
@@ -135,6 +142,11 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
             beta: millionths(opts.beta, Millionths(700_000)),
             c: opts.c.unwrap_or(0.4),
             fast_convergence: opts.fast_convergence.unwrap_or(true),
+            hystart: match opts.hystart.unwrap_or(HyStartKind::Off) {
+                HyStartKind::Off => HyStart::Off,
+                HyStartKind::Linux => HyStart::Linux,
+                HyStartKind::Rfc9406 => HyStart::Rfc9406,
+            },
             growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
                 WindowGrowth::PerAck => Growth::PerAck,
                 WindowGrowth::Abc => Growth::Abc {

@@ -12,11 +12,12 @@
 //! Sans-IO: the sender takes `(now, ACK)` or `(now)` for its timer, and returns segments to
 //! send and its next deadline.
 
-use super::cc::{Ack, CongestionControl, Controller};
+use super::cc::{Ack, CaState, CongestionControl, Controller, Delivery};
+use super::rate::{RateSample, RateSampler};
 use super::recovery::{AckEvent, LossRecovery};
 use super::rto::RtoEstimator;
 use super::segment::Segment;
-use super::state::{LossSignal, SenderConfig, SenderCore};
+use super::state::{LossSignal, Pacing, SenderConfig, SenderCore};
 use crate::net::packet::NodeId;
 use crate::time::SimTime;
 
@@ -30,6 +31,9 @@ pub struct Sender {
     frto: Option<Frto>,
     /// Timeouts F-RTO found spurious (and undid).
     pub spurious_timeouts: u64,
+    /// After a retransmit timeout, until `recover` is acknowledged (Linux's TCP_CA_Loss):
+    /// told to a controller that reads delivery rates.
+    in_loss: bool,
 }
 
 /// F-RTO (RFC 5682 Sec. 2.1) between a timeout and its verdict.
@@ -62,20 +66,41 @@ impl Sender {
         cc: CongestionControl,
         rtt: RtoEstimator,
     ) -> Self {
-        let core = SenderCore::new(flow, node, peer, cfg, cc.initial_window(), rtt);
+        let mut core = SenderCore::new(flow, node, peer, cfg, cc.initial_window(), rtt);
+        if cc.wants_delivery_rate() {
+            core.rate = Some(RateSampler::default());
+        }
+        core.pacing = cc.pacing_rate_bps().map(|rate_bps| Pacing {
+            rate_bps,
+            ..Default::default()
+        });
         Sender {
             core,
             recovery,
             cc,
             frto: None,
             spurious_timeouts: 0,
+            in_loss: false,
         }
     }
 
-    /// The rate the congestion control wants the send loop to pace at (bit/s), if any. Not
-    /// honoured yet: no controller paces.
+    /// The rate the congestion control wants the send loop to pace at (payload bit/s), if
+    /// any: the send loop holds each segment until max(the last departure, now) + its
+    /// length / rate (`state.rs`, `Pacing`).
     pub fn pacing_rate_bps(&self) -> Option<u64> {
         self.cc.pacing_rate_bps()
+    }
+
+    /// Gives the congestion control the flow's own random stream (BBR's ProbeBW phase).
+    pub fn seed_cc(&mut self, rng: crate::rng::Stream) {
+        self.cc.seed(rng);
+    }
+
+    /// The congestion control's pacing rate, as it stands, into the send loop.
+    fn update_pacing(&mut self) {
+        if let (Some(p), Some(rate)) = (&mut self.core.pacing, self.cc.pacing_rate_bps()) {
+            p.rate_bps = rate;
+        }
     }
 
     /// Keeps a bounded trace of (time, cwnd, ssthresh) at every change.
@@ -86,9 +111,13 @@ impl Sender {
     /// When the retransmit timer (or a timer of the loss recovery: RACK's, TLP's) wants to
     /// fire, if one is running.
     pub fn deadline(&self) -> Option<SimTime> {
-        match (self.core.rto_deadline, self.recovery.deadline()) {
+        let d = match (self.core.rto_deadline, self.recovery.deadline()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        match self.core.pacing {
+            Some(p) if p.blocked => Some(d.map_or(p.next_send, |d| d.min(p.next_send))),
+            _ => d,
         }
     }
 
@@ -112,14 +141,14 @@ impl Sender {
     pub fn app_write(&mut self, now: SimTime, bytes: u64, out: &mut Vec<Segment>) {
         let c = &mut self.core;
         if let Some(total) = c.cfg.total_bytes {
-            if c.cfg.idle_restart && c.snd_una == c.snd_max {
-                if let Some(last) = c.last_send {
-                    if now - last > c.rtt.rto() {
-                        self.cc.on_idle(&mut c.win);
-                    }
-                }
+            let idle = c.cfg.idle_restart
+                && c.snd_una == c.snd_max
+                && c.last_send.is_some_and(|last| now - last > c.rtt.rto());
+            if idle {
+                self.cc.on_idle(&mut c.win);
+                self.update_pacing();
             }
-            c.cfg.total_bytes = Some(total + bytes);
+            self.core.cfg.total_bytes = Some(total + bytes);
             self.send(now, out);
             self.core.record_trace(now);
         }
@@ -131,11 +160,70 @@ impl Sender {
     }
 
     fn send(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if let Some(p) = &mut self.core.pacing {
+            p.blocked = false;
+        }
         self.recovery.send(&mut self.core, now, out);
+        let c = &mut self.core;
+        if c.rate.is_some() && c.snd_max >= c.app_limit() {
+            // Nothing left to send and the window not full: application-limited (draft
+            // Sec. 3.4; Linux's tcp_rate_check_app_limited).
+            let in_flight = c.in_flight();
+            if in_flight < c.win.cwnd {
+                if let Some(r) = &mut c.rate {
+                    r.mark_app_limited(in_flight);
+                }
+            }
+        }
+    }
+
+    /// The delivery-rate sample of an ACK and the in-flight data before it, for a controller
+    /// that reads them (None otherwise).
+    fn rate_sample(&mut self, now: SimTime, ack: &Segment) -> Option<(RateSample, u64)> {
+        let c = &mut self.core;
+        let prior_in_flight = c.in_flight();
+        let r = c.rate.as_mut()?;
+        Some((r.on_ack(now, ack.ack, ack.sack.iter(ack.ack)), prior_in_flight))
+    }
+
+    /// Linux's `tcp_cong_control` for a controller that reads delivery rates.
+    fn cong_control(&mut self, now: SimTime, rs: RateSample, prior_in_flight: u64) {
+        let c = &mut self.core;
+        if self.in_loss && c.snd_una >= c.recover {
+            self.in_loss = false;
+        }
+        let state = if self.recovery.in_recovery() {
+            CaState::Recovery
+        } else if self.in_loss {
+            CaState::Loss
+        } else {
+            CaState::Open
+        };
+        let Some(r) = &c.rate else { return };
+        let d = Delivery {
+            now,
+            rs,
+            delivered: r.delivered,
+            delivered_time: r.delivered_time,
+            prior_in_flight,
+            in_flight: c.in_flight(),
+            srtt: c.rtt.srtt(),
+            state,
+            edt_wait: c
+                .pacing
+                .map_or(SimTime::ZERO, |p| p.next_send.saturating_sub(now)),
+        };
+        if self.cc.cong_control(&mut c.win, &d) {
+            if let Some(r) = &mut c.rate {
+                r.mark_app_limited(d.in_flight);
+            }
+        }
+        self.update_pacing();
     }
 
     /// An ACK arrived.
     pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
+        let rate = self.rate_sample(now, ack);
         let c = &mut self.core;
         let mut sack_news = false;
         let (mut rtt_sample, mut acked) = (None, 0);
@@ -200,6 +288,9 @@ impl Sender {
         };
         self.recovery
             .on_any_ack(&mut self.core, &mut self.cc, now, ev, out);
+        if let Some((rs, prior_in_flight)) = rate {
+            self.cong_control(now, rs, prior_in_flight);
+        }
         match self.frto_step(acked > 0) {
             FrtoVerdict::Usual | FrtoVerdict::Spurious => self.send(now, out),
             FrtoVerdict::NewData => {
@@ -265,6 +356,11 @@ impl Sender {
     /// sets the window (one segment for AIMD), every variant goes back to snd_una (go-back-N),
     /// and the timer backs off.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        // Pacing let the next segment go.
+        if matches!(self.core.pacing, Some(p) if p.blocked && p.next_send <= now) {
+            self.send(now, out);
+            self.core.record_trace(now);
+        }
         // The recovery's timers first: a loss probe re-arms the retransmit timer (RFC 8985
         // Sec. 7.3), so a probe due at the same instant as the RTO replaces it.
         self.recovery.on_timer(&mut self.core, &mut self.cc, now, out);
@@ -292,6 +388,10 @@ impl Sender {
         c.timed = None;
         if let Some(sb) = &mut c.sb {
             sb.clear_rtx();
+        }
+        if let Some(r) = &mut c.rate {
+            r.on_timeout();
+            self.in_loss = true;
         }
         c.signal_loss(LossSignal::Timeout);
         c.rtt.back_off();

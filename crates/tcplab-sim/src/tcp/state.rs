@@ -8,6 +8,7 @@
 use super::cc::{Loss, Window};
 use super::instruments::Instruments;
 pub use super::instruments::LossSignal;
+use super::rate::RateSampler;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
 use super::segment::Segment;
@@ -100,6 +101,24 @@ pub struct SenderCore {
     pub(super) limited_bytes: u64,
     /// Mathis' instruments: what this sender reports of its sends, samples and reductions.
     pub inst: Instruments,
+    /// Delivery-rate estimation, for a congestion control that reads it (BBR); None otherwise.
+    pub rate: Option<RateSampler>,
+    /// The pacing the congestion control asks for, if any (`Controller::pacing_rate_bps`).
+    pub pacing: Option<Pacing>,
+}
+
+/// Linux's internal TCP pacing (`tcp_update_skb_after_send`, `tcp_pacing_check`): each
+/// transmission moves the earliest departure time of the next one to
+/// max(that time, now) + len / rate, and no segment leaves before it. `len` is the payload
+/// (the unit of the delivery rate the controller measures; Linux counts `skb->len`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pacing {
+    /// The rate, payload bits per second (0: not pacing).
+    pub rate_bps: u64,
+    /// The earliest departure time of the next segment.
+    pub next_send: SimTime,
+    /// A send loop stopped at `next_send`: the sender's deadline includes it.
+    pub blocked: bool,
 }
 
 impl SenderCore {
@@ -129,6 +148,8 @@ impl SenderCore {
             last_send: None,
             limited_bytes: 0,
             inst: Instruments::default(),
+            rate: None,
+            pacing: None,
         }
     }
 
@@ -169,6 +190,15 @@ impl SenderCore {
         l
     }
 
+    /// Data in flight: RFC 6675's pipe with a scoreboard (Linux's `tcp_packets_in_flight`),
+    /// else FlightSize.
+    pub fn in_flight(&self) -> u64 {
+        match &self.sb {
+            Some(sb) => sb.pipe(&sb.lost_flags(self.cfg.dupthresh, self.mss())),
+            None => self.flight_size(),
+        }
+    }
+
     pub fn app_limit(&self) -> u64 {
         self.cfg.total_bytes.unwrap_or(u64::MAX)
     }
@@ -191,6 +221,19 @@ impl SenderCore {
     /// is marked as not clean).
     pub fn signal_loss(&mut self, signal: LossSignal) {
         self.inst.window_reduced(signal, self.snd_max);
+    }
+
+    /// Pacing holds the next segment back (it may leave at `next_send`): the send loops stop.
+    /// Always false without pacing.
+    #[inline]
+    pub fn paced_out(&mut self, now: SimTime) -> bool {
+        match &mut self.pacing {
+            Some(p) if p.rate_bps > 0 && now < p.next_send => {
+                p.blocked = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Sends the segment starting at `seq` (at most one MSS, never beyond the data, and a
@@ -218,6 +261,15 @@ impl SenderCore {
             }
         }
         self.inst.sent(retransmit);
+        if let Some(r) = &mut self.rate {
+            r.on_send(seq, end, now, self.snd_una == self.snd_max);
+        }
+        if let Some(p) = &mut self.pacing {
+            if p.rate_bps > 0 {
+                let gap = len as u128 * 8_000_000_000 / p.rate_bps as u128;
+                p.next_send = p.next_send.max(now) + SimTime::from_ns(gap as u64);
+            }
+        }
         self.snd_max = self.snd_max.max(end);
         self.last_send = Some(now);
         if self.rto_deadline.is_none() {
@@ -236,7 +288,7 @@ impl SenderCore {
         let seq = self.snd_max;
         let len = self.mss().min(self.app_limit().saturating_sub(seq));
         let limit = self.snd_una + window.min(self.cfg.rwnd);
-        if len == 0 || seq + len > limit || self.snd_nxt != self.snd_max {
+        if len == 0 || seq + len > limit || self.snd_nxt != self.snd_max || self.paced_out(now) {
             return false;
         }
         self.send_segment(now, seq, out);
@@ -260,7 +312,7 @@ impl SenderCore {
                 }
             }
             let usable = limit - self.snd_nxt;
-            if usable < self.mss() && app - self.snd_nxt > usable {
+            if usable < self.mss() && app - self.snd_nxt > usable || self.paced_out(now) {
                 break;
             }
             let seq = self.snd_nxt;

@@ -18,6 +18,9 @@ pub enum Algorithm {
     Aimd,
     /// CUBIC (RFC 9438): W_cubic(t) = C (t - K)^3 + W_max, beta 0.7, the Reno-friendly region.
     Cubic,
+    /// BBR v1 as Linux ships it (tcp_bbr.c): a model of bottleneck bandwidth and round-trip
+    /// propagation time from delivery-rate samples, paced sending; no options.
+    Bbr,
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None,
 }
@@ -27,6 +30,7 @@ impl Algorithm {
         match self {
             Algorithm::Aimd => "aimd",
             Algorithm::Cubic => "cubic",
+            Algorithm::Bbr => "bbr",
             Algorithm::None => "none",
         }
     }
@@ -35,8 +39,8 @@ impl Algorithm {
     pub fn options(self) -> &'static [&'static str] {
         match self {
             Algorithm::Aimd => &["d", "u", "growth", "abc_limit", "ssthresh_rule"],
-            Algorithm::Cubic => &["beta", "c", "fast_convergence", "growth", "abc_limit"],
-            Algorithm::None => &[],
+            Algorithm::Cubic => &["beta", "c", "fast_convergence", "growth", "abc_limit", "hystart"],
+            Algorithm::Bbr | Algorithm::None => &[],
         }
     }
 }
@@ -51,6 +55,7 @@ pub(crate) const ALL_OPTIONS: &[&str] = &[
     "beta",
     "c",
     "fast_convergence",
+    "hystart",
 ];
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -60,6 +65,18 @@ pub enum WindowGrowth {
     PerAck,
     /// Appropriate Byte Counting, RFC 3465.
     Abc,
+}
+
+/// CUBIC's slow-start exit.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HyStartKind {
+    /// Slow start runs until ssthresh or a loss.
+    Off,
+    /// HyStart as in Linux's tcp_cubic.c (ACK train and delay increase; ssthresh = cwnd).
+    Linux,
+    /// HyStart++ (RFC 9406): Conservative Slow Start after an RTT increase.
+    Rfc9406,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -98,6 +115,8 @@ pub struct CcSpec {
     pub c: Option<f64>,
     /// cubic: fast convergence (RFC 9438 Sec. 4.7; default true).
     pub fast_convergence: Option<bool>,
+    /// cubic: the slow-start exit, "off" (default), "linux" (HyStart) or "rfc9406" (HyStart++).
+    pub hystart: Option<HyStartKind>,
     /// Keys of the table that no algorithm has (reported by `validate`).
     unknown: Vec<String>,
 }
@@ -120,6 +139,7 @@ impl CcSpec {
             ("beta", self.beta.is_some()),
             ("c", self.c.is_some()),
             ("fast_convergence", self.fast_convergence.is_some()),
+            ("hystart", self.hystart.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, given)| given.then_some(k))
@@ -233,6 +253,9 @@ impl Serialize for CcSpec {
         if let Some(f) = self.fast_convergence {
             m.serialize_entry("fast_convergence", &f)?;
         }
+        if let Some(h) = self.hystart {
+            m.serialize_entry("hystart", &h)?;
+        }
         m.end()
     }
 }
@@ -264,6 +287,7 @@ impl<'de> Deserialize<'de> for CcSpec {
                         "beta" => c.beta = Some(map.next_value()?),
                         "c" => c.c = Some(map.next_value()?),
                         "fast_convergence" => c.fast_convergence = Some(map.next_value()?),
+                        "hystart" => c.hystart = Some(map.next_value()?),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             c.unknown.push(key);
@@ -286,6 +310,7 @@ enum CcSchema {
     Name(Algorithm),
     Aimd(AimdTable),
     Cubic(CubicTable),
+    Bbr(BbrTable),
     None(NoneTable),
 }
 
@@ -335,11 +360,29 @@ struct CubicTable {
     c: Option<f64>,
     /// Fast convergence, RFC 9438 Sec. 4.7 (default true).
     fast_convergence: Option<bool>,
+    /// The slow-start exit: "off" (default), "linux" (HyStart, tcp_cubic.c) or "rfc9406"
+    /// (HyStart++).
+    hystart: Option<HyStartKind>,
     /// Slow start per ACK (default) or by bytes acknowledged (RFC 3465).
     growth: Option<WindowGrowth>,
     /// RFC 3465's L in segments, with growth = "abc" only (default 2).
     #[schemars(range(min = 1))]
     abc_limit: Option<u32>,
+}
+
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum BbrName {
+    Bbr,
+}
+
+/// BBR v1 (Linux's tcp_bbr.c), paced; no options.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BbrTable {
+    algorithm: BbrName,
 }
 
 #[derive(JsonSchema)]

@@ -13,7 +13,8 @@
 //! * A timeout (Sec. 4.8): ssthresh as for a loss, cwnd = 1 SMSS (RFC 5681); the next avoidance
 //!   stage starts with K = 0 and W_max = the cwnd at its start.
 //! * Slow start is Reno's (Sec. 4.10), per ACK or by byte counting as in `aimd.rs`, stopping
-//!   at ssthresh. (HyStart++, RFC 9406, is not implemented.)
+//!   at ssthresh, or ended early by a slow-start exit (`hystart`): Linux's HyStart
+//!   (tcp_cubic.c, on by default there) or HyStart++ (RFC 9406); see [`HyStart`].
 //! * After an idle period (RFC 5681 Sec. 4.1) cwnd restarts from min(IW, cwnd) and a new epoch
 //!   begins at the next ACK, with K from the current W_max (Linux instead shifts the epoch by
 //!   the idle time; both resume on the same curve shape).
@@ -40,6 +41,70 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// How slow start grows the window.
     pub growth: Growth,
+    /// The slow-start exit.
+    pub hystart: HyStart,
+}
+
+/// How slow start ends before a loss does.
+///
+/// * `Linux`: HyStart as in Linux's tcp_cubic.c (`hystart_detect` = 3), while cwnd >=
+///   `hystart_low_window` (16 segments). A round starts with the first ACK beyond the data
+///   outstanding when the last round started (`bictcp_hystart_reset`). The ACK train: while
+///   ACKs arrive within 2 ms (`hystart_ack_delta_us`) of each other since the round start,
+///   once the train is longer than (delay_min + 1 ms) / 2 (Linux 6.x adds
+///   `hystart_ack_delay`, min(1 ms, 4 GSO sizes at the pacing rate), here 1 ms, and halves
+///   the threshold without fq pacing), slow start ends. The delay: after the first 8 RTT
+///   samples of a round (`HYSTART_MIN_SAMPLES`), their minimum above delay_min + clamp(delay_min
+///   / 8, 4 ms, 16 ms) ends slow start. On either, ssthresh = cwnd. delay_min is the smallest
+///   RTT seen (not updated within 1 s of an avoidance epoch's start); a timeout resets it and
+///   re-arms HyStart (`bictcp_reset` in `bictcp_state`).
+/// * `Rfc9406`: HyStart++ (RFC 9406 Sec. 4.2): after N_RTT_SAMPLE (8) samples in a round, a
+///   round minimum RTT >= the last round's + clamp(last / 8, 4 ms, 16 ms) enters Conservative
+///   Slow Start, which grows by a quarter of slow start's increase (CSS_GROWTH_DIVISOR 4);
+///   a round minimum (after 8 samples) below the one that entered CSS returns to slow start;
+///   after CSS_ROUNDS (5) rounds in CSS, ssthresh = cwnd. Applied in every slow start, after
+///   a timeout too, as Linux's HyStart is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyStart {
+    Off,
+    Linux,
+    Rfc9406,
+}
+
+const HYSTART_LOW_WINDOW: u64 = 16;
+const HYSTART_ACK_DELTA: SimTime = SimTime::from_ms(2);
+const HYSTART_ACK_DELAY: SimTime = SimTime::from_ms(1);
+const N_RTT_SAMPLE: u32 = 8;
+const CSS_GROWTH_DIVISOR: u64 = 4;
+const CSS_ROUNDS: u32 = 5;
+
+/// clamp(rtt / 8, 4 ms, 16 ms): the RTT increase that counts (Linux's
+/// `HYSTART_DELAY_THRESH`, RFC 9406's RttThresh).
+fn delay_thresh(rtt: SimTime) -> SimTime {
+    SimTime::from_ns((rtt.ns() / 8).clamp(4_000_000, 16_000_000))
+}
+
+/// The slow-start exit's state (both kinds).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Exit {
+    /// Bytes acknowledged so far, and the count at which the current round ends (the data
+    /// outstanding when it began: Linux's `end_seq` = snd_nxt, RFC 9406's windowEnd).
+    acked_total: u64,
+    round_end: u64,
+    round_start: SimTime,
+    last_ack: SimTime,
+    /// The smallest RTT of this round so far, and how many samples it has seen.
+    round_min: Option<SimTime>,
+    samples: u32,
+    /// Linux: the smallest RTT seen; found: slow start was ended.
+    delay_min: Option<SimTime>,
+    found: bool,
+    /// RFC 9406: lastRoundMinRTT, cssBaselineMinRtt (Some while in CSS), rounds in CSS.
+    last_round_min: Option<SimTime>,
+    css_baseline: Option<SimTime>,
+    css_rounds: u32,
+    /// Bytes of CSS growth not yet a whole byte x CSS_GROWTH_DIVISOR.
+    css_carry: u64,
 }
 
 /// The current congestion-avoidance stage.
@@ -68,6 +133,7 @@ pub struct Cubic {
     srtt: Option<f64>,
     /// Fractions of a byte of growth not yet added to cwnd.
     carry: f64,
+    exit: Exit,
 }
 
 impl Cubic {
@@ -79,6 +145,94 @@ impl Cubic {
             epoch: None,
             srtt: None,
             carry: 0.0,
+            exit: Exit::default(),
+        }
+    }
+
+    /// The slow-start exit sees an ACK while cwnd < ssthresh, before slow start grows the
+    /// window; it may set ssthresh = cwnd.
+    fn slow_start_exit(&mut self, w: &mut Window, ack: &Ack) {
+        let x = &mut self.exit;
+        x.acked_total += ack.acked;
+        let new_round = x.acked_total > x.round_end;
+        match self.cfg.hystart {
+            HyStart::Off => {}
+            HyStart::Linux => {
+                // bictcp_acked, then bictcp_cong_avoid's round reset.
+                if let Some(rtt) = ack.rtt {
+                    let rtt = rtt.max(SimTime::from_us(1));
+                    let fresh_epoch = self
+                        .epoch
+                        .is_some_and(|e| ack.now.saturating_sub(e.start) < SimTime::from_secs(1));
+                    if !fresh_epoch {
+                        x.delay_min = Some(x.delay_min.map_or(rtt, |d| d.min(rtt)));
+                    }
+                    if let (false, Some(delay_min)) = (x.found, x.delay_min) {
+                        if w.cwnd >= HYSTART_LOW_WINDOW * self.cfg.mss {
+                            Self::hystart_update(x, w, ack.now, rtt, delay_min);
+                        }
+                    }
+                }
+                if new_round {
+                    x.round_start = ack.now;
+                    x.last_ack = ack.now;
+                    x.round_end = x.acked_total + ack.flight;
+                    x.round_min = None;
+                    x.samples = 0;
+                }
+            }
+            HyStart::Rfc9406 => {
+                if new_round {
+                    x.round_end = x.acked_total + ack.flight;
+                    x.last_round_min = x.round_min;
+                    x.round_min = None;
+                    x.samples = 0;
+                    if x.css_baseline.is_some() {
+                        x.css_rounds += 1;
+                        if x.css_rounds >= CSS_ROUNDS {
+                            w.ssthresh = w.cwnd;
+                            return;
+                        }
+                    }
+                }
+                if let Some(rtt) = ack.rtt {
+                    x.round_min = Some(x.round_min.map_or(rtt, |m| m.min(rtt)));
+                    x.samples += 1;
+                }
+                if x.samples < N_RTT_SAMPLE {
+                    return;
+                }
+                let (Some(cur), Some(last)) = (x.round_min, x.last_round_min) else {
+                    return;
+                };
+                match x.css_baseline {
+                    None if cur >= last.saturating_add(delay_thresh(last)) => {
+                        x.css_baseline = Some(cur);
+                        x.css_rounds = 0;
+                    }
+                    Some(base) if cur < base => x.css_baseline = None,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Linux's `hystart_update`: the ACK train and the delay increase.
+    fn hystart_update(x: &mut Exit, w: &mut Window, now: SimTime, rtt: SimTime, delay_min: SimTime) {
+        if now.saturating_sub(x.last_ack) <= HYSTART_ACK_DELTA {
+            x.last_ack = now;
+            let threshold = SimTime::from_ns(delay_min.saturating_add(HYSTART_ACK_DELAY).ns() / 2);
+            if now.saturating_sub(x.round_start) > threshold {
+                x.found = true;
+                w.ssthresh = w.cwnd;
+            }
+        }
+        x.round_min = Some(x.round_min.map_or(rtt, |m| m.min(rtt)));
+        if x.samples < N_RTT_SAMPLE {
+            x.samples += 1;
+        } else if x.round_min > Some(delay_min.saturating_add(delay_thresh(delay_min))) {
+            x.found = true;
+            w.ssthresh = w.cwnd;
         }
     }
 
@@ -160,6 +314,7 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         self.epoch = None;
         self.carry = 0.0;
+        self.exit.css_baseline = None;
         self.reduce(window).max(2 * self.cfg.mss)
     }
 }
@@ -181,7 +336,13 @@ impl Controller for Cubic {
             return;
         }
         let mss = self.cfg.mss;
+        // RFC 9406: an ACK grows the window by the rule in force when it arrived.
+        let in_css = self.exit.css_baseline.is_some();
+        if w.cwnd < w.ssthresh && self.cfg.hystart != HyStart::Off {
+            self.slow_start_exit(w, ack);
+        }
         if w.cwnd < w.ssthresh {
+            let before = w.cwnd;
             // Slow start, stopping at ssthresh; what is left of a byte-counted ACK goes on to
             // congestion avoidance.
             match self.cfg.growth {
@@ -192,6 +353,13 @@ impl Controller for Cubic {
                         self.avoid(w, ack.now, rest);
                     }
                 }
+            }
+            if in_css && w.cwnd < w.ssthresh {
+                // RFC 9406's Conservative Slow Start: a quarter of slow start's increase.
+                let x = &mut self.exit;
+                let grown = w.cwnd - before + x.css_carry;
+                x.css_carry = grown % CSS_GROWTH_DIVISOR;
+                w.cwnd = before + grown / CSS_GROWTH_DIVISOR;
             }
             return;
         }
@@ -216,6 +384,13 @@ impl Controller for Cubic {
         // starting window.
         self.w_max = None;
         self.epoch = None;
+        // bictcp_state(TCP_CA_Loss): bictcp_reset and bictcp_hystart_reset; a new round
+        // begins with the next ACK.
+        self.exit = Exit {
+            acked_total: self.exit.acked_total,
+            round_end: self.exit.acked_total,
+            ..Exit::default()
+        };
         Window {
             cwnd: self.cfg.mss,
             ssthresh,
@@ -235,6 +410,10 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn cubic(fast_convergence: bool) -> Cubic {
+        with_hystart(fast_convergence, HyStart::Off)
+    }
+
+    fn with_hystart(fast_convergence: bool, hystart: HyStart) -> Cubic {
         Cubic::new(CubicConfig {
             mss: MSS,
             initial_window: 10 * MSS,
@@ -243,6 +422,7 @@ mod tests {
             c: 0.4,
             fast_convergence,
             growth: Growth::PerAck,
+            hystart,
         })
     }
 
@@ -384,5 +564,129 @@ mod tests {
         };
         c.on_ack(&mut w, &ack(0, MSS, None));
         assert_eq!(w.cwnd, 10_000);
+    }
+
+    /// One round of a window-limited slow start: `n` segments in flight are acknowledged one
+    /// by one, `spacing_us` apart from `start_us`, each with an RTT sample of `rtt_us`; the
+    /// sender sends what cwnd allows after each ACK. Returns the segments sent in the round
+    /// (the next round's ACKs).
+    fn round(c: &mut Cubic, w: &mut Window, start_us: u64, n: u64, spacing_us: u64, rtt_us: u64) -> u64 {
+        let mut sent = 0;
+        for i in 0..n {
+            let rest = n - i - 1;
+            let a = Ack {
+                now: SimTime::from_us(start_us + i * spacing_us),
+                acked: MSS,
+                rtt: Some(SimTime::from_us(rtt_us)),
+                flight: (rest + sent) * MSS,
+                recovering: false,
+            };
+            c.on_ack(w, &a);
+            sent = sent.max((w.cwnd / MSS).saturating_sub(rest));
+        }
+        sent
+    }
+
+    fn opened() -> Window {
+        Window {
+            cwnd: 10 * MSS,
+            ssthresh: u64::MAX / 4,
+        }
+    }
+
+    /// Rounds 1 s apart with ACKs `spacing_us` apart, the RTT of round r `rtt_us(r)`, until
+    /// slow start ends or `rounds` rounds; the window after each round.
+    fn slow_start(
+        c: &mut Cubic,
+        rounds: u64,
+        spacing_us: u64,
+        rtt_us: impl Fn(u64) -> u64,
+    ) -> (Window, Vec<u64>) {
+        let mut w = opened();
+        let mut n = 10;
+        let mut after = Vec::new();
+        for r in 0..rounds {
+            n = round(c, &mut w, r * 1_000_000, n, spacing_us, rtt_us(r));
+            after.push(w.cwnd);
+            if w.cwnd >= w.ssthresh {
+                break;
+            }
+        }
+        (w, after)
+    }
+
+    #[test]
+    fn without_an_exit_slow_start_doubles_the_window_every_round() {
+        let (w, after) = slow_start(
+            &mut cubic(true),
+            4,
+            3_000,
+            |r| if r >= 3 { 120_000 } else { 100_000 },
+        );
+        assert_eq!(after, [20_000, 40_000, 80_000, 160_000]);
+        assert_eq!(w.ssthresh, u64::MAX / 4);
+    }
+
+    #[test]
+    fn linux_hystart_ends_slow_start_on_a_delay_increase_after_eight_samples() {
+        // delay_min 100 ms; from round 3 (80 segments) the RTT is 120 ms > 100 + 12.5 ms.
+        // Round 3's first ACK still counts in round 2 (bictcp_acked runs before the round
+        // reset in bictcp_cong_avoid); its ACKs 1-8 are the 8 samples, ACK 9 ends slow start
+        // with cwnd = 80 + 9 segments. ACKs 3 ms apart never make a train.
+        let mut c = with_hystart(true, HyStart::Linux);
+        let (w, after) = slow_start(&mut c, 6, 3_000, |r| if r >= 3 { 120_000 } else { 100_000 });
+        assert_eq!(w.ssthresh, 89_000);
+        assert_eq!(after.len(), 4);
+        assert_eq!(&after[..3], [20_000, 40_000, 80_000]);
+        // A rise of 12 ms (below the threshold) does not end it.
+        let mut c = with_hystart(true, HyStart::Linux);
+        let (w, _) = slow_start(&mut c, 4, 3_000, |r| if r >= 3 { 112_000 } else { 100_000 });
+        assert_eq!(w.ssthresh, u64::MAX / 4);
+    }
+
+    #[test]
+    fn linux_hystart_ends_slow_start_when_the_ack_train_passes_half_delay_min() {
+        // RTT 20 ms, ACKs 100 us apart (a fast bottleneck): the threshold is (20 + 1) / 2 =
+        // 10.5 ms. Round 3's train (80 ACKs) lasts 7.9 ms; in round 4 (160 segments) ACK 106
+        // is 10.6 ms after the round start: ssthresh = cwnd = 160 + 106 segments.
+        let mut c = with_hystart(true, HyStart::Linux);
+        let (w, after) = slow_start(&mut c, 8, 100, |_| 20_000);
+        assert_eq!(after.len(), 5);
+        assert_eq!(w.ssthresh, 266_000);
+        // ACKs 2 ms apart: the train passes 10.5 ms at ACK 6 of a round, but in round 0 cwnd
+        // reaches hystart_low_window (16 segments) only at ACK 6, and the train counts from the
+        // last ACK HyStart saw (the round start, 12 ms before): it ends slow start at ACK 6 of
+        // round 1, cwnd 20 + 6 segments.
+        let mut c = with_hystart(true, HyStart::Linux);
+        let (w, after) = slow_start(&mut c, 8, 2_000, |_| 20_000);
+        assert_eq!((after.len(), w.ssthresh), (2, 26_000));
+    }
+
+    #[test]
+    fn hystart_plus_plus_enters_css_grows_by_a_quarter_and_exits_after_five_rounds() {
+        // Round 3 (80 segments) has RTT 120 ms >= 100 + 12.5 ms: its 8th sample (ACK 7) enters
+        // CSS after growing the window by a full segment (cwnd 88); its other 72 ACKs add a
+        // quarter segment each (106). Rounds 4-7 grow by a quarter per ACK: 106 -> 132.5 ->
+        // 165.5 -> 206.75 -> 258.25 segments; the start of round 8 completes CSS's 5th round
+        // and ends slow start with ssthresh = cwnd (the rest of round 8 is avoidance).
+        let mut c = with_hystart(true, HyStart::Rfc9406);
+        let (w, after) = slow_start(&mut c, 12, 3_000, |r| if r >= 3 { 120_000 } else { 100_000 });
+        assert_eq!(
+            after[..8],
+            [20_000, 40_000, 80_000, 106_000, 132_500, 165_500, 206_750, 258_250]
+        );
+        assert_eq!(after.len(), 9);
+        assert_eq!(w.ssthresh, 258_250);
+    }
+
+    #[test]
+    fn hystart_plus_plus_returns_to_slow_start_when_the_rtt_falls_back() {
+        // As above, but round 4 is back at 100 ms: its 8th sample (ACK 7, grown by a quarter
+        // like ACKs 0-6) is below CSS's baseline of 120 ms, so its other 98 ACKs grow by a full
+        // segment: 106 + 2 + 98 = 206 segments, and slow start goes on doubling.
+        let mut c = with_hystart(true, HyStart::Rfc9406);
+        let (w, after) = slow_start(&mut c, 6, 3_000, |r| if r == 3 { 120_000 } else { 100_000 });
+        assert_eq!(after, [20_000, 40_000, 80_000, 106_000, 206_000, 412_000]);
+        assert_eq!(w.ssthresh, u64::MAX / 4);
     }
 }

@@ -21,17 +21,18 @@
 //! `WindowAdjustment::reduce_cwnd` returns the new window too); it never sends, and it sees no
 //! sequence numbers: the sender hands it an [`Ack`] or a [`Loss`], the facts it may use.
 //!
-//! # The hooks, and how CUBIC and BBR would use them
+//! # The hooks, and how CUBIC and BBR use them
 //!
-//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438) would | BBR would |
+//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438, `cubic.rs`) | BBR v1 (`bbr.rs`) |
 //! |------|--------|------------------|------------------------|-----------|
-//! | `initial_window` | once | IW, initial ssthresh (RFC 5681 Sec. 3.1) | the same | the same, plus its startup state |
-//! | `on_ack` | every ACK of new data, with `now`, bytes acked, the RTT sample, bytes in flight, and whether the recovery set cwnd | slow start / `u` per RTT, unless the recovery set the window | track min RTT from `ack.rtt`; outside recovery set cwnd to W_cubic(t) (Sec. 4.2, t = `ack.now` - the epoch start, K from W_max and the cwnd at the epoch start) or the Reno-friendly W_est (Sec. 4.3, fed by `ack.acked`) | update its model from a delivery-rate sample (a field `Ack` would gain), set cwnd and the pacing rate, also during recovery |
-//! | `ssthresh_after_loss` | a recovery declares a loss | `d` x FlightSize or `d` x cwnd, >= 2 SMSS | record W_max = `loss.window` (fast convergence, Sec. 4.7: W_max = cwnd (1 + beta) / 2 when below the last W_max), the epoch restarts at `loss.now`; return max(beta x cwnd, 2 SMSS), beta = 0.7 (Sec. 4.6) | keep its model (BBR v1 ignores loss) or save cwnd for undo |
+//! | `initial_window` | once | IW, initial ssthresh (RFC 5681 Sec. 3.1) | the same | IW, no ssthresh; Startup, pacing at 2.885 x IW / 1 ms |
+//! | `on_ack` | every ACK of new data, with `now`, bytes acked, the RTT sample, bytes in flight, and whether the recovery set cwnd | slow start / `u` per RTT, unless the recovery set the window | track min RTT from `ack.rtt`; outside recovery set cwnd to W_cubic(t) (Sec. 4.2, t = `ack.now` - the epoch start, K from W_max and the cwnd at the epoch start) or the Reno-friendly W_est (Sec. 4.3, fed by `ack.acked`) | nothing: it works in `cong_control` |
+//! | `ssthresh_after_loss` | a recovery declares a loss | `d` x FlightSize or `d` x cwnd, >= 2 SMSS | record W_max = `loss.window` (fast convergence, Sec. 4.7: W_max = cwnd (1 + beta) / 2 when below the last W_max), the epoch restarts at `loss.now`; return max(beta x cwnd, 2 SMSS), beta = 0.7 (Sec. 4.6) | save cwnd for the restore after recovery, return the window (BBR v1 keeps its model) |
 //! | `reduce` | FACK's Eq. 15 bound | `d` x window | beta x window | the window (no decrease) |
-//! | `on_timeout` | a retransmit timeout | ssthresh as after a loss (held on a repeated timeout, RFC 5681 Sec. 3.1), cwnd = LW = 1 SMSS | the same with beta, and reset W_max and the epoch (Sec. 4.8) | cwnd = 1 packet, keep the model |
-//! | `on_idle` | the sender restarts after an idle period > RTO | cwnd = min(IW, cwnd) (RFC 5681 Sec. 4.1) | the same, and shift the epoch by the idle time (Linux's `CA_EVENT_TX_START`) | restart from its probe state |
-//! | `pacing_rate_bps` | the send loop (not honoured yet) | None | None (or cwnd / srtt with pacing) | pacing_gain x BtlBw |
+//! | `on_timeout` | a retransmit timeout | ssthresh as after a loss (held on a repeated timeout, RFC 5681 Sec. 3.1), cwnd = LW = 1 SMSS | the same with beta, and reset W_max and the epoch (Sec. 4.8) | cwnd = 1 segment, keep the model, full-bandwidth detection restarts |
+//! | `on_idle` | the sender restarts after an idle period > RTO | cwnd = min(IW, cwnd) (RFC 5681 Sec. 4.1) | the same, and shift the epoch by the idle time (Linux's `CA_EVENT_TX_START`) | the same, and in ProbeBW pace at BtlBw |
+//! | `pacing_rate_bps` | the send loop (`state.rs`: `Pacing`) | None | None (or cwnd / srtt with pacing) | pacing_gain x BtlBw |
+//! | `cong_control` | every ACK, with a delivery-rate sample, if `wants_delivery_rate` | - | - | model update, mode, cwnd and pacing rate on every ACK, also in recovery (Linux's `bbr_main`) |
 //!
 //! CUBIC therefore is one file, `cc/cubic.rs`, a variant of [`CongestionControl`], its options in
 //! the scenario's `cc` table, and no change to any recovery: each of them keeps asking
@@ -44,11 +45,15 @@
 //! `tcp::cc_for`, which builds it. See docs/architecture.md, "How to add a congestion control".
 
 pub mod aimd;
+pub mod bbr;
 pub mod cubic;
 pub mod none;
 
+use super::rate::RateSample;
+use crate::rng::Stream;
 use crate::time::SimTime;
 pub use aimd::Aimd;
+pub use bbr::Bbr;
 pub use cubic::Cubic;
 pub use none::NoControl;
 
@@ -87,6 +92,40 @@ pub struct Loss {
     pub window: u64,
     /// RFC 5681 FlightSize at that moment: snd_max - snd_una.
     pub flight_size: u64,
+}
+
+/// The loss-recovery state, as Linux's `icsk_ca_state` tells it to a congestion control
+/// (reduced to what BBR reads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// No recovery in progress.
+    Open,
+    /// Fast recovery (a loss recovery's `in_recovery`).
+    Recovery,
+    /// After a retransmit timeout, until everything sent before it is acknowledged.
+    Loss,
+}
+
+/// What [`Controller::cong_control`] learns from every ACK (Linux's `tcp_cong_control`
+/// arguments: the rate sample and the connection's state). Only built for a controller that
+/// asks for it ([`Controller::wants_delivery_rate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub now: SimTime,
+    /// The delivery-rate sample of this ACK (`tcp/rate.rs`).
+    pub rs: RateSample,
+    /// Bytes delivered so far (`tp->delivered`), and when that count last grew.
+    pub delivered: u64,
+    pub delivered_time: SimTime,
+    /// Bytes in flight before and after this ACK (RFC 6675 pipe with a scoreboard, else
+    /// FlightSize; Linux's `tcp_packets_in_flight`).
+    pub prior_in_flight: u64,
+    pub in_flight: u64,
+    /// The sender's smoothed RTT, if it has one.
+    pub srtt: Option<SimTime>,
+    pub state: CaState,
+    /// How long until pacing lets the next segment leave (0 when not held back).
+    pub edt_wait: SimTime,
 }
 
 /// A fraction with six decimal places, for exact integer arithmetic on byte counts: `d` = 0.7
@@ -141,11 +180,28 @@ pub trait Controller {
     /// The sender resumes after an idle period longer than the RTO (RFC 5681 Sec. 4.1).
     fn on_idle(&mut self, _w: &mut Window) {}
 
-    /// The rate the send loop should pace at, bit/s; None for window-limited bursts (AIMD).
-    /// Plumbed for BBR; the send loop does not pace yet.
+    /// The rate the send loop paces at, payload bits per second; None for window-limited
+    /// bursts (AIMD, CUBIC).
     fn pacing_rate_bps(&self) -> Option<u64> {
         None
     }
+
+    /// Does this controller read delivery-rate samples? Then the sender keeps the rate
+    /// sampler and calls [`Controller::cong_control`] on every ACK.
+    fn wants_delivery_rate(&self) -> bool {
+        false
+    }
+
+    /// Every ACK (new or duplicate), after the loss recovery and the RTO bookkeeping, before
+    /// the send loop: Linux's `cong_control` hook, which sets cwnd and the pacing rate itself,
+    /// also during a recovery. Returns true to mark what is in flight application-limited
+    /// (BBR's ProbeRTT).
+    fn cong_control(&mut self, _w: &mut Window, _d: &Delivery) -> bool {
+        false
+    }
+
+    /// The flow's own random stream, for a controller that draws (BBR's ProbeBW phase).
+    fn seed(&mut self, _rng: Stream) {}
 }
 
 /// Declares the [`CongestionControl`] enum and forwards every [`Controller`] method to the
@@ -181,6 +237,15 @@ macro_rules! controllers {
             fn pacing_rate_bps(&self) -> Option<u64> {
                 match self { $(Self::$variant(c) => c.pacing_rate_bps(),)* }
             }
+            fn wants_delivery_rate(&self) -> bool {
+                match self { $(Self::$variant(c) => c.wants_delivery_rate(),)* }
+            }
+            fn cong_control(&mut self, w: &mut Window, d: &Delivery) -> bool {
+                match self { $(Self::$variant(c) => c.cong_control(w, d),)* }
+            }
+            fn seed(&mut self, rng: Stream) {
+                match self { $(Self::$variant(c) => c.seed(rng),)* }
+            }
         }
     };
 }
@@ -190,6 +255,8 @@ controllers! {
     Aimd(Aimd),
     /// CUBIC (RFC 9438).
     Cubic(Cubic),
+    /// BBR v1 (Linux's tcp_bbr.c).
+    Bbr(Bbr),
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None(NoControl),
 }

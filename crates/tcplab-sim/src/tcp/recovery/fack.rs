@@ -199,6 +199,9 @@ impl Fack {
                 .iter()
                 .find(|s| !s.sacked && !s.rtx && fack > s.start + threshold)
                 .copied();
+            if core.paced_out(now) {
+                return;
+            }
             if let Some(seg) = hole {
                 core.send_segment(now, seg.start, out);
                 if self.halving_until.is_some() {

@@ -433,6 +433,9 @@ impl SackRecovery {
         if self.rack.is_some() {
             // NextSeg with RACK's marks: the first lost segment, then new data.
             loop {
+                if core.paced_out(now) {
+                    return;
+                }
                 let Some(sb) = core.sb.as_ref() else { return };
                 if core.win.cwnd < sb.rack_pipe() + mss {
                     return;
@@ -445,6 +448,9 @@ impl SackRecovery {
             }
         }
         loop {
+            if core.paced_out(now) {
+                return;
+            }
             let Some(sb) = core.sb.as_ref() else { return };
             let lost = sb.lost_flags(dupthresh, mss);
             if core.win.cwnd < sb.pipe(&lost) + mss {

@@ -165,7 +165,7 @@ pub fn run(
         });
     }
     sim.externalize();
-    let mut check = SelfCheck {
+    let check = SelfCheck {
         realtime: opt.realtime && clock::set_realtime(),
         ..SelfCheck::default()
     };
@@ -183,22 +183,27 @@ pub fn run(
             ends.push((i as u32, side));
         }
     }
-    let mut capture = opt
-        .pcap
-        .as_ref()
-        .map(|file| RawCapture::new(file.clone(), opt.snaplen, opt.max_packets));
-    let mut store = Store::default();
-    let mut arrivals: Vec<Arrival> = Vec::with_capacity(256);
     let mut buf = vec![0u8; 65_536];
     let start = *t0.get_or_init(Instant::now);
     let sim_now = |at: Instant| SimTime(at.saturating_duration_since(start).as_nanos() as u64);
-    let due = |t: SimTime| start + Duration::from_nanos(t.ns());
+    let mut out = Outlet {
+        fds: polls.iter().map(|p| p.fd()).collect(),
+        ends: ends.clone(),
+        arrivals: Vec::with_capacity(256),
+        store: Store::default(),
+        capture: opt
+            .pcap
+            .as_ref()
+            .map(|file| RawCapture::new(file.clone(), opt.snaplen, opt.max_packets)),
+        check,
+        start,
+    };
     let end = sim.end();
     let mut busy = Duration::ZERO;
     let mut budget = clock::SpinBudget::new();
     loop {
         if stop.load(Ordering::Relaxed) {
-            check.stopped = true;
+            out.check.stopped = true;
             break;
         }
         let work = Instant::now();
@@ -207,22 +212,13 @@ pub fn run(
             break;
         }
         sim.run_until(now);
-        deliver(
-            &mut sim,
-            &mut arrivals,
-            &mut store,
-            &polls,
-            &ends,
-            capture.as_mut(),
-            &mut check,
-            &due,
-        );
+        out.deliver(&mut sim);
         // Wait for the next event (or a packet from a tap), sleeping most of the way.
         let next = sim.next_event().unwrap_or(end).min(end);
-        let deadline = due(next);
+        let deadline = out.due(next);
         busy += work.elapsed();
         budget.worked(work.elapsed());
-        let ready = clock::wait(&mut polls, deadline, opt.spin, &mut budget, &mut check.wakeup);
+        let ready = clock::wait(&mut polls, deadline, opt.spin, &mut budget, &mut out.check.wakeup);
         let work = Instant::now();
         if ready {
             for (k, p) in polls.iter().enumerate() {
@@ -246,26 +242,18 @@ pub fn run(
                         break;
                     }
                     let bytes = &buf[..n];
+                    let check = &mut out.check;
                     check.packets_in += 1;
                     check.bytes_in += n as u64;
                     check.max_packet = check.max_packet.max(n as u32);
                     if side == Side::Sender {
-                        if let Some(c) = capture.as_mut() {
+                        if let Some(c) = out.capture.as_mut() {
                             c.packet(at, bytes);
                         }
                     }
-                    let token = store.put(bytes);
+                    let token = out.store.put(bytes);
                     sim.inject(at, flow, side, n as u32, token);
-                    deliver(
-                        &mut sim,
-                        &mut arrivals,
-                        &mut store,
-                        &polls,
-                        &ends,
-                        capture.as_mut(),
-                        &mut check,
-                        &due,
-                    );
+                    out.deliver(&mut sim);
                 }
             }
         }
@@ -273,6 +261,12 @@ pub fn run(
         budget.worked(work.elapsed());
     }
     let wall = start.elapsed();
+    let Outlet {
+        mut check,
+        capture,
+        store,
+        ..
+    } = out;
     check.wall_s = wall.as_secs_f64();
     check.busy_fraction = busy.as_secs_f64() / wall.as_secs_f64().max(1e-9);
     check.packets_in_flight = store.held;
@@ -285,45 +279,71 @@ pub fn run(
     Ok((result, check, capture))
 }
 
-/// Writes the packets that reached an external end into its tap, recording their lateness.
-#[allow(clippy::too_many_arguments)]
-fn deliver(
-    sim: &mut Simulation,
-    arrivals: &mut Vec<Arrival>,
-    store: &mut Store,
-    polls: &[clock::Poll],
-    ends: &[(u32, Side)],
-    mut capture: Option<&mut RawCapture>,
-    check: &mut SelfCheck,
-    due: &impl Fn(SimTime) -> Instant,
-) {
-    sim.take_arrivals(arrivals);
-    for a in arrivals.drain(..) {
-        let Some(to) = a.to else {
-            // Dropped by the modeled network: the packet is gone.
-            check.packets_dropped += 1;
+/// The wall-clock instant simulated time `t` is due, time zero being `start`.
+fn due_at(start: Instant, t: SimTime) -> Instant {
+    start + Duration::from_nanos(t.ns())
+}
+
+/// Where packets leave the modeled network: the taps they are written into, the bytes of the
+/// packets inside it, the capture and the self-check's counts.
+struct Outlet {
+    /// The descriptor of each tap, in (sender, receiver) pairs per flow, and whose it is.
+    fds: Vec<RawFd>,
+    ends: Vec<(u32, Side)>,
+    arrivals: Vec<Arrival>,
+    store: Store,
+    capture: Option<RawCapture>,
+    check: SelfCheck,
+    /// The wall-clock instant of simulated time zero.
+    start: Instant,
+}
+
+impl Outlet {
+    /// The wall-clock instant simulated time `t` is due.
+    fn due(&self, t: SimTime) -> Instant {
+        due_at(self.start, t)
+    }
+
+    /// Writes the packets that reached an external end into its tap (recording their
+    /// lateness), and forgets the ones the network dropped.
+    fn deliver(&mut self, sim: &mut Simulation) {
+        let Outlet {
+            fds,
+            ends,
+            arrivals,
+            store,
+            capture,
+            check,
+            start,
+        } = self;
+        sim.take_arrivals(arrivals);
+        for a in arrivals.drain(..) {
+            let Some(to) = a.to else {
+                // Dropped by the modeled network: the packet is gone.
+                check.packets_dropped += 1;
+                store.release(a.token);
+                continue;
+            };
+            // The tap of the end the packet reached: flows' taps are in (sender, receiver) pairs.
+            let k = 2 * a.flow as usize + usize::from(to == Side::Receiver);
+            debug_assert_eq!(ends[k], (a.flow, to));
+            let bytes = store.get(a.token);
+            match clock::write(fds[k], bytes) {
+                Ok(()) => {
+                    check.packets_out += 1;
+                    check.bytes_out += bytes.len() as u64;
+                }
+                Err(_) => check.write_errors += 1,
+            }
+            check
+                .lateness
+                .record(Instant::now().saturating_duration_since(due_at(*start, a.at)));
+            if to == Side::Sender {
+                if let Some(c) = capture.as_mut() {
+                    c.packet(a.at, bytes);
+                }
+            }
             store.release(a.token);
-            continue;
-        };
-        // The tap of the end the packet reached: flows' taps are in (sender, receiver) pairs.
-        let k = 2 * a.flow as usize + usize::from(to == Side::Receiver);
-        debug_assert_eq!(ends[k], (a.flow, to));
-        let bytes = store.get(a.token);
-        match clock::write(polls[k].fd(), bytes) {
-            Ok(()) => {
-                check.packets_out += 1;
-                check.bytes_out += bytes.len() as u64;
-            }
-            Err(_) => check.write_errors += 1,
         }
-        check
-            .lateness
-            .record(Instant::now().saturating_duration_since(due(a.at)));
-        if to == Side::Sender {
-            if let Some(c) = capture.as_deref_mut() {
-                c.packet(a.at, bytes);
-            }
-        }
-        store.release(a.token);
     }
 }

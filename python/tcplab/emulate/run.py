@@ -169,7 +169,7 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
 
 def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, *,
             capture: str | Path | None = None, spin_us: float = 20.0, realtime: bool = True,
-            force: bool = False, on_start=None) -> EmulationResult:
+            force: bool = False) -> EmulationResult:
     """Runs `scenario` with real kernel TCP through its modeled network (needs root and
     /dev/net/tun). `capture`: keep the capture at the senders there (else a temporary one is
     analyzed and removed). Raises EmulationError (or ScenarioError) naming what is wrong."""
@@ -222,8 +222,6 @@ def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
                 wait_for(emu.clock)
                 endpoints = Endpoints(kflows, net.ends, list(emu.flow_starts), warmup, duration, emu.clock)
                 endpoints.start()
-                if on_start is not None:
-                    on_start(emu.clock)
                 while runner.is_alive():
                     runner.join(timeout=0.1)
             except BaseException:

@@ -188,7 +188,7 @@ pub fn run(
     let sim_now = |at: Instant| SimTime(at.saturating_duration_since(start).as_nanos() as u64);
     let mut out = Outlet {
         fds: polls.iter().map(|p| p.fd()).collect(),
-        ends: ends.clone(),
+        ends,
         arrivals: Vec::with_capacity(256),
         store: Store::default(),
         capture: opt
@@ -225,7 +225,7 @@ pub fn run(
                 if !p.readable() {
                     continue;
                 }
-                let (flow, side) = ends[k];
+                let (flow, side) = out.ends[k];
                 loop {
                     let n = match clock::read(p.fd(), &mut buf) {
                         Ok(Some(n)) => n,

@@ -119,6 +119,7 @@ def test_a_compaction_killed_before_deleting_its_batches_leaves_no_duplicate(tmp
         (d / f"part-batch{i}.parquet").write_bytes(data)
     assert len(list(d.glob("part-*.parquet"))) == 3
     assert results.load(d)["run_key"].to_list() == ["a", "b", "c"]
+    assert results.query(d, "SELECT count(*) FROM runs").item() == 3
     with Store(d) as s:  # the next writer deletes the parts whose runs are all in another
         assert len(list(d.glob("part-*.parquet"))) == 1
         assert s.keys() == {"a", "b", "c"}

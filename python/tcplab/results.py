@@ -113,6 +113,23 @@ def _keys_of_parts(parts: list[Path]) -> set[str]:
     return keys
 
 
+def _held(parts: list[Path]) -> dict[Path, set[str]]:
+    """The run keys in each part file."""
+    return {p: _keys_of_parts([p]) for p in parts}
+
+
+def _redundant(held: dict[Path, set[str]]) -> set[Path]:
+    """Parts whose runs are all in another part (what a compaction killed before deleting the
+    files it merged leaves; of two parts with the same runs, the first by name)."""
+    out: set[Path] = set()
+    for p, keys in held.items():
+        for q, other in held.items():
+            if q != p and q not in out and keys <= other and (len(other) > len(keys) or q.name > p.name):
+                out.add(p)
+                break
+    return out
+
+
 class Store:
     """A results store directory. Reading needs no lock; `open_for_writing` takes it."""
 
@@ -130,6 +147,9 @@ class Store:
             return [self.path]
         parts = sorted(self.path.glob("part-*.parquet"))
         runs = sorted(self.path.glob("run-*.parquet"))
+        if len(parts) > 1:
+            held = _held(parts)
+            parts = [p for p in parts if p not in _redundant(held)]
         if runs and parts:
             compacted = _keys_of_parts(parts)
             runs = [r for r in runs if r.stem[4:] not in compacted]
@@ -156,10 +176,7 @@ class Store:
                 frames.append(pl.read_parquet(f))
             except (pl.exceptions.PolarsError, OSError) as e:
                 raise StoreError(f"{f}: not a readable Parquet file ({str(e).splitlines()[0]})") from None
-        df = pl.concat(frames, how="diagonal_relaxed")
-        if len(frames) > 1:  # a compaction killed before it deleted what it merged
-            df = df.unique(subset=["run_key", "flow"], keep="first", maintain_order=True)
-        return df.sort("run_key", "flow", maintain_order=True)
+        return pl.concat(frames, how="diagonal_relaxed").sort("run_key", "flow", maintain_order=True)
 
     # ---- writing -------------------------------------------------------------------------
     def open_for_writing(self) -> None:
@@ -183,15 +200,13 @@ class Store:
         if parts:
             # A compaction killed before it deleted what it had merged: run files and parts
             # whose runs are all in another part go.
-            held = {p: _keys_of_parts([p]) for p in parts}
+            held = _held(parts)
             compacted = set().union(*held.values())
             for r in self.path.glob("run-*.parquet"):
                 if r.stem[4:] in compacted:
                     r.unlink()
-            for p, keys in held.items():
-                if any(q != p and keys <= held[q] and (len(held[q]) > len(keys) or q.name > p.name)
-                       for q in held if q.exists()):
-                    p.unlink()
+            for p in _redundant(held):
+                p.unlink()
 
     def close(self) -> None:
         if self._lock_fd is not None:

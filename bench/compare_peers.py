@@ -51,8 +51,8 @@ def run_tcplab(exe, n, duration):
     p = subprocess.run([exe, str(n)], capture_output=True, text=True, check=True,
                        env=dict(os.environ, TCPLAB_BENCH_REPS="1"))
     row = p.stdout.strip().splitlines()[-1].split()
-    wall, pps = float(row[1]), float(row[4])
-    return {"wall_s": wall, "pkts": round(pps * wall), "pps": pps}
+    wall, pkts = float(row[1]), int(row[7])
+    return {"wall_s": wall, "pkts": pkts, "pps": pkts / wall}
 
 
 def run_ns2(ns, n, duration):

@@ -74,6 +74,57 @@ def test_a_killed_writer_leaves_nothing_half_visible(tmp_path):
         assert s.keys() == {"a", "b"}
 
 
+def test_batches_are_one_file_each_and_merge_into_one_part(tmp_path):
+    d = tmp_path / "s"
+    with Store(d) as s:
+        b = results.Batch(s, max_runs=3, max_seconds=3600)
+        for k in "edcba":
+            b.add(rows(k, 2))
+        # Three runs made a batch; two are held (not on disk yet).
+        assert len(b.written) == 1 and s.keys() == {"e", "d", "c"}
+        assert sorted(p.name for p in d.glob("*.parquet")) == [b.written[0].name]
+        b.flush()
+        assert len(b.written) == 2 and s.keys() == set("abcde")
+        assert b.compact() == 5
+        assert b.written == []
+    names = [p.name for p in d.glob("*.parquet")]
+    assert len(names) == 1 and names[0].startswith("part-")
+    df = results.load(d)
+    assert df.select("run_key", "flow").rows() == [(k, f) for k in "abcde" for f in (0, 1)]
+    # The merged part is named by the runs it holds: the same runs in other batches, the same file.
+    with Store(tmp_path / "t") as s:
+        b = results.Batch(s, max_runs=2, max_seconds=3600)
+        for k in "abcde":
+            b.add(rows(k, 2))
+        b.compact()
+    assert [p.name for p in (tmp_path / "t").glob("*.parquet")] == names
+    # A batch is also written once its oldest run has waited max_seconds.
+    with Store(tmp_path / "u") as s:
+        b = results.Batch(s, max_runs=100, max_seconds=0.0)
+        b.add(rows("a"))
+        assert len(b.written) == 1 and s.keys() == {"a"}
+
+
+def test_a_compaction_killed_before_deleting_its_batches_leaves_no_duplicate(tmp_path):
+    d = tmp_path / "s"
+    with Store(d) as s:
+        b = results.Batch(s, max_runs=2, max_seconds=3600)
+        for k in "abc":
+            b.add(rows(k))
+        b.flush()
+        batches = [p.read_bytes() for p in b.written]
+        b.compact()
+    # What a kill between the merged part's rename and the batches' deletion leaves.
+    for i, data in enumerate(batches):
+        (d / f"part-batch{i}.parquet").write_bytes(data)
+    assert len(list(d.glob("part-*.parquet"))) == 3
+    assert results.load(d)["run_key"].to_list() == ["a", "b", "c"]
+    assert results.query(d, "SELECT count(*) FROM runs").item() == 3
+    with Store(d) as s:  # the next writer deletes the parts whose runs are all in another
+        assert len(list(d.glob("part-*.parquet"))) == 1
+        assert s.keys() == {"a", "b", "c"}
+
+
 def test_write_is_atomic_when_the_write_fails(tmp_path, monkeypatch):
     d = tmp_path / "s"
     with Store(d) as s:

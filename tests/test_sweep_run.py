@@ -101,7 +101,7 @@ SLOW = f"""
 name = "slow"
 base = "{BASE}"
 [set]
-duration = "60s"
+duration = "180s"
 warmup = "1s"
 "network.path.hops.0.delay" = "2ms"
 [[axis]]
@@ -121,8 +121,11 @@ def _start(sweep_file: Path, store: Path) -> subprocess.Popen:
 def _wait_for_runs(proc: subprocess.Popen, store: Path, n: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if len(list(store.glob("run-*.parquet"))) >= n:
-            return
+        try:
+            if len(results.Store(store).keys()) >= n:
+                return
+        except (OSError, results.StoreError):  # not created yet, or a file compacted away as we read
+            pass
         if proc.poll() is not None:
             pytest.fail(f"the sweep ended before it could be interrupted: {proc.communicate()}")
         time.sleep(0.05)

@@ -2,16 +2,25 @@
 
 Layout of a store `runs.parquet/` (a directory; DuckDB reads it as `runs.parquet/*.parquet`)::
 
-    run-<key>.parquet     one finished run, written to a temporary file and renamed into place
-    part-<digest>.parquet many runs, compacted from run files (also written then renamed)
+    part-<digest>.parquet many runs: a batch of runs finished together (`Batch`), or the merge of
+                          several files (`Store.compact`); written then renamed into place
+    run-<key>.parquet     one finished run (`Store.write_run`), written then renamed into place
     .lock                 held (flock) by the one sweep writing to the store
+
+A sweep writes its finished runs in batches (`Batch`: at most every 2 s or 256 runs), one file and
+one fsync per batch instead of per run: on a 2-core machine the parent's per-run file and fsync
+were what kept two workers from running twice the runs per second of one (bench/README.md). A
+killed sweep loses the runs of its unwritten batch (at most the last 2 s of finished runs), which
+the next run of the same command simply runs again. At the end (and every `compact_every` runs)
+the batches are merged into one part.
 
 Crash safety: a file appears under a `*.parquet` name only by `os.replace` of a complete, fsynced
 temporary file, so a reader never sees a partial file; a killed writer leaves at most a `.tmp`
 file, which readers ignore and the next writer deletes. Compaction writes the merged part first
-and deletes the run files after, so a crash in between leaves a run both in a part and in its
-run file: readers skip run files whose key is already in a part (rows are identical by
-determinism), and the next writer deletes them.
+and deletes the merged files after, so a crash in between leaves a run in two files: readers skip
+run files whose key is already in a part, and read a run that is in two parts once (rows are
+identical by determinism); the next writer deletes the run files, and the next compaction merges
+the parts.
 
 A single run (`tcplab run --out run.parquet`) is a store too: one Parquet file, one row per
 flow, with the same columns. Every command that reads a store accepts either form.
@@ -34,7 +43,7 @@ import polars as pl
 if TYPE_CHECKING:
     from tcplab.simulation import RunResult
 
-__all__ = ["Store", "StoreError", "flatten_inputs", "load", "query", "rows", "write_file"]
+__all__ = ["Batch", "Store", "StoreError", "flatten_inputs", "load", "query", "rows", "write_file"]
 
 class StoreError(ValueError):
     """A store that cannot be read or written (missing, locked, not a store)."""
@@ -104,6 +113,23 @@ def _keys_of_parts(parts: list[Path]) -> set[str]:
     return keys
 
 
+def _held(parts: list[Path]) -> dict[Path, set[str]]:
+    """The run keys in each part file."""
+    return {p: _keys_of_parts([p]) for p in parts}
+
+
+def _redundant(held: dict[Path, set[str]]) -> set[Path]:
+    """Parts whose runs are all in another part (what a compaction killed before deleting the
+    files it merged leaves; of two parts with the same runs, the first by name)."""
+    out: set[Path] = set()
+    for p, keys in held.items():
+        for q, other in held.items():
+            if q != p and q not in out and keys <= other and (len(other) > len(keys) or q.name > p.name):
+                out.add(p)
+                break
+    return out
+
+
 class Store:
     """A results store directory. Reading needs no lock; `open_for_writing` takes it."""
 
@@ -121,6 +147,9 @@ class Store:
             return [self.path]
         parts = sorted(self.path.glob("part-*.parquet"))
         runs = sorted(self.path.glob("run-*.parquet"))
+        if len(parts) > 1:
+            held = _held(parts)
+            parts = [p for p in parts if p not in _redundant(held)]
         if runs and parts:
             compacted = _keys_of_parts(parts)
             runs = [r for r in runs if r.stem[4:] not in compacted]
@@ -169,10 +198,15 @@ class Store:
             tmp.unlink(missing_ok=True)
         parts = sorted(self.path.glob("part-*.parquet"))
         if parts:
-            compacted = _keys_of_parts(parts)
+            # A compaction killed before it deleted what it had merged: run files and parts
+            # whose runs are all in another part go.
+            held = _held(parts)
+            compacted = set().union(*held.values())
             for r in self.path.glob("run-*.parquet"):
                 if r.stem[4:] in compacted:
                     r.unlink()
+            for p in _redundant(held):
+                p.unlink()
 
     def close(self) -> None:
         if self._lock_fd is not None:
@@ -209,22 +243,28 @@ class Store:
         assert self._lock_fd is not None, "open_for_writing() first"
         return self._write_atomically(df, f"run-{key}.parquet")
 
-    def compact(self) -> int:
-        """Merges the run files into one part file; returns the number of runs merged."""
-        import hashlib
-
+    def write_part(self, df: pl.DataFrame) -> Path:
+        """Persists several finished runs as one part file (atomic: complete file or nothing)."""
         assert self._lock_fd is not None, "open_for_writing() first"
-        runs = sorted(self.path.glob("run-*.parquet"))
-        if not runs:
+        return self._write_atomically(df, f"part-{_digest(df)}.parquet")
+
+    def compact(self, parts: Iterable[Path] = ()) -> int:
+        """Merges the run files, and the part files `parts` (a sweep's batches), into one part
+        file; returns the number of runs merged (0, and nothing written, when there is at most
+        one file to merge)."""
+        assert self._lock_fd is not None, "open_for_writing() first"
+        files = sorted(self.path.glob("run-*.parquet")) + sorted(p for p in parts if p.exists())
+        if len(files) < 2 and not any(f.name.startswith("run-") for f in files):
             return 0
-        df = pl.concat([pl.read_parquet(r) for r in runs], how="diagonal_relaxed").sort("run_key", "flow")
-        digest = hashlib.sha256("".join(r.stem for r in runs).encode()).hexdigest()[:16]
-        self._write_atomically(df, f"part-{digest}.parquet")
-        self._sync_dir()  # the part is durable before the run files go
-        for r in runs:
-            r.unlink()
+        df = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
+        df = df.unique(subset=["run_key", "flow"], keep="first").sort("run_key", "flow")
+        merged = self.write_part(df)
+        self._sync_dir()  # the merged part is durable before the files it replaces go
+        for f in files:
+            if f != merged:
+                f.unlink()
         self._sync_dir()
-        return len(runs)
+        return df["run_key"].n_unique()
 
     def __enter__(self) -> Store:
         self.open_for_writing()
@@ -232,6 +272,48 @@ class Store:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _digest(df: pl.DataFrame) -> str:
+    """A part file's name: the digest of the run keys it holds (the same runs, the same name)."""
+    import hashlib
+
+    keys = sorted(set(df["run_key"].to_list()))
+    return hashlib.sha256("".join(keys).encode()).hexdigest()[:16]
+
+
+class Batch:
+    """Finished runs held back and written to `store` together, as one part file: when
+    `max_runs` are held, when the oldest was held `max_seconds` ago (checked as runs arrive),
+    and by `flush()`. `written` lists the part files written since the last `compact`."""
+
+    def __init__(self, store: Store, max_runs: int = 256, max_seconds: float = 2.0):
+        self.store, self.max_runs, self.max_seconds = store, max_runs, max_seconds
+        self.frames: list[pl.DataFrame] = []
+        self.since = 0.0
+        self.written: list[Path] = []
+
+    def add(self, df: pl.DataFrame) -> None:
+        import time
+
+        if not self.frames:
+            self.since = time.monotonic()
+        self.frames.append(df)
+        if len(self.frames) >= self.max_runs or time.monotonic() - self.since >= self.max_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.frames:
+            path = self.store.write_part(pl.concat(self.frames, how="diagonal_relaxed"))
+            self.frames = []  # only once written: a Ctrl-C during the write keeps them
+            self.written.append(path)
+
+    def compact(self) -> int:
+        """Writes what is held, then merges the batches (and any run files) into one part."""
+        self.flush()
+        n = self.store.compact(self.written)
+        self.written = []
+        return n
 
 
 def load(path: str | Path) -> pl.DataFrame:

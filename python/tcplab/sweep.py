@@ -41,10 +41,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
-
-if TYPE_CHECKING:
-    from tcplab.simulation import RunResult
+from typing import Any, Mapping
 
 __all__ = ["Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key"]
 
@@ -437,12 +434,15 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
 # ---- running ---------------------------------------------------------------------------------
 
 
-def execute(task: tuple) -> tuple[str, RunResult | None, str | None]:
+def execute(task: tuple) -> tuple[str, Any, str | None]:
     """Runs one simulation (in a worker process, local or Dask): (key, result or None, error or
     None). Never raises, so one bad run does not stop the sweep. With a trace folder (the
-    task's fourth element), the run's recorded traces are written there, under its key."""
+    task's fourth element), the run's recorded traces are written there, under its key. With
+    the run's resolved scenario (the fifth), the result is its rows for the results store
+    (`tcplab.results.rows`): built by the worker, so the parent only collects and writes."""
     key, base, sets = task[:3]
     trace_dir = task[3] if len(task) > 3 else None
+    resolved = task[4] if len(task) > 4 else None
     try:
         from tcplab.simulation import TRACES, run
 
@@ -458,6 +458,10 @@ def execute(task: tuple) -> tuple[str, RunResult | None, str | None]:
                     tmp = folder / f".{name}.parquet.{os.getpid()}.tmp"
                     df.write_parquet(tmp)
                     os.replace(tmp, folder / f"{name}.parquet")
+        if resolved is not None:  # the store's rows, built here rather than in the parent
+            from tcplab.results import rows
+
+            return key, rows(key, resolved, result), None
         # Opt-in traces are not stored in the results table (nor sent back from the worker).
         return key, result.without_traces(), None
     except Exception as e:  # noqa: BLE001 - reported per run, with its key
@@ -570,23 +574,57 @@ def _dask_client(scheduler: str):
         raise SweepError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
 
 
+def execute_chunk(tasks: list) -> tuple[list, float]:
+    """Runs several tasks in one go (one Dask task): their results and the seconds it took."""
+    import time
+
+    t0 = time.perf_counter()
+    out = [execute(t) for t in tasks]
+    return out, time.perf_counter() - t0
+
+
+#: Seconds of simulation one Dask task aims at: each task costs the scheduler, the client and
+#: the worker a few milliseconds, which with runs of tens of milliseconds was a third of the
+#: work (bench/README.md, "Sweep scaling").
+CHUNK_SECONDS = 0.5
+
+
 def _dask(tasks: list, client):
-    """Yields results from a Dask cluster through `client`, bounded in flight; closes it."""
+    """Yields results from a Dask cluster through `client`, bounded in flight; closes it.
+
+    Short runs go in chunks: the first tasks are single runs, and then each task holds as many
+    runs as take about `CHUNK_SECONDS` at the mean time per run seen so far, and never more than
+    a quarter of what is left per worker thread, so the last tasks still spread over the cluster.
+    Each run is still its own result (and a failed run fails alone)."""
     from distributed import as_completed
 
     try:
         threads = max(1, sum(client.nthreads().values()))
-        it = iter(tasks)
-        first = [client.submit(execute, t, pure=False) for _, t in zip(range(2 * threads), it)]
+        left = list(reversed(tasks))  # popped from the end: the plan's order
+        done_runs, busy = 0, 0.0
+
+        def submit():
+            if not left:
+                return None
+            k = 1
+            if done_runs:
+                per_run = busy / done_runs
+                k = max(1, min(int(CHUNK_SECONDS / max(per_run, 1e-6)), len(left) // (4 * threads), 256))
+            chunk = [left.pop() for _ in range(min(k, len(left)))]
+            return client.submit(execute_chunk, chunk, pure=False)
+
+        first = [f for f in (submit() for _ in range(2 * threads)) if f is not None]
         if not first:
             return
         queue = as_completed(first, loop=client.loop)
         for future in queue:
-            result = future.result()
+            results, seconds = future.result()
             future.release()
-            if (task := next(it, None)) is not None:
-                queue.add(client.submit(execute, task, pure=False))
-            yield result
+            done_runs += len(results)
+            busy += seconds
+            if (nxt := submit()) is not None:
+                queue.add(nxt)
+            yield from results
     finally:
         client.close()
 
@@ -620,26 +658,25 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
         stored = store.keys()
         todo = [r for r in plan if r.key not in stored]
         outcome = Outcome(total=len(plan), skipped=len(plan) - len(todo))
-        by_key = {r.key: r for r in todo}
         traces = str(Path(trace_dir).resolve()) if trace_dir is not None else None
-        tasks = [(r.key, sweep.base, r.sets, traces) for r in todo]
+        tasks = [(r.key, sweep.base, r.sets, traces, r.resolved) for r in todo]
         if scheduler:  # connected before any progress is shown: an unreachable cluster is one line
             source = _dask(tasks, _dask_client(scheduler))
         else:
             source = _local(tasks, workers or _os.cpu_count() or 1)
         bar = _progress(sweep.name, len(todo), outcome.skipped) if progress and todo else None
+        batch = results.Batch(store)
         since_compaction = 0
         try:
             if bar:
                 bar.start()
-            for key, result, error in source:
+            for key, rows, error in source:
                 if error is None:
-                    run = by_key[key]
-                    store.write_run(key, results.rows(key, run.resolved, result))
+                    batch.add(rows)
                     outcome.done += 1
                     since_compaction += 1
                     if since_compaction >= compact_every:
-                        store.compact()
+                        batch.compact()
                         since_compaction = 0
                 else:
                     outcome.failed[key] = error
@@ -652,7 +689,7 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
                 source.close()
             if bar:
                 bar.stop()
-        store.compact()
+        batch.compact()
         return outcome
     finally:
         store.close()

@@ -32,8 +32,15 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
     println!(
-        "{:>6} {:>9} {:>12} {:>14} {:>16} {:>16} {:>10}",
-        "flows", "wall s", "events", "events/s", "bottleneck pkt/s", "all-link pkt/s", "peak MiB"
+        "{:>6} {:>9} {:>12} {:>14} {:>16} {:>16} {:>10} {:>15}",
+        "flows",
+        "wall s",
+        "events",
+        "events/s",
+        "bottleneck pkt/s",
+        "all-link pkt/s",
+        "peak MiB",
+        "bottleneck pkts"
     );
     for n in counts {
         let sc = tcplab_sim::scenario::parse(&scenario(n), &[]).expect("benchmark scenario is valid");
@@ -56,14 +63,15 @@ fn main() {
             .packets_sent;
         let all: u64 = r.links.iter().map(|l| l.packets_sent).sum();
         println!(
-            "{:>6} {:>9.3} {:>12} {:>14.0} {:>16.0} {:>16.0} {:>10.1}",
+            "{:>6} {:>9.3} {:>12} {:>14.0} {:>16.0} {:>16.0} {:>10.1} {:>15}",
             n,
             wall,
             r.events,
             r.events as f64 / wall,
             bottleneck as f64 / wall,
             all as f64 / wall,
-            peak_rss_kib().unwrap_or(0) as f64 / 1024.0
+            peak_rss_kib().unwrap_or(0) as f64 / 1024.0,
+            bottleneck
         );
     }
 }

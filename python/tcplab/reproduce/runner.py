@@ -81,25 +81,25 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
     from tcplab.sweep import _dask, _dask_client, _local, _progress
 
     stores: dict[str, results.Store] = {}
+    batches: dict[str, results.Batch] = {}
     owners: dict[str, list[str]] = {}  # run key -> items whose store wants it
     tasks, seen, found = [], set(), 0
-    resolved_of: dict[str, dict] = {}
     trace_dir = str((out / "traces").resolve())
     try:
         for item_id, (jobs, keys, resolved) in plans.items():
             store = results.Store(out / "store" / f"{item_id}.parquet")
             store.open_for_writing()
             stores[item_id] = store
+            batches[item_id] = results.Batch(store)
             have = store.keys()
             for job, key, r in zip(jobs, keys, resolved):
                 if key in have:
                     found += 1
                     continue
                 owners.setdefault(key, []).append(item_id)
-                resolved_of[key] = r
                 if key not in seen:
                     seen.add(key)
-                    tasks.append((key, job.base(), dict(job.sets), trace_dir if job.traces else None))
+                    tasks.append((key, job.base(), dict(job.sets), trace_dir if job.traces else None, r))
         if not tasks:
             return 0, found
         if scheduler:
@@ -111,11 +111,10 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
         try:
             if bar:
                 bar.start()
-            for key, result, error in source:
+            for key, df, error in source:
                 if error is None:
-                    df = results.rows(key, resolved_of[key], result)
                     for item_id in owners[key]:
-                        stores[item_id].write_run(key, df)
+                        batches[item_id].add(df)
                     done += 1
                 else:
                     failed[key] = error
@@ -131,9 +130,12 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             raise RuntimeError(f"{len(failed)} simulations failed, e.g. {', '.join(owners[key])} run {key}: {err}")
         return done, found
     finally:
-        for store in stores.values():
+        for item_id, store in stores.items():
             try:
-                store.compact()
+                if item_id in batches:
+                    batches[item_id].compact()
+                else:
+                    store.compact()
             except AssertionError:
                 pass
             store.close()

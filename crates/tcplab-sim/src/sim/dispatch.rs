@@ -113,7 +113,9 @@ impl Simulation {
             PacketKind::Ack => Side::Sender,
             PacketKind::Udp => return self.udp_delivered(&pkt),
         };
-        if self.flows[flow as usize].external {
+        // `emulating` first: the flag sits at the far end of a large `Flow`, a cache miss of
+        // its own with thousands of flows (8% of `dispatch` at 10,000 flows).
+        if self.emulating && self.flows[flow as usize].external {
             return self.arrived_outside(now, side, pkt);
         }
         let mut out = std::mem::take(&mut self.out);

@@ -147,6 +147,9 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
         notes.append(f"{where}.rto_granularity = {f['rto_granularity']} s: the kernel times in jiffies")
     if not f.get("limited_transmit"):
         notes.append(f"{where}.limited_transmit = false: the kernel always uses limited transmit")
+    if not f.get("rto_restart_on_retransmit"):
+        notes.append(f"{where}.rto_restart_on_retransmit = false: the kernel always restarts its "
+                     "retransmission timer when it retransmits the first unacknowledged segment")
     if tcp and tcp.get("prr") is False:
         notes.append(f"{where}.tcp.prr = false: the kernel always recovers with PRR")
     if cc and algorithm == "aimd" and any(k != "algorithm" for k in cc):

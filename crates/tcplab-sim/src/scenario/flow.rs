@@ -124,6 +124,12 @@ pub struct FlowSpec {
     /// restored (default false).
     #[serde(default)]
     pub frto: bool,
+    /// Retransmitting the first unacknowledged segment restarts the retransmission timer with
+    /// the full RTO, as Linux does (`tcp_xmit_retransmit_queue`); RFC 6298 restarts it only on
+    /// an ACK of new data (Sec. 5.3), so a lost fast retransmission times out one RTO after the
+    /// last new ACK rather than one RTO after it was sent (default false).
+    #[serde(default)]
+    pub rto_restart_on_retransmit: bool,
     /// Restart from the initial window after an idle period longer than the RTO.
     #[serde(default = "yes")]
     pub idle_restart: bool,
@@ -208,7 +214,7 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         return;
     }
     let s = |x: &str| Value::String(x.into());
-    let defaults: [(&str, Value); 14] = [
+    let defaults: [(&str, Value); 15] = [
         ("mss", Value::Integer(1448)),
         ("timestamps", Value::Boolean(true)),
         ("initial_window", Value::Integer(10)),
@@ -223,6 +229,7 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         ("idle_restart", Value::Boolean(true)),
         ("dupthresh", Value::Integer(3)),
         ("frto", Value::Boolean(true)),
+        ("rto_restart_on_retransmit", Value::Boolean(true)),
     ];
     for (k, v) in defaults {
         flow.entry(k).or_insert(v);
@@ -496,6 +503,12 @@ impl FlowSpec {
             return Err(invalid(
                 format!("{at}.frto"),
                 "ns-2's default agents have no F-RTO (leave frto out)",
+            ));
+        }
+        if self.rto_restart_on_retransmit {
+            return Err(invalid(
+                format!("{at}.rto_restart_on_retransmit"),
+                "the ns2 profile's agents keep ns-2's own timer rules (leave rto_restart_on_retransmit out)",
             ));
         }
         if self.ack != AckKind::Immediate {

@@ -92,6 +92,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         limited_transmit: f.limited_transmit,
         idle_restart: f.idle_restart,
         frto: f.frto,
+        rto_restart_on_retransmit: f.rto_restart_on_retransmit,
         sack: f.tcp.variant.uses_sack(),
     };
     let t = &f.tcp;

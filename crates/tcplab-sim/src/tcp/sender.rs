@@ -422,6 +422,7 @@ mod tests {
             idle_restart: true,
             sack: false,
             frto: false,
+            rto_restart_on_retransmit: false,
         };
         let cc = CongestionControl::Aimd(Aimd::new(AimdConfig {
             mss: 1000,

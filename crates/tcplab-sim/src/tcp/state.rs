@@ -37,6 +37,9 @@ pub struct SenderConfig {
     pub sack: bool,
     /// F-RTO (RFC 5682 Sec. 2.1): detect a spurious retransmit timeout and undo it.
     pub frto: bool,
+    /// Linux: retransmitting snd_una's segment restarts the retransmission timer (RFC 6298
+    /// Sec. 5.3 restarts it only on ACKs of new data).
+    pub rto_restart_on_retransmit: bool,
 }
 
 /// What a loss recovery did with a new ACK.
@@ -272,7 +275,11 @@ impl SenderCore {
         }
         self.snd_max = self.snd_max.max(end);
         self.last_send = Some(now);
-        if self.rto_deadline.is_none() {
+        if retransmit && seq == self.snd_una && self.cfg.rto_restart_on_retransmit {
+            // tcp_xmit_retransmit_queue: the head of the retransmission queue went out again,
+            // so the timer runs a full RTO from now.
+            self.rto_deadline = Some(self.rtt.deadline(now));
+        } else if self.rto_deadline.is_none() {
             self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
         }
         out.push(Segment {

@@ -75,6 +75,15 @@ def test_what_the_kernel_cannot_do_is_an_error_naming_the_field(field, value, ne
     assert needle in str(e.value)
 
 
+def test_cubic_options_the_kernel_does_its_own_way_are_noted():
+    kf = kernel.kernel_flow(0, flow(cc={"algorithm": "cubic", "style": "rfc9438", "beta": 0.5, "hystart": "linux"}),
+                            {"reno", "cubic"})
+    assert kf.congestion_control == "cubic"
+    noted = " ".join(kf.notes)
+    assert "flows[0].cc.style = 'rfc9438'" in noted and "flows[0].cc.beta = 0.5" in noted
+    assert "cc.hystart" not in noted  # the kernel's own value: nothing to say
+
+
 def test_a_congestion_control_the_kernel_lacks_is_named():
     with pytest.raises(EmulationError) as e:
         kernel.kernel_flow(0, flow(cc="bbr"), {"reno", "cubic"})

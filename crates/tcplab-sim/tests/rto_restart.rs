@@ -80,9 +80,17 @@ fn the_linux_profile_turns_it_on_and_the_ns2_profile_refuses_it() {
     let text = one_hop("profile = \"linux\"", &[], "1s");
     let sc = tcplab_sim::load(&text, &[]).unwrap();
     assert!(sc.flows[0].rto_restart_on_retransmit);
-    let text = one_hop("profile = \"linux\"\nrto_restart_on_retransmit = false", &[], "1s");
+    let text = one_hop(
+        "profile = \"linux\"\nrto_restart_on_retransmit = false",
+        &[],
+        "1s",
+    );
     assert!(!tcplab_sim::load(&text, &[]).unwrap().flows[0].rto_restart_on_retransmit);
-    let text = one_hop("profile = \"ns2\"\ntcp = \"reno\"\nrto_restart_on_retransmit = true", &[], "1s");
+    let text = one_hop(
+        "profile = \"ns2\"\ntcp = \"reno\"\nrto_restart_on_retransmit = true",
+        &[],
+        "1s",
+    );
     let e = tcplab_sim::load(&text, &[]).unwrap_err().to_string();
     assert!(e.contains("rto_restart_on_retransmit"), "{e}");
 }

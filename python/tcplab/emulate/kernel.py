@@ -154,6 +154,12 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
         notes.append(f"{where}.tcp.prr = false: the kernel always recovers with PRR")
     if cc and algorithm == "aimd" and any(k != "algorithm" for k in cc):
         notes.append(f"{where}.cc: AIMD's options are not the kernel's reno module's to set")
+    if cc and algorithm == "cubic":
+        # tcp_cubic.c's own rules and module parameters (system-wide, left at their defaults).
+        kernel_cubic = {"beta": 0.7, "c": 0.4, "fast_convergence": True, "hystart": "linux", "style": "linux"}
+        for k, v in kernel_cubic.items():
+            if k in cc and cc[k] != v:
+                notes.append(f"{where}.cc.{k} = {cc[k]!r}: the kernel's cubic module runs with {k} = {v!r}")
     size = f.get("bytes")
     return KernelFlow(
         index=i,

@@ -4,7 +4,7 @@
 mod cc;
 mod tcp;
 
-pub use cc::{Algorithm, CcSpec, HyStartKind, SsthreshRule, WindowGrowth, MAX_U};
+pub use cc::{Algorithm, CcSpec, CubicStyle, HyStartKind, SsthreshRule, WindowGrowth, MAX_U};
 pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
@@ -271,6 +271,8 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         if t.get("algorithm").and_then(Value::as_str) == Some("cubic") {
             // tcp_cubic.c: module parameter hystart = 1 (hystart_detect = 3).
             t.entry("hystart").or_insert(s("linux"));
+            // tcp_cubic.c's bictcp_update rather than RFC 9438's avoidance.
+            t.entry("style").or_insert(s("linux"));
         }
     }
 }

@@ -22,13 +22,13 @@ pub mod state;
 
 use crate::net::packet::NodeId;
 use crate::scenario::{
-    AckKind, Algorithm, CcSpec, Estimator, FlowSpec, HyStartKind, PartialAckTimer, SsthreshRule, Variant,
-    WindowGrowth,
+    AckKind, Algorithm, CcSpec, CubicStyle, Estimator, FlowSpec, HyStartKind, PartialAckTimer, SsthreshRule,
+    Variant, WindowGrowth,
 };
 use crate::time::SimTime;
 use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
 use cc::bbr::{Bbr, BbrConfig};
-use cc::cubic::{Cubic, CubicConfig, HyStart};
+use cc::cubic::{Cubic, CubicConfig, HyStart, Style};
 use cc::{CongestionControl, Millionths, NoControl};
 use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
@@ -147,6 +147,10 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
                 HyStartKind::Off => HyStart::Off,
                 HyStartKind::Linux => HyStart::Linux,
                 HyStartKind::Rfc9406 => HyStart::Rfc9406,
+            },
+            style: match opts.style.unwrap_or(CubicStyle::Rfc9438) {
+                CubicStyle::Rfc9438 => Style::Rfc9438,
+                CubicStyle::Linux => Style::Linux,
             },
             growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
                 WindowGrowth::PerAck => Growth::PerAck,

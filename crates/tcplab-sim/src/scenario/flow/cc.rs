@@ -39,7 +39,15 @@ impl Algorithm {
     pub fn options(self) -> &'static [&'static str] {
         match self {
             Algorithm::Aimd => &["d", "u", "growth", "abc_limit", "ssthresh_rule"],
-            Algorithm::Cubic => &["beta", "c", "fast_convergence", "growth", "abc_limit", "hystart"],
+            Algorithm::Cubic => &[
+                "beta",
+                "c",
+                "fast_convergence",
+                "growth",
+                "abc_limit",
+                "hystart",
+                "style",
+            ],
             Algorithm::Bbr | Algorithm::None => &[],
         }
     }
@@ -56,6 +64,7 @@ pub(crate) const ALL_OPTIONS: &[&str] = &[
     "c",
     "fast_convergence",
     "hystart",
+    "style",
 ];
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -77,6 +86,17 @@ pub enum HyStartKind {
     Linux,
     /// HyStart++ (RFC 9406): Conservative Slow Start after an RTT increase.
     Rfc9406,
+}
+
+/// Whose congestion avoidance CUBIC follows where RFC 9438 and Linux differ.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicStyle {
+    /// RFC 9438: W_est grows by alpha_cubic until it reaches cwnd_prior, then by 1.
+    Rfc9438,
+    /// Linux's tcp_cubic.c (bictcp_update): the Reno-friendly estimate grows by 8/15 segment
+    /// per window for ever, the cubic target at t + min RTT, whole segments.
+    Linux,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -117,6 +137,8 @@ pub struct CcSpec {
     pub fast_convergence: Option<bool>,
     /// cubic: the slow-start exit, "off" (default), "linux" (HyStart) or "rfc9406" (HyStart++).
     pub hystart: Option<HyStartKind>,
+    /// cubic: whose congestion avoidance, "rfc9438" (default) or "linux" (tcp_cubic.c).
+    pub style: Option<CubicStyle>,
     /// Keys of the table that no algorithm has (reported by `validate`).
     unknown: Vec<String>,
 }
@@ -140,6 +162,7 @@ impl CcSpec {
             ("c", self.c.is_some()),
             ("fast_convergence", self.fast_convergence.is_some()),
             ("hystart", self.hystart.is_some()),
+            ("style", self.style.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, given)| given.then_some(k))
@@ -256,6 +279,9 @@ impl Serialize for CcSpec {
         if let Some(h) = self.hystart {
             m.serialize_entry("hystart", &h)?;
         }
+        if let Some(st) = self.style {
+            m.serialize_entry("style", &st)?;
+        }
         m.end()
     }
 }
@@ -288,6 +314,7 @@ impl<'de> Deserialize<'de> for CcSpec {
                         "c" => c.c = Some(map.next_value()?),
                         "fast_convergence" => c.fast_convergence = Some(map.next_value()?),
                         "hystart" => c.hystart = Some(map.next_value()?),
+                        "style" => c.style = Some(map.next_value()?),
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             c.unknown.push(key);
@@ -363,6 +390,9 @@ struct CubicTable {
     /// The slow-start exit: "off" (default), "linux" (HyStart, tcp_cubic.c) or "rfc9406"
     /// (HyStart++).
     hystart: Option<HyStartKind>,
+    /// Whose congestion avoidance: "rfc9438" (default) or "linux" (tcp_cubic.c's
+    /// bictcp_update, docs/tcp-family.md).
+    style: Option<CubicStyle>,
     /// Slow start per ACK (default) or by bytes acknowledged (RFC 3465).
     growth: Option<WindowGrowth>,
     /// RFC 3465's L in segments, with growth = "abc" only (default 2).

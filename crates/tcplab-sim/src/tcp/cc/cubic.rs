@@ -20,6 +20,9 @@
 //!   the idle time; both resume on the same curve shape).
 //!
 //! Windows inside the model are in segments (f64), as in the RFC; cwnd itself stays in bytes.
+//!
+//! `style = Linux` replaces the congestion avoidance above by Linux's (tcp_cubic.c,
+//! `bictcp_update` with `tcp_cong_avoid_ai`, Linux 6.6), in whole segments; see [`Style`].
 
 use super::aimd::{byte_counted_slow_start, Growth};
 use super::{Ack, Controller, Loss, Millionths, Window};
@@ -43,6 +46,56 @@ pub struct CubicConfig {
     pub growth: Growth,
     /// The slow-start exit.
     pub hystart: HyStart,
+    /// Whose congestion avoidance: RFC 9438's or Linux's.
+    pub style: Style,
+}
+
+/// Where RFC 9438 and Linux's tcp_cubic.c differ in congestion avoidance, whose rules apply.
+///
+/// `Linux` (tcp_cubic.c's `bictcp_update` and `tcp_cong_avoid_ai`, Linux 6.6), in whole
+/// segments as the kernel counts them:
+/// * the Reno-friendly estimate `tcp_cwnd` starts at cwnd and gains one segment per
+///   `cwnd x beta_scale / 8` segments acknowledged, beta_scale = 8 (1024 + beta) / 3 / (1024 -
+///   beta) = 15 for beta = 717/1024, i.e. alpha = 8/15 per window, for ever: RFC 9438's switch
+///   to alpha = 1 once the estimate reaches cwnd_prior (Sec. 4.3) is not in the kernel;
+/// * cwnd grows by one segment per `cnt` segments acknowledged, cnt = cwnd / (target - cwnd)
+///   for the cubic target at t + delay_min (the smallest RTT, not the smoothed one), at most
+///   cwnd / (tcp_cwnd - cwnd) when the estimate is ahead, at least 2 (1.5 cwnd per round
+///   trip), and at most 20 while no loss has set W_max (5% per round trip);
+/// * cnt is recomputed at most once per jiffy (1 ms, HZ = 1000), and not while cwnd is
+///   unchanged and 31 ms have not passed (`HZ / 32`);
+/// * W_max (`last_max_cwnd`) and fast convergence in whole segments; a timeout forgets W_max,
+///   the epoch and delay_min (`bictcp_reset` in `bictcp_state`); RTT samples within 1 s of an
+///   epoch's start do not lower delay_min (`cubictcp_acked`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Rfc9438,
+    Linux,
+}
+
+/// `HZ / 32` jiffies at HZ = 1000, and one jiffy.
+const LINUX_CNT_HOLD: SimTime = SimTime::from_ms(31);
+const JIFFY_NS: u64 = 1_000_000;
+
+/// tcp_cubic.c's per-connection state (`struct bictcp`) that `Style::Linux` uses, windows in
+/// segments.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct LinuxCa {
+    cnt: u64,
+    last_max_cwnd: u64,
+    last_cwnd: u64,
+    last_time: SimTime,
+    origin: u64,
+    /// K, seconds.
+    k: f64,
+    delay_min: Option<SimTime>,
+    epoch_start: Option<SimTime>,
+    ack_cnt: u64,
+    tcp_cwnd: u64,
+    /// `snd_cwnd_cnt`: segments acknowledged toward the next increment.
+    cwnd_cnt: u64,
+    /// Bytes acknowledged short of a whole segment.
+    carry: u64,
 }
 
 /// How slow start ends before a loss does.
@@ -134,6 +187,7 @@ pub struct Cubic {
     /// Fractions of a byte of growth not yet added to cwnd.
     carry: f64,
     exit: Exit,
+    linux: LinuxCa,
 }
 
 impl Cubic {
@@ -146,12 +200,108 @@ impl Cubic {
             srtt: None,
             carry: 0.0,
             exit: Exit::default(),
+            linux: LinuxCa::default(),
         }
+    }
+
+    /// When the current avoidance stage began, in either style.
+    fn epoch_start(&self) -> Option<SimTime> {
+        match self.cfg.style {
+            Style::Rfc9438 => self.epoch.map(|e| e.start),
+            Style::Linux => self.linux.epoch_start,
+        }
+    }
+
+    /// beta in 1024ths, as tcp_cubic.c's module parameter (717 for 0.7).
+    fn beta_1024(&self) -> u64 {
+        (self.beta() * 1024.0).round() as u64
+    }
+
+    /// Linux's congestion avoidance on an ACK of `acked` bytes (`cubictcp_cong_avoid` after
+    /// slow start): `bictcp_update`, then `tcp_cong_avoid_ai`.
+    fn avoid_linux(&mut self, w: &mut Window, now: SimTime, acked: u64) {
+        let mss = self.cfg.mss;
+        let total = acked + self.linux.carry;
+        self.linux.carry = total % mss;
+        let acked = total / mss;
+        if acked == 0 {
+            return;
+        }
+        let cwnd = (w.cwnd / mss).max(1);
+        self.bictcp_update(now, cwnd, acked);
+        let l = &mut self.linux;
+        let cnt = l.cnt.max(1);
+        if l.cwnd_cnt >= cnt {
+            l.cwnd_cnt = 0;
+            w.cwnd += mss;
+        }
+        l.cwnd_cnt += acked;
+        if l.cwnd_cnt >= cnt {
+            let d = l.cwnd_cnt / cnt;
+            l.cwnd_cnt -= d * cnt;
+            w.cwnd += d * mss;
+        }
+    }
+
+    /// tcp_cubic.c's `bictcp_update`: sets `cnt`, the segments acknowledged per increment.
+    fn bictcp_update(&mut self, now: SimTime, cwnd: u64, acked: u64) {
+        let c = self.cfg.c;
+        let b = self.beta_1024();
+        let l = &mut self.linux;
+        l.ack_cnt += acked;
+        if l.last_cwnd == cwnd && now.saturating_sub(l.last_time) <= LINUX_CNT_HOLD {
+            return;
+        }
+        let same_jiffy = now.ns() / JIFFY_NS == l.last_time.ns() / JIFFY_NS;
+        if !(l.epoch_start.is_some() && same_jiffy) {
+            l.last_cwnd = cwnd;
+            l.last_time = now;
+            let start = *l.epoch_start.get_or_insert_with(|| {
+                l.ack_cnt = acked;
+                l.tcp_cwnd = cwnd;
+                if l.last_max_cwnd <= cwnd {
+                    l.k = 0.0;
+                    l.origin = cwnd;
+                } else {
+                    l.k = ((l.last_max_cwnd - cwnd) as f64 / c).cbrt();
+                    l.origin = l.last_max_cwnd;
+                }
+                now
+            });
+            let t = now.saturating_sub(start).secs_f64() + l.delay_min.map_or(0.0, |d| d.secs_f64());
+            let delta = (c * (t - l.k).abs().powi(3)).floor() as u64;
+            let target = if t < l.k {
+                l.origin.saturating_sub(delta)
+            } else {
+                l.origin + delta
+            };
+            l.cnt = if target > cwnd {
+                cwnd / (target - cwnd)
+            } else {
+                100 * cwnd
+            };
+            if l.last_max_cwnd == 0 && l.cnt > 20 {
+                l.cnt = 20;
+            }
+        }
+        // TCP friendliness: beta_scale = 8 (1024 + beta) / 3 / (1024 - beta), in integers.
+        let beta_scale = 8 * (1024 + b) / 3 / (1024 - b).max(1);
+        let delta = ((cwnd * beta_scale) >> 3).max(1);
+        while l.ack_cnt > delta {
+            l.ack_cnt -= delta;
+            l.tcp_cwnd += 1;
+        }
+        if l.tcp_cwnd > cwnd {
+            let max_cnt = cwnd / (l.tcp_cwnd - cwnd);
+            l.cnt = l.cnt.min(max_cnt);
+        }
+        l.cnt = l.cnt.max(2);
     }
 
     /// The slow-start exit sees an ACK while cwnd < ssthresh, before slow start grows the
     /// window; it may set ssthresh = cwnd.
     fn slow_start_exit(&mut self, w: &mut Window, ack: &Ack) {
+        let epoch_start = self.epoch_start();
         let x = &mut self.exit;
         x.acked_total += ack.acked;
         let new_round = x.acked_total > x.round_end;
@@ -161,9 +311,8 @@ impl Cubic {
                 // bictcp_acked, then bictcp_cong_avoid's round reset.
                 if let Some(rtt) = ack.rtt {
                     let rtt = rtt.max(SimTime::from_us(1));
-                    let fresh_epoch = self
-                        .epoch
-                        .is_some_and(|e| ack.now.saturating_sub(e.start) < SimTime::from_secs(1));
+                    let fresh_epoch = epoch_start
+                        .is_some_and(|start| ack.now.saturating_sub(start) < SimTime::from_secs(1));
                     if !fresh_epoch {
                         x.delay_min = Some(x.delay_min.map_or(rtt, |d| d.min(rtt)));
                     }
@@ -271,6 +420,14 @@ impl Cubic {
         w.cwnd += whole as u64;
     }
 
+    /// Congestion avoidance on an ACK of `acked` bytes, by the rules of `style`.
+    fn congestion_avoidance(&mut self, w: &mut Window, now: SimTime, acked: u64) {
+        match self.cfg.style {
+            Style::Rfc9438 => self.avoid(w, now, acked),
+            Style::Linux => self.avoid_linux(w, now, acked),
+        }
+    }
+
     /// Congestion avoidance on an ACK of `acked` bytes (Sec. 4.2-4.5).
     fn avoid(&mut self, w: &mut Window, now: SimTime, acked: u64) {
         let mss = self.cfg.mss as f64;
@@ -305,6 +462,20 @@ impl Cubic {
     /// The reduction of Sec. 4.6-4.7 for a window of `window` bytes in use: W_max and
     /// cwnd_prior are set, the epoch ends; the new ssthresh.
     fn on_congestion(&mut self, window: u64) -> u64 {
+        if self.cfg.style == Style::Linux {
+            // bictcp_recalc_ssthresh, in whole segments; tcp_init_cwnd_reduction clears
+            // snd_cwnd_cnt.
+            let cwnd = window / self.cfg.mss;
+            let b = self.beta_1024();
+            let l = &mut self.linux;
+            l.epoch_start = None;
+            l.cwnd_cnt = 0;
+            l.last_max_cwnd = if cwnd < l.last_max_cwnd && self.cfg.fast_convergence {
+                cwnd * (1024 + b) / 2048
+            } else {
+                cwnd
+            };
+        }
         let cwnd = window as f64 / self.cfg.mss as f64;
         let w_max = match self.w_max {
             Some(last) if self.cfg.fast_convergence && cwnd < last => cwnd * (1.0 + self.beta()) / 2.0,
@@ -329,6 +500,17 @@ impl Controller for Cubic {
 
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         if let Some(r) = ack.rtt {
+            if self.cfg.style == Style::Linux {
+                // cubictcp_acked: not within a second of an epoch's start.
+                let l = &mut self.linux;
+                if !l
+                    .epoch_start
+                    .is_some_and(|s| ack.now.saturating_sub(s) < SimTime::from_secs(1))
+                {
+                    let d = r.max(SimTime::from_us(1));
+                    l.delay_min = Some(l.delay_min.map_or(d, |m| m.min(d)));
+                }
+            }
             let r = r.secs_f64();
             self.srtt = Some(self.srtt.map_or(r, |s| s + (r - s) / 8.0));
         }
@@ -350,7 +532,7 @@ impl Controller for Cubic {
                 Growth::Abc { limit } => {
                     let rest = byte_counted_slow_start(w, ack.acked, limit, mss);
                     if rest > 0 {
-                        self.avoid(w, ack.now, rest);
+                        self.congestion_avoidance(w, ack.now, rest);
                     }
                 }
             }
@@ -363,7 +545,7 @@ impl Controller for Cubic {
             }
             return;
         }
-        self.avoid(w, ack.now, ack.acked);
+        self.congestion_avoidance(w, ack.now, ack.acked);
     }
 
     fn ssthresh_after_loss(&mut self, loss: &Loss) -> u64 {
@@ -384,6 +566,10 @@ impl Controller for Cubic {
         // starting window.
         self.w_max = None;
         self.epoch = None;
+        if self.cfg.style == Style::Linux {
+            // bictcp_reset: W_max, the epoch, delay_min and the counts are forgotten.
+            self.linux = LinuxCa::default();
+        }
         // bictcp_state(TCP_CA_Loss): bictcp_reset and bictcp_hystart_reset; a new round
         // begins with the next ACK.
         self.exit = Exit {
@@ -400,6 +586,7 @@ impl Controller for Cubic {
     fn on_idle(&mut self, w: &mut Window) {
         w.cwnd = w.cwnd.min(self.cfg.initial_window);
         self.epoch = None;
+        self.linux.epoch_start = None;
     }
 }
 
@@ -423,6 +610,7 @@ mod tests {
             fast_convergence,
             growth: Growth::PerAck,
             hystart,
+            style: Style::Rfc9438,
         })
     }
 
@@ -688,5 +876,148 @@ mod tests {
         let (w, after) = slow_start(&mut c, 6, 3_000, |r| if r == 3 { 120_000 } else { 100_000 });
         assert_eq!(after, [20_000, 40_000, 80_000, 106_000, 206_000, 412_000]);
         assert_eq!(w.ssthresh, u64::MAX / 4);
+    }
+
+    fn linux_style(c: f64) -> Cubic {
+        let mut x = cubic(true);
+        x.cfg.style = Style::Linux;
+        x.cfg.c = c;
+        x
+    }
+
+    /// ACKs of one segment each, 50 ms apart from `t0_ms` (longer than the 31 ms for which
+    /// Linux keeps cnt), no RTT samples; the ACK numbers (1-based) at which cwnd reached a
+    /// new whole segment, and that segment count.
+    fn growth_points(c: &mut Cubic, w: &mut Window, t0_ms: u64, acks: u64) -> Vec<(u64, u64)> {
+        let mut out = vec![];
+        for i in 1..=acks {
+            let before = w.cwnd / MSS;
+            c.on_ack(w, &ack(t0_ms + 50 * (i - 1), MSS, None));
+            if w.cwnd / MSS != before {
+                out.push((i, w.cwnd / MSS));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn linux_epoch_start_k_target_and_cnt() {
+        // A loss at cwnd 10 (last_max_cwnd 10, ssthresh 7), then the first avoidance ACK at
+        // 10 s with an RTT sample of 100 ms (delay_min 100 ms): K = cbrt(3 / 0.4) s, the
+        // origin 10, t = 0 + delay_min = 0.1 s, delta = floor(0.4 (K - 0.1)^3) = floor(2.56) =
+        // 2, target 8, cnt = 7 / (8 - 7) = 7; the Reno-friendly estimate starts at cwnd (7)
+        // with ack_cnt 1.
+        let mut c = linux_style(0.4);
+        assert_eq!(c.ssthresh_after_loss(&loss(10 * MSS)), 7 * MSS);
+        assert_eq!(c.linux.last_max_cwnd, 10);
+        let mut w = Window {
+            cwnd: 7 * MSS,
+            ssthresh: 7 * MSS,
+        };
+        c.on_ack(&mut w, &ack(10_000, MSS, Some(100)));
+        let l = c.linux;
+        assert!((l.k - 7.5f64.cbrt()).abs() < 1e-12);
+        assert_eq!(
+            (l.origin, l.cnt, l.tcp_cwnd, l.ack_cnt, l.cwnd_cnt),
+            (10, 7, 7, 1, 1)
+        );
+        assert_eq!(l.delay_min, Some(SimTime::from_ms(100)));
+        // 50 ms later twice: delta still 2 (t = 0.15, 0.2 s), cnt 7; at t = 0.25 s delta =
+        // floor(0.4 x 1.7074^3) = 1, target 9, cnt = 7 / 2 = 3: snd_cwnd_cnt (3) has reached
+        // it, so cwnd grows to 8 before this ACK is counted.
+        for (i, t) in [10_050, 10_100].into_iter().enumerate() {
+            c.on_ack(&mut w, &ack(t, MSS, None));
+            assert_eq!(
+                (c.linux.cnt, c.linux.cwnd_cnt, w.cwnd),
+                (7, 2 + i as u64, 7 * MSS)
+            );
+        }
+        c.on_ack(&mut w, &ack(10_150, MSS, None));
+        assert_eq!((c.linux.cnt, c.linux.cwnd_cnt, w.cwnd), (3, 1, 8 * MSS));
+    }
+
+    #[test]
+    fn linux_reno_friendly_estimate_keeps_alpha_after_cwnd_prior() {
+        // After a loss at 10 (cwnd_prior 10), an avoidance stage starting at cwnd 10 with a
+        // negligible cubic term (C = 1e-4: K = 0, the target stays 10 for 21 s) grows only by
+        // the Reno-friendly estimate. Linux: one segment per floor(cwnd x 15 / 8) segments
+        // acknowledged, for ever: 11 at ACK 19 (18 + 1), 12 at ACK 39 (+20), 13 at ACK 61
+        // (+22), i.e. 8/15 segment per window. RFC 9438: W_est starts at cwnd_prior, so alpha
+        // is 1 at once, one segment per window (W_est gains 1 / cwnd per ACK, cwnd follows it
+        // byte by byte): 11 at ACK 11, 12 at 22, 13 at 35.
+        let mut c = linux_style(1e-4);
+        c.ssthresh_after_loss(&loss(10 * MSS));
+        let mut w = Window {
+            cwnd: 10 * MSS,
+            ssthresh: 7 * MSS,
+        };
+        assert_eq!(
+            growth_points(&mut c, &mut w, 20_000, 61),
+            [(19, 11), (39, 12), (61, 13)]
+        );
+        let mut c = cubic(true);
+        c.cfg.c = 1e-4;
+        c.ssthresh_after_loss(&loss(10 * MSS));
+        let mut w = Window {
+            cwnd: 10 * MSS,
+            ssthresh: 7 * MSS,
+        };
+        assert_eq!(
+            growth_points(&mut c, &mut w, 20_000, 35),
+            [(11, 11), (22, 12), (35, 13)]
+        );
+    }
+
+    #[test]
+    fn linux_cnt_is_at_most_20_before_the_first_loss() {
+        // No loss yet (last_max_cwnd 0): K = 0, the target is cwnd, cnt would be 100 x cwnd;
+        // Linux holds it at 20 ("increase cwnd 5% per RTT") until the Reno-friendly estimate
+        // (one segment per 18 segments acknowledged at cwnd 10) asks for more at ACK 19.
+        let mut c = linux_style(0.4);
+        let mut w = Window {
+            cwnd: 10 * MSS,
+            ssthresh: 10 * MSS,
+        };
+        for i in 0..18 {
+            c.on_ack(&mut w, &ack(30_000 + 50 * i, MSS, None));
+            assert_eq!((c.linux.cnt, w.cwnd), (20, 10 * MSS));
+        }
+        c.on_ack(&mut w, &ack(30_900, MSS, None));
+        assert_eq!((c.linux.tcp_cwnd, c.linux.cnt, w.cwnd), (11, 10, 11 * MSS));
+    }
+
+    #[test]
+    fn linux_cnt_is_kept_within_31_ms_while_cwnd_is_unchanged() {
+        // bictcp_update returns early when cwnd has not changed and 31 ms (HZ / 32) have not
+        // passed: the ACK counts toward the estimate but cnt is not recomputed.
+        let mut c = linux_style(0.4);
+        c.ssthresh_after_loss(&loss(10 * MSS));
+        let mut w = Window {
+            cwnd: 7 * MSS,
+            ssthresh: 7 * MSS,
+        };
+        c.on_ack(&mut w, &ack(10_000, MSS, Some(100)));
+        assert_eq!(c.linux.last_time, SimTime::from_ms(10_000));
+        c.on_ack(&mut w, &ack(10_031, MSS, None));
+        assert_eq!(
+            (c.linux.last_time, c.linux.ack_cnt),
+            (SimTime::from_ms(10_000), 2)
+        );
+        c.on_ack(&mut w, &ack(10_032, MSS, None));
+        assert_eq!(c.linux.last_time, SimTime::from_ms(10_032));
+    }
+
+    #[test]
+    fn linux_timeout_forgets_w_max_and_delay_min() {
+        let mut c = linux_style(0.4);
+        c.ssthresh_after_loss(&loss(10 * MSS));
+        let mut w = Window {
+            cwnd: 7 * MSS,
+            ssthresh: 7 * MSS,
+        };
+        c.on_ack(&mut w, &ack(10_000, MSS, Some(100)));
+        let w = c.on_timeout(w, &loss(8 * MSS), false);
+        assert_eq!((w.cwnd, w.ssthresh), (MSS, 5_600));
+        assert_eq!(c.linux, LinuxCa::default());
     }
 }

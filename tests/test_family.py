@@ -122,7 +122,7 @@ BAD_SEAM_OPTIONS = [
     ({"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}}, "flows[0].cc.beta",
      "not an option of bbr (bbr has no options)"),
     ({"flows.0.cc": {"algorithm": "cubic", "d": 0.5}}, "flows[0].cc.d",
-     "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart)"),
+     "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style)"),
     ({"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}}, "flows[0].cc.hystart",
      "unknown variant `on`, expected one of `off`, `linux`, `rfc9406`"),
     ({"flows.0.cc": {"algorithm": "aimd", "hystart": "linux"}}, "flows[0].cc.hystart",

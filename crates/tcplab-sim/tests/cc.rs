@@ -331,6 +331,7 @@ fn the_schema_describes_each_algorithms_options() {
         "fast_convergence",
         "growth",
         "hystart",
+        "style",
     ]
     .map(String::from)
     .into();

@@ -194,6 +194,8 @@ def test_the_table4_runs_digest_sees_every_number_and_not_the_row_order():
     d = runs_digest(df)
     assert runs_digest(df.reverse()) == d
     assert runs_digest(df.with_columns(pl.col("other") + 1)) == d  # a column outside the list
+    # New run keys (a new scenario field changes every key) and the same numbers: the same digest.
+    assert runs_digest(df.with_columns(pl.col("run_key") + "x")) == d
     for c in DIGEST_COLUMNS:
         changed = df.with_columns(pl.when(pl.col("run_key") == "a").then(pl.col(c) + 1e-12).otherwise(pl.col(c)))
         assert runs_digest(changed) != d, c

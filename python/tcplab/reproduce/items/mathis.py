@@ -78,13 +78,20 @@ DIGEST_COLUMNS = ("goodput_bps", "bytes_delivered", "mean_rtt_s", "mean_cwnd_byt
                   "loss_event_rate")
 
 
+#: The inputs that tell the design's runs apart (those present are hashed with the outputs).
+IDENTITY_COLUMNS = ("seed", "flows.0.mss", "network.path.hops.0.delay", "network.path.hops.0.loss.p", "tcp", "ack")
+
+
 def runs_digest(df: pl.DataFrame) -> str:
-    """A short SHA-256 of DIGEST_COLUMNS of every run, in run-key order (floats as repr): equal digests
-    mean every run gave the same numbers in every one of these columns."""
+    """A short SHA-256 of DIGEST_COLUMNS of every run with the inputs that tell the runs apart
+    (IDENTITY_COLUMNS), rows in sorted order (floats as repr): equal digests mean every run gave
+    the same numbers in every one of these columns. Not the run keys: a new scenario field
+    changes every key (the resolved scenario has one more entry) and no number."""
     import hashlib
 
+    cols = [c for c in IDENTITY_COLUMNS if c in df.columns] + list(DIGEST_COLUMNS)
     h = hashlib.sha256()
-    for row in df.sort("run_key").select("run_key", *DIGEST_COLUMNS).iter_rows():
+    for row in sorted(df.select(cols).iter_rows(), key=repr):
         h.update(repr(row).encode())
     return h.hexdigest()[:16]
 

@@ -129,7 +129,11 @@ def test_every_paper_scenario_runs_on_its_own(name):
     seconds = min(resolved["duration"], 20.0)
     r = tcplab.run(path, duration=f"{seconds}s", warmup=f"{seconds / 5}s")
     assert r.flows.height == len(resolved["flows"])
-    assert (r.flows["segments_sent"] > 0).all()
+    # A flow may start after the shortened run (App. C's starts at the end) or in a window.
+    started = [(min(f["start"]) if isinstance(f.get("start"), list) else f.get("start", 0.0)) < seconds
+               for f in resolved["flows"]]
+    assert r.links["packets_sent"].sum() > 0
+    assert all(sent > 0 for sent, s in zip(r.flows["segments_sent"], started) if s)
 
 
 def test_the_package_does_not_read_the_repository(tmp_path):

@@ -51,11 +51,16 @@ pub struct DirCounters {
     pub flight_max: u64,
 }
 
+/// A send this soon after an ACK answers it (a host's processing time; 0 in a simulation).
+const ACK_CLOCKED_NS: f64 = 250e3;
+
 #[derive(Clone, Copy, Debug)]
 struct Episode {
     recover: i64,
     clean: bool,
     retransmissions: u64,
+    /// The snd_una last retransmitted in this episode.
+    una_rtx: Option<i64>,
 }
 
 /// What a packet told this direction, for the caller's optional per-packet records.
@@ -108,6 +113,8 @@ pub struct Direction {
     srtt: f64,
     rttvar: f64,
     have_srtt: bool,
+    /// The smallest RTT sample so far (ns): the path without its queues.
+    min_rtt: f64,
     flight_since: u64,
     pub total_segments: u64,
     pub c: DirCounters,
@@ -212,6 +219,9 @@ impl Direction {
             }
             if let Some(e) = &mut self.episode {
                 e.retransmissions += 1;
+                if start == self.snd_una {
+                    e.una_rtx = Some(start);
+                }
             }
             // Karn: samples of the repeated bytes are ambiguous.
             for k in self.karn.iter_mut().filter(|k| k.0 > start) {
@@ -246,13 +256,27 @@ impl Direction {
 
     /// The cause of a retransmission of `start` at `now`.
     fn cause(&self, now: u64, start: i64) -> RtxCause {
+        // An ACK-clocked send (paced or not, or Linux's RACK timer) follows its ACK within a
+        // fraction of the path's round trip. Half the smallest RTT, not of srtt: a queue that
+        // builds (a slow-start overshoot) inflates srtt, and a timer that fires a little after
+        // the last of a stream of duplicate ACKs would pass for ACK-clocked.
         let threshold = if self.have_srtt {
-            (self.srtt / 2.0).max(2e6)
+            (self.min_rtt / 2.0).max(2e6)
         } else {
             2e6
         };
-        let clocked = self.last_ack_ns.is_some_and(|t| ((now - t) as f64) <= threshold);
-        if !clocked {
+        let since_ack = self.last_ack_ns.map(|t| (now - t) as f64);
+        if since_ack.is_none_or(|g| g > threshold) {
+            return RtxCause::Timeout;
+        }
+        // snd_una sent a second time in one episode, and not in answer to an ACK: only the
+        // timer does that (a lost retransmission is not repaired by ACKs in RFC 6675 or
+        // NewReno; RACK's repair answers an ACK). A timer firing inside a stream of duplicate
+        // ACKs lands within a packet time of one of them, so the gap rule above cannot see it.
+        if start == self.snd_una
+            && self.episode.is_some_and(|e| e.una_rtx == Some(start))
+            && since_ack.is_some_and(|g| g > ACK_CLOCKED_NS)
+        {
             return RtxCause::Timeout;
         }
         match self.episode {
@@ -282,6 +306,7 @@ impl Direction {
                     recover: self.snd_max,
                     clean: fast,
                     retransmissions: 0,
+                    una_rtx: None,
                 });
             }
             Some(e) => e.clean = false,
@@ -420,10 +445,12 @@ impl Direction {
         if self.have_srtt {
             self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
             self.srtt = 0.875 * self.srtt + 0.125 * r;
+            self.min_rtt = self.min_rtt.min(r);
         } else {
             self.srtt = r;
             self.rttvar = r / 2.0;
             self.have_srtt = true;
+            self.min_rtt = r;
         }
     }
 

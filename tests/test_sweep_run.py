@@ -235,6 +235,30 @@ def test_sweep_trace_out_writes_each_runs_traces(tmp_path):
         assert cwnd.height > 0 and {"time_s", "flow", "cwnd_bytes", "ssthresh_bytes"} <= set(cwnd.columns)
 
 
+def test_sweep_trace_out_puts_each_runs_pcap_capture_in_its_folder(tmp_path, monkeypatch):
+    """A relative `trace.pcap` file goes to DIR/<run key>/, not to one file every run overwrites
+    in the working directory; the run keys do not change."""
+    from tcplab.capture import analyze
+
+    f = small(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    traces = tmp_path / "traces"
+    r = subprocess.run([TCPLAB, "sweep", f, "--out", tmp_path / "runs.parquet", "-j", "2", "--no-progress",
+                        "--set", 'trace.pcap={link = "hop0.fwd", file = "hop0.pcap"}', "--trace-out", traces],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    runs = results.load(tmp_path / "runs.parquet")
+    keys = set(runs["run_key"])
+    assert {d.name for d in traces.iterdir()} == keys
+    assert not (tmp_path / "hop0.pcap").exists()
+    sent = {}
+    for d in traces.iterdir():
+        cap = analyze(d / "hop0.pcap", start=1.0).connections  # the runs' 1 s warm-up
+        sent[d.name] = int(cap["segments_sent"].sum())
+    for row in runs.iter_rows(named=True):  # each capture is its own run's
+        assert sent[row["run_key"]] == row["segments_sent"] > 0
+
+
 def test_mathis_fig4_runs_reach_50_cycles_everywhere():
     """Every run of sweeps/mathis-fig4.toml is long enough for the paper's 50 cycles with a
     margin: nominal cycles = measured time / (sqrt(4/(3p)) RTTs), RTT = 2 x delay (delayed ACKs)."""

@@ -446,12 +446,14 @@ def execute(task: tuple) -> tuple[str, Any, str | None]:
     try:
         from tcplab.simulation import TRACES, run
 
-        result = run(base, sets)
         if trace_dir is not None:
             import os
 
             folder = Path(trace_dir) / key
             folder.mkdir(parents=True, exist_ok=True)
+            sets = {**sets, **pcap_into(folder, resolved if resolved is not None else _resolve(base, sets))}
+        result = run(base, sets)
+        if trace_dir is not None:
             for name in TRACES:
                 df = result.trace(name)
                 if df.height:
@@ -466,6 +468,27 @@ def execute(task: tuple) -> tuple[str, Any, str | None]:
         return key, result.without_traces(), None
     except Exception as e:  # noqa: BLE001 - reported per run, with its key
         return key, None, f"{type(e).__name__}: {e}"
+
+
+def _resolve(base: Any, sets: Mapping[str, Any]) -> dict:
+    from tcplab.simulation import resolve
+
+    return resolve(base, dict(sets))
+
+
+def pcap_into(folder: Path, resolved: Mapping[str, Any]) -> dict[str, Any]:
+    """Overrides that write a run's pcap captures with relative file names into its trace folder
+    (`--trace-out DIR`: DIR/<run key>/<file>), so the runs of a sweep do not overwrite one file in
+    the working directory. Absolute names are left as they are; the run key does not change."""
+    caps = [{k: v for k, v in c.items() if v is not None} for c in (resolved.get("trace") or {}).get("pcap") or []]
+    moved = False
+    for cap in caps:
+        name = str(cap.get("file", ""))
+        if name and not Path(name).is_absolute():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            cap["file"] = str(folder / name)
+            moved = True
+    return {"trace.pcap": caps} if moved else {}
 
 
 def _worker_init() -> None:

@@ -146,6 +146,12 @@ class Context:
         i = job if isinstance(job, int) else self.jobs.index(job)
         return self._rows.filter(pl.col("run_key") == self.keys[i]).sort("flow")
 
+    def file(self, job: Job | int, name: str):
+        """The path of a file a job's run wrote into its trace folder (a pcap capture with a
+        relative file name: `tcplab.sweep.pcap_into`)."""
+        i = job if isinstance(job, int) else self.jobs.index(job)
+        return self._trace_dir / self.keys[i] / name
+
     def trace(self, job: Job | int, name: str) -> pl.DataFrame:
         import polars as pl
 

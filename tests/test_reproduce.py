@@ -123,7 +123,8 @@ def test_the_table4_base_is_the_shipped_scenario():
 
 
 @pytest.mark.parametrize("name", core.scenario_names())
-def test_every_paper_scenario_runs_on_its_own(name):
+def test_every_paper_scenario_runs_on_its_own(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where a scenario's pcap capture goes
     path = REPO / name
     resolved = tcplab.resolve(path)
     seconds = min(resolved["duration"], 20.0)

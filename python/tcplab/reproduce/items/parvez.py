@@ -350,9 +350,13 @@ def _by_p(gs: list[dict]) -> str:
     light = [g["e_model"] for g in gs if g["nr"]["loss_event_rate"] < 0.025]
     heavy = [g["e_model"] for g in gs if g["nr"]["loss_event_rate"] >= 0.025]
     return ("The NewReno model's error against the foreground flow's loss event rate p: "
-            + (f"{_mean(light):.0%} on average where p is below 2.5% ({len(light)} runs)" if light
+            + (f"{_mean(light):.0%} on average where p is below 2.5% ({_runs(len(light))})" if light
                else "no run has p below 2.5%")
-            + (f", {_mean(heavy):.0%} where it is 2.5% or more ({len(heavy)} runs)" if heavy else "") + ".")
+            + (f", {_mean(heavy):.0%} where it is 2.5% or more ({_runs(len(heavy))})" if heavy else "") + ".")
+
+
+def _runs(n: int) -> str:
+    return f"{n} run" + ("" if n == 1 else "s")
 
 
 # ---- Fig 10: two bottlenecks in series -------------------------------------------------------------------
@@ -427,12 +431,95 @@ register(Item(
          "Whether the difference is tcplab's HTTP/FTP background (the paper gives its means only) or the model "
          "at these loss rates is not established; the paper gives no loss rates to compare with."))
 
+# ---- Fig 11: on-off UDP background ----------------------------------------------------------------------
+
+UDP = "parvez/udp-background.toml"
+FIG11 = (5, 10, 15, 20, 25)  # on-off UDP sources (the paper does not give its numbers)
+FIG11_QUICK = {"droptail": FIG11, "red": (15,)}
+PAPER_FIG11 = {"droptail": (0.031, 0.090), "red": (0.10, 0.10)}  # RED: "each below 10%" (not shown)
+
+
+def _udp_points(quick: bool):
+    if quick:
+        return [(q, n) for q, ns in FIG11_QUICK.items() for n in ns]
+    return [(q, n) for q in ("droptail", "red") for n in FIG11]
+
+
+def _udp_jobs(quick: bool) -> list[Job]:
+    return [Job(UDP, {"network.dumbbell.bottleneck.queue.discipline": q, "traffic.2.count": n})
+            for q, n in _udp_points(quick)]
+
+
+def _udp_mbps(df) -> float:
+    """UDP delivered in the measurement window, Mbit/s: the bytes its sources' egress links sent (the
+    store holds a column for every source of any run, empty for the sources a run does not have)."""
+    import re
+
+    cols = [c for c in df.columns if re.fullmatch(r"link\.udp\.\d+\.egress\.fwd\.bytes_sent", c)]
+    return sum(df[c][0] or 0 for c in cols) * 8 / (df["duration"][0] - df["warmup"][0]) / 1e6
+
+
+def _udp_evaluate(ctx: Context) -> Outcome:
+    head = ["queue", "UDP sources", "UDP Mbit/s", "link drop rate"] + FG_HEAD
+    body, gs = [], {q: [] for q in PAPER_FIG11}
+    for i, (q, n) in enumerate(_udp_points(ctx.quick)):
+        df = ctx.rows(i)
+        g = _fg(df)
+        gs[q].append(g)
+        body.append([q, str(n), f"{_udp_mbps(df):.1f}",
+                     f"{df['link.bottleneck.fwd.drop_rate'][0]:.2%}"] + _fg_cells(g))
+    avg = {q: _averages(gs[q]) for q in gs}
+    body.append(["droptail", "average error", "", ""] + _avg_cells(avg["droptail"], PAPER_FIG11["droptail"] + (None,)))
+    body.append(["red", "average error", "", ""] + _avg_cells(avg["red"], (None, None, None)))
+    dt, red = avg["droptail"], avg["red"]
+    checks = [
+        Check("drop-tail: NewReno model's average error on the NewReno flow", f"{dt['e_model']:.1%}",
+              "at most 8.1% (the paper's 3.1% + 5 points)", dt["e_model"] <= 0.081),
+        Check("drop-tail: the NewReno model's average error below PFTK's on the NewReno flow (the paper: 3.1% "
+              "against 9.0%)", f"{dt['e_model']:.1%} vs {dt['e_pftk']:.1%}", "NewReno model < PFTK",
+              dt["e_model"] < dt["e_pftk"]),
+        Check("RED: NewReno model's average error on the NewReno flow", f"{red['e_model']:.1%}",
+              "at most 15% (the paper: below 10%, not shown; + 5 points)", red["e_model"] <= 0.15),
+        Check("RED: the NewReno model's average error below PFTK's on the NewReno flow",
+              f"{red['e_model']:.1%} vs {red['e_pftk']:.1%}", "NewReno model < PFTK", red["e_model"] < red["e_pftk"]),
+    ]
+    pf_lo = min(g["e_pftk"] for g in gs["droptail"])
+    pf_hi = max(g["e_pftk"] for g in gs["droptail"])
+    everything = gs["droptail"] + gs["red"]
+    explanation = (
+        f"NewReno model average errors: drop-tail {dt['e_model']:.1%} (paper 3.1%), RED {red['e_model']:.1%} "
+        f"(paper: below 10%); PFTK on NewReno {dt['e_pftk']:.1%} and {red['e_pftk']:.1%} (paper 9.0% and below "
+        "10%). " + _by_p(everything) + " The paper gives neither the number of UDP sources nor the means of their "
+        "on and off periods: here 5-25 sources with ns-2's default means (500 ms each), 2.5-12.5 Mbit/s of UDP on "
+        "average (the UDP column is what they delivered), so the range of loads is tcplab's choice, and the "
+        "averages depend on it. The NewReno model's errors are within the paper's + 5 points; PFTK's are not: "
+        "it overestimates the NewReno flow by more as the load grows (the paper's reason: events with several "
+        "losses take NewReno several RTTs of fast recovery, which PFTK does not price), from "
+        f"{pf_lo:.0%} to {pf_hi:.0%} with drop-tail here, so its average "
+        "is above the paper's 9.0% (drop-tail) and \"below 10%\" (RED) unless the paper's loads were light. "
+        "Not reproduced for PFTK, hence \"explained\"; the checks hold what the paper argues, the NewReno "
+        "model below PFTK.")
+    notes = ("15 Mbit/s bottleneck, 150-packet queue (drop-tail, or RED with thresholds at 1/3 and 2/3), two "
+             "foreground flows (NewReno, Reno; ns-2's agents) with 75 ms RTT, 24 HTTP and 8 FTP background "
+             "sources (as in Fig 9), and 5-25 on-off UDP sources: 1 Mbit/s when on, 1 KB packets, 70 ms RTT, "
+             "Pareto on and off periods (shape 1.2, means 500 ms). 1000 s with the last 750 s measured. Models as "
+             "in Figs 7-8 (q = p, RTO = 3R).")
+    return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,
+                   numbers={q: {"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"],
+                                "pftk_reno": a["e_pftk_reno"]} for q, a in avg.items()})
+
+
+register(Item(
+    "parvez-fig11", PAPER, "Fig 11", "on-off UDP background traffic",
+    "Two flows (NewReno, Reno) on a 15 Mbit/s link with 24 HTTP and 8 FTP sources and a varying number of on-off "
+    "CBR UDP sources (1 Mbit/s, Pareto periods): the NewReno model's average error is 3.1% with drop-tail, PFTK's "
+    "9.0%; with RED (not shown) both are below 10%.",
+    (UDP,), _udp_jobs, _udp_evaluate, quick="RED with 15 UDP sources only (drop-tail as in the full form)"))
+
 for _id, _ref, _title, _shows, _why in [
     ("parvez-fig4", "Fig 4", "the window W against p and q (Eq. 14)",
      "The NewReno model's average window as the loss parameters vary.",
      "`tcplab plot-models` draws it; the paper's figure has no table to compare against, so no check is built yet"),
-    ("parvez-fig11", "Fig 11", "UDP background traffic", "CBR UDP background at 1 Mbit/s per source.",
-     "not built yet"),
     ("parvez-fig12", "Fig 12", "system scaling", "Bottleneck rate and load scaled together (15 to 60 Mbit/s).",
      "not built yet"),
     ("parvez-fig13", "Fig 13", "bottleneck buffer size", "The model's accuracy as the buffer varies.",

@@ -435,7 +435,7 @@ def _multi_evaluate(ctx: Context) -> Outcome:
              "crossing both, and on each bottleneck its own 100-200 background sources (75% HTTP, 25% FTP, RTTs "
              "uniform in 20-460 ms, 64 KB windows) crossing it alone; every TCP with ns-2's timers, 1000 s with the "
              "last 750 s measured. Models as in Figs 7-8 (q = p, RTO = 3R). Drop rate: the share of the packets "
-             "arriving at each bottleneck that it drops.")
+             "arriving at each bottleneck that it drops. The full form's 6 runs take about 30 s on one core.")
     return Outcome([head] + body, checks, explanation, notes=notes,
                    numbers={q: {"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"],
                                 "pftk_reno": a["e_pftk_reno"]} for q, a in avg.items()})
@@ -448,10 +448,10 @@ register(Item(
     "PFTK's on the NewReno flow 25% and 27%.",
     (MULTI,), _multi_jobs, _multi_evaluate, quick="100 background sources per bottleneck only",
     open="As in Fig 9, tcplab's background loads the bottlenecks more heavily than the paper's figure suggests: "
-         "each bottleneck drops 3-4% of its packets with 100 background sources and 10-12% with 200 (the full "
+         "each bottleneck drops 2.7-4% of its packets with 100 background sources and 10-12% with 200 (the full "
          "form), the foreground NewReno flow's loss event rate p is 2.7% to 9%, timeouts are a quarter to most of "
          "its loss indications, and the model (RTO = 3R) overestimates its throughput: 6-12% with 100 sources, "
-         "30-180% with 150 and 200. The NewReno model stays closer than PFTK throughout, the paper's point. The "
+         "29-176% with 150 and 200. The NewReno model stays closer than PFTK throughout, the paper's point. The "
          "losses are bursty (2-2.5 retransmissions per loss event with drop-tail), and q from Eq. 30 instead of "
          "q = p halves the model's error with drop-tail (13% in the full form) but leaves RED's heaviest load "
          "far off. "
@@ -531,7 +531,7 @@ def _udp_evaluate(ctx: Context) -> Outcome:
              "foreground flows (NewReno, Reno; ns-2's agents) with 75 ms RTT, 24 HTTP and 8 FTP background "
              "sources (as in Fig 9), and 5-25 on-off UDP sources: 1 Mbit/s when on, 1 KB packets, 70 ms RTT, "
              "Pareto on and off periods (shape 1.2, means 500 ms). 1000 s with the last 750 s measured. Models as "
-             "in Figs 7-8 (q = p, RTO = 3R).")
+             "in Figs 7-8 (q = p, RTO = 3R). The full form's 10 runs take about 16 s on one core.")
     return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,
                    numbers={q: {"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"],
                                 "pftk_reno": a["e_pftk_reno"]} for q, a in avg.items()})
@@ -588,7 +588,7 @@ def _scale_evaluate(ctx: Context) -> Outcome:
     notes = ("The set-up of Fig 9 (background.toml, drop-tail) scaled in steps k = 1..4: a 15k Mbit/s bottleneck "
              "with a 50k-packet queue and 100k background sources (90% HTTP, 10% FTP); two foreground flows "
              "(NewReno, Reno; ns-2's agents) with 75 ms RTT; 1000 s with the last 750 s measured. Models as in "
-             "Figs 7-8 (q = p, RTO = 3R).")
+             "Figs 7-8 (q = p, RTO = 3R). The full form's 4 runs take about 24 s on one core.")
     return Outcome([head] + body, checks, explanation, agrees=ok, notes=notes,
                    numbers={"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"], "pftk_reno": a["e_pftk_reno"],
                             "newreno_over_reno": ratio})
@@ -649,7 +649,7 @@ def _buffer_evaluate(ctx: Context) -> Outcome:
     notes = ("The set-up of Fig 9 (background.toml, drop-tail, 15 Mbit/s) with 50 HTTP and 50 FTP background "
              "sources and the bottleneck's queue from 25 to 150 packets; two foreground flows (NewReno, Reno; "
              "ns-2's agents) with 75 ms RTT; 1000 s with the last 750 s measured. Models as in Figs 7-8 (q = p, "
-             "RTO = 3R).")
+             "RTO = 3R). The full form's 6 runs take about 11 s on one core.")
     return Outcome([head] + body, checks, explanation, agrees=agrees, notes=notes,
                    numbers={"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"], "pftk_reno": a["e_pftk_reno"]})
 
@@ -661,7 +661,7 @@ register(Item(
     (BACKGROUND,), _buffer_jobs, _buffer_evaluate, quick="queues of 25, 75 and 150 packets",
     open="With 50 FTP sources the 15 Mbit/s link drops 5-9% of its packets at every queue size (the full form: "
          "8.7% at 25 packets, 5.4% at 150), the foreground NewReno flow's loss event rate p is 2.5-3.7% with "
-         "timeouts a third of its loss indications or more, and the NewReno model with q = p overestimates it "
+         "timeouts 31-43% of its loss indications, and the NewReno model with q = p overestimates it "
          "by 17-33% (average 24%, paper 2.9%); PFTK by 43-62% (average 51%, paper 28%). The NewReno model is "
          "closer than PFTK and PFTK overestimates throughout, as the paper says. About half of the model's error "
          "goes with q = p: the flow loses 2.6-2.9 segments per loss event, and with q from Eq. 30 the average "

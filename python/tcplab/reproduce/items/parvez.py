@@ -447,7 +447,8 @@ register(Item(
     "HTTP/FTP background sources: the NewReno model's average error is 3.4% with drop-tail and 7.5% with RED; "
     "PFTK's on the NewReno flow 25% and 27%.",
     (MULTI,), _multi_jobs, _multi_evaluate, quick="100 background sources per bottleneck only",
-    open="As in Fig 9, tcplab's background loads the bottlenecks more heavily than the paper's figure suggests: "
+    open="As in Fig 9's full form, tcplab's background loads the bottlenecks heavily (the paper's text gives "
+         "no loss rates or throughputs to compare with): "
          "each bottleneck drops 2.7-4% of its packets with 100 background sources and 10-12% with 200 (the full "
          "form), the foreground NewReno flow's loss event rate p is 2.7% to 9%, timeouts are a quarter to most of "
          "its loss indications, and the model (RTO = 3R) overestimates its throughput: 6-12% with 100 sources, "
@@ -456,7 +457,7 @@ register(Item(
          "q = p halves the model's error with drop-tail (13% in the full form) but leaves RED's heaviest load "
          "far off. "
          "Whether the difference is tcplab's HTTP/FTP background (the paper gives its means only) or the model "
-         "at these loss rates is not established; the paper gives no loss rates to compare with."))
+         "at these loss rates is not established."))
 
 # ---- Fig 11: on-off UDP background ----------------------------------------------------------------------
 

@@ -8,27 +8,20 @@ import numpy as np
 import pytest
 
 from tcplab.models import newreno as nr
+from tcplab.reproduce.items.parvez import PAPER_TABLE_IV, table_iv_model_kbps
 
-# Table IV (Calgary to Japan): imposed PLR, actual LER p, RTT (ms), measured and model Kbps.
-TABLE_IV = [
-    ("0.00%", 0.0098, 229, 379, 497),
-    ("0.50%", 0.0127, 245, 335, 394),
-    ("1.00%", 0.0193, 237, 299, 297),
-    ("1.50%", 0.0319, 253, 206, 202),
-    ("2.50%", 0.0457, 256, 145, 147),
-    ("2.00%", 0.0293, 300, 133, 173),
-    ("3.00%", 0.0512, 260, 139, 141),
-]
+# Table IV (Calgary to Japan): imposed PLR, actual LER p, RTT (ms), measured and model Kbps, from
+# the table the reproduction item parvez-table4 prints (tcplab.reproduce.items.parvez).
+TABLE_IV = [(r[0], r[3], r[4], r[6], r[7]) for r in PAPER_TABLE_IV]
 # Our Full model (Eq. 29) with q = p, RTO = 3R (the paper's simulation setting, Sec. IV-A;
 # the Internet section does not state its RTO) and 1448-byte segments (the Segsize of the
 # emulation, Sec. V; Sec. VI does not state one), in Kbit/s (1000 bit/s) -- the values and
-# per-row errors recorded in docs/models.md.
+# per-row errors recorded in docs/models.md and the item's table.
 OURS_KBPS = [500.7, 398.5, 315.5, 209.6, 161.7, 188.2, 145.5]
 
 
 def _full_kbps(p: float, rtt_ms: float, q: float | None = None) -> float:
-    r = rtt_ms / 1000
-    return nr.throughput_full(mss=1448, rtt=r, p=p, q=p if q is None else q, rto=3 * r) / 1000
+    return table_iv_model_kbps(p, rtt_ms, q)
 
 
 @pytest.mark.parametrize(("row", "ours"), list(zip(TABLE_IV, OURS_KBPS)), ids=[r[0] for r in TABLE_IV])

@@ -25,6 +25,11 @@ def _save(fig: Figure, path: Path) -> Path:
 def plot_window_fig4(path: Path, qs=FIG4_Q) -> Path:
     """Parvez Fig. 4: Eq. 14's W(p, q) against p for several q (log-log), with Mathis'
     sqrt(8/(3p)) for reference."""
+    return _save(window_fig4_figure(qs), path)
+
+
+def window_fig4_figure(qs=FIG4_Q) -> Figure:
+    """The figure of :func:`plot_window_fig4`, unsaved."""
     p = np.logspace(-4, 0, 300)
     fig = Figure(figsize=(7, 4.8), layout="constrained")
     ax = fig.add_subplot()
@@ -39,7 +44,8 @@ def plot_window_fig4(path: Path, qs=FIG4_Q) -> Path:
     ax.set_title("Effect of p and q on W (Parvez et al. Eq. 14, cf. Fig. 4)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    return _save(fig, path)
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def plot_models_vs_p(path: Path, mss: float = 1460, rtt: float = 0.1, rto: float | None = None) -> Path:

@@ -309,20 +309,535 @@ register(Item(
          "background may be (tcplab's HTTP sessions reuse one connection per session; ns-2's traffic generator "
          "is not described), and the paper gives no loss rate to compare with. Not established."))
 
-for _id, _ref, _title, _shows, _why in [
-    ("parvez-fig4", "Fig 4", "the window W against p and q (Eq. 14)",
-     "The NewReno model's average window as the loss parameters vary.",
-     "`tcplab plot-models` draws it; the paper's figure has no table to compare against, so no check is built yet"),
-    ("parvez-fig10", "Fig 10", "multiple bottlenecks", "The model with two congested links in series.",
-     "not built yet"),
-    ("parvez-fig11", "Fig 11", "UDP background traffic", "CBR UDP background at 1 Mbit/s per source.",
-     "not built yet"),
-    ("parvez-fig12", "Fig 12", "system scaling", "Bottleneck rate and load scaled together (15 to 60 Mbit/s).",
-     "not built yet"),
-    ("parvez-fig13", "Fig 13", "bottleneck buffer size", "The model's accuracy as the buffer varies.",
-     "not built yet"),
-    ("parvez-table4", "Table IV", "Internet experiments", "The model against transfers over a path to Japan.",
-     "measured Internet paths cannot be simulated; the model side (the paper's inputs into tcplab.models.newreno) "
-     "is not built yet"),
-]:
-    register(Item(_id, PAPER, _ref, _title, _shows, not_yet=_why))
+# ---- Figs 10-13: the background-traffic variations (shared parts) -----------------------------------------
+
+
+def _fg(df) -> dict:
+    """The two foreground flows of one run, the models on each and their errors. Besides the paper's
+    q = p, the NewReno model with q from Eq. 30, taking the NewReno flow's retransmissions per
+    segment sent as its packet loss rate (a diagnostic: how much the burstiness of the losses
+    explains)."""
+    from tcplab.models import newreno
+
+    fl = {f["tcp"]: f for f in df.to_dicts()}
+    nr, reno = fl["newreno"], fl["reno"]
+    m_nr, pf_nr = _models(nr)
+    _, pf_reno = _models(reno)
+    p = nr["loss_event_rate"]
+    plr = nr["segments_retransmitted"] / nr["segments_sent"] if nr["segments_sent"] else math.nan
+    try:
+        q = float(newreno.q_from_packet_loss(p, max(plr, p)))
+    except ValueError:
+        q = math.nan
+    m_q = _models(nr, q)[0] if math.isfinite(q) else math.nan
+    return {"nr": nr, "reno": reno, "model": m_nr, "pftk": pf_nr, "pftk_reno": pf_reno,
+            "e_model": _err(m_nr, nr["goodput_bps"]), "e_pftk": _err(pf_nr, nr["goodput_bps"]),
+            "e_pftk_reno": _err(pf_reno, reno["goodput_bps"]), "per_event": plr / p if p > 0 else math.nan,
+            "model_q": m_q, "e_model_q": _err(m_q, nr["goodput_bps"]),
+            "to_share": nr["timeouts"] / max(1, nr["timeouts"] + nr["fast_retransmits"])}
+
+
+FG_HEAD = ["NewReno kb/s", "p", "timeouts / (timeouts + fast rtx)", "NewReno model kb/s (err)", "PFTK kb/s (err)",
+           "Reno kb/s", "PFTK (Reno) kb/s (err)", "NewReno rtx per loss event", "NewReno model, q (Eq. 30) kb/s (err)"]
+
+
+def _fg_cells(g: dict) -> list[str]:
+    nr, reno = g["nr"], g["reno"]
+    return [f"{nr['goodput_bps'] / 1e3:.0f}", f"{nr['loss_event_rate']:.4f}", f"{g['to_share']:.0%}",
+            f"{g['model'] / 1e3:.0f} ({g['e_model']:.0%})", f"{g['pftk'] / 1e3:.0f} ({g['e_pftk']:.0%})",
+            f"{reno['goodput_bps'] / 1e3:.0f}", f"{g['pftk_reno'] / 1e3:.0f} ({g['e_pftk_reno']:.0%})",
+            f"{g['per_event']:.2f}", f"{g['model_q'] / 1e3:.0f} ({g['e_model_q']:.0%})"]
+
+
+def _averages(gs: list[dict]) -> dict:
+    return {k: _mean(g[k] for g in gs) for k in ("e_model", "e_pftk", "e_pftk_reno", "e_model_q")}
+
+
+def _avg_cells(a: dict, paper: tuple) -> list[str]:
+    """The average row's model cells, with the paper's (NewReno model, PFTK, PFTK on Reno) where given."""
+    def cell(x, ref):
+        return f"{x:.1%}" + (f" (paper {ref:.1%})" if ref is not None else "")
+    return ["", "", "", cell(a["e_model"], paper[0]), cell(a["e_pftk"], paper[1]), "", cell(a["e_pftk_reno"], paper[2]),
+            "", cell(a["e_model_q"], None)]
+
+
+def _burst_note(gs: list[dict], a: dict) -> str:
+    lo, hi = min(g["per_event"] for g in gs), max(g["per_event"] for g in gs)
+    return (f" The NewReno flow retransmits {lo:.1f}-{hi:.1f} segments per loss event, so its losses are not the "
+            "q = p of the paper's model inputs. With q from Eq. 30 (a diagnostic, the last column; the "
+            "retransmissions include segments a timeout resent that were not lost, so this q is if anything too "
+            f"high) the NewReno model's average error over these runs is {a['e_model_q']:.1%}, against "
+            f"{a['e_model']:.1%} with q = p.")
+
+
+def _by_p(gs: list[dict]) -> str:
+    light = [g["e_model"] for g in gs if g["nr"]["loss_event_rate"] < 0.025]
+    heavy = [g["e_model"] for g in gs if g["nr"]["loss_event_rate"] >= 0.025]
+    return ("The NewReno model's error against the foreground flow's loss event rate p: "
+            + (f"{_mean(light):.0%} on average where p is below 2.5% ({_runs(len(light))})" if light
+               else "no run has p below 2.5%")
+            + (f", {_mean(heavy):.0%} where it is 2.5% or more ({_runs(len(heavy))})" if heavy else "") + ".")
+
+
+def _runs(n: int) -> str:
+    return f"{n} run" + ("" if n == 1 else "s")
+
+
+# ---- Fig 10: two bottlenecks in series -------------------------------------------------------------------
+
+MULTI = "parvez/multiple-bottlenecks.toml"
+FIG10 = ((75, 25), (112, 38), (150, 50))  # 100, 150, 200 background sources per bottleneck, 75% HTTP
+FIG10_QUICK = ((75, 25),)
+PAPER_FIG10 = {"droptail": (0.034, 0.25), "red": (0.075, 0.27)}  # (NewReno model, PFTK on NewReno)
+
+
+def _multi_points(quick: bool):
+    return [(q, c) for q in ("droptail", "red") for c in (FIG10_QUICK if quick else FIG10)]
+
+
+def _multi_jobs(quick: bool) -> list[Job]:
+    return [Job(MULTI, {"network.dumbbell.bottleneck.queue.discipline": q,
+                        "network.dumbbell.series.0.queue.discipline": q,
+                        "traffic.0.count": h, "traffic.1.count": f, "traffic.2.count": h, "traffic.3.count": f})
+            for q, (h, f) in _multi_points(quick)]
+
+
+def _multi_evaluate(ctx: Context) -> Outcome:
+    head = ["queue", "background per bottleneck", "drop rate (first / second)"] + FG_HEAD
+    body, gs = [], {q: [] for q in PAPER_FIG10}
+    for i, (q, (h, f)) in enumerate(_multi_points(ctx.quick)):
+        df = ctx.rows(i)
+        g = _fg(df)
+        gs[q].append(g)
+        d1, d2 = df["link.bottleneck.fwd.drop_rate"][0], df["link.bottleneck2.fwd.drop_rate"][0]
+        body.append([q, f"{h} HTTP + {f} FTP", f"{d1:.2%} / {d2:.2%}"] + _fg_cells(g))
+    avg = {q: _averages(gs[q]) for q in gs}
+    for q in PAPER_FIG10:
+        body.append([q, "average error", ""] + _avg_cells(avg[q], PAPER_FIG10[q] + (None,)))
+    checks = []
+    for q, (paper, paper_pf) in PAPER_FIG10.items():
+        checks.append(Check(f"{q}: NewReno model's average error on the NewReno flow", f"{avg[q]['e_model']:.1%}",
+                            f"at most {paper + 0.05:.1%} (the paper's {paper:.1%} + 5 points)",
+                            avg[q]["e_model"] <= paper + 0.05))
+        checks.append(Check(f"{q}: the NewReno model's average error below PFTK's on the NewReno flow (the paper: "
+                            f"{paper:.1%} against {paper_pf:.0%})",
+                            f"{avg[q]['e_model']:.1%} vs {avg[q]['e_pftk']:.1%}", "NewReno model < PFTK",
+                            avg[q]["e_model"] < avg[q]["e_pftk"]))
+    everything = [g for q in gs for g in gs[q]]
+    explanation = (
+        f"NewReno model average errors: drop-tail {avg['droptail']['e_model']:.1%} (paper 3.4%), RED "
+        f"{avg['red']['e_model']:.1%} (paper 7.5%); PFTK on NewReno {avg['droptail']['e_pftk']:.1%} and "
+        f"{avg['red']['e_pftk']:.1%} (paper 25% and 27%). " + _by_p(everything) + " The foreground flows lose "
+        "packets at both bottlenecks; the paper gives neither their loss rates nor the bottlenecks' propagation "
+        "delays (5 ms each here)." + _burst_note(everything, _averages(everything)))
+    notes = ("Two 15 Mbit/s bottlenecks in series, each with a 150-packet queue (drop-tail on both, or RED on both "
+             "with thresholds at 1/3 and 2/3), two foreground flows (NewReno, Reno; ns-2's agents) with 75 ms RTT "
+             "crossing both, and on each bottleneck its own 100-200 background sources (75% HTTP, 25% FTP, RTTs "
+             "uniform in 20-460 ms, 64 KB windows) crossing it alone; every TCP with ns-2's timers, 1000 s with the "
+             "last 750 s measured. Models as in Figs 7-8 (q = p, RTO = 3R). Drop rate: the share of the packets "
+             "arriving at each bottleneck that it drops. The full form's 6 runs take about 30 s on one core.")
+    return Outcome([head] + body, checks, explanation, notes=notes,
+                   numbers={q: {"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"],
+                                "pftk_reno": a["e_pftk_reno"]} for q, a in avg.items()})
+
+
+register(Item(
+    "parvez-fig10", PAPER, "Fig 10", "multiple bottlenecks",
+    "Two flows (NewReno, Reno) across two congested 15 Mbit/s links in series, each link with its own 100-200 "
+    "HTTP/FTP background sources: the NewReno model's average error is 3.4% with drop-tail and 7.5% with RED; "
+    "PFTK's on the NewReno flow 25% and 27%.",
+    (MULTI,), _multi_jobs, _multi_evaluate, quick="100 background sources per bottleneck only",
+    open="As in Fig 9's full form, tcplab's background loads the bottlenecks heavily (the paper's text gives "
+         "no loss rates or throughputs to compare with): "
+         "each bottleneck drops 2.7-4% of its packets with 100 background sources and 10-12% with 200 (the full "
+         "form), the foreground NewReno flow's loss event rate p is 2.7% to 9%, timeouts are a quarter to most of "
+         "its loss indications, and the model (RTO = 3R) overestimates its throughput: 6-12% with 100 sources, "
+         "29-176% with 150 and 200. The NewReno model stays closer than PFTK throughout, the paper's point. The "
+         "losses are bursty (2-2.5 retransmissions per loss event with drop-tail), and q from Eq. 30 instead of "
+         "q = p halves the model's error with drop-tail (13% in the full form) but leaves RED's heaviest load "
+         "far off. "
+         "Whether the difference is tcplab's HTTP/FTP background (the paper gives its means only) or the model "
+         "at these loss rates is not established."))
+
+# ---- Fig 11: on-off UDP background ----------------------------------------------------------------------
+
+UDP = "parvez/udp-background.toml"
+FIG11 = (5, 10, 15, 20, 25)  # on-off UDP sources (the paper does not give its numbers)
+FIG11_QUICK = {"droptail": FIG11, "red": (15,)}
+PAPER_FIG11 = {"droptail": (0.031, 0.090), "red": (0.10, 0.10)}  # RED: "each below 10%" (not shown)
+
+
+def _udp_points(quick: bool):
+    if quick:
+        return [(q, n) for q, ns in FIG11_QUICK.items() for n in ns]
+    return [(q, n) for q in ("droptail", "red") for n in FIG11]
+
+
+def _udp_jobs(quick: bool) -> list[Job]:
+    return [Job(UDP, {"network.dumbbell.bottleneck.queue.discipline": q, "traffic.2.count": n})
+            for q, n in _udp_points(quick)]
+
+
+def _udp_mbps(df) -> float:
+    """UDP delivered in the measurement window, Mbit/s: the bytes its sources' egress links sent (the
+    store holds a column for every source of any run, empty for the sources a run does not have)."""
+    import re
+
+    cols = [c for c in df.columns if re.fullmatch(r"link\.udp\.\d+\.egress\.fwd\.bytes_sent", c)]
+    return sum(df[c][0] or 0 for c in cols) * 8 / (df["duration"][0] - df["warmup"][0]) / 1e6
+
+
+def _udp_evaluate(ctx: Context) -> Outcome:
+    head = ["queue", "UDP sources", "UDP Mbit/s", "link drop rate"] + FG_HEAD
+    body, gs = [], {q: [] for q in PAPER_FIG11}
+    for i, (q, n) in enumerate(_udp_points(ctx.quick)):
+        df = ctx.rows(i)
+        g = _fg(df)
+        gs[q].append(g)
+        body.append([q, str(n), f"{_udp_mbps(df):.1f}",
+                     f"{df['link.bottleneck.fwd.drop_rate'][0]:.2%}"] + _fg_cells(g))
+    avg = {q: _averages(gs[q]) for q in gs}
+    body.append(["droptail", "average error", "", ""] + _avg_cells(avg["droptail"], PAPER_FIG11["droptail"] + (None,)))
+    body.append(["red", "average error", "", ""] + _avg_cells(avg["red"], (None, None, None)))
+    dt, red = avg["droptail"], avg["red"]
+    checks = [
+        Check("drop-tail: NewReno model's average error on the NewReno flow", f"{dt['e_model']:.1%}",
+              "at most 8.1% (the paper's 3.1% + 5 points)", dt["e_model"] <= 0.081),
+        Check("drop-tail: the NewReno model's average error below PFTK's on the NewReno flow (the paper: 3.1% "
+              "against 9.0%)", f"{dt['e_model']:.1%} vs {dt['e_pftk']:.1%}", "NewReno model < PFTK",
+              dt["e_model"] < dt["e_pftk"]),
+        Check("RED: NewReno model's average error on the NewReno flow", f"{red['e_model']:.1%}",
+              "at most 15% (the paper: below 10%, not shown; + 5 points)", red["e_model"] <= 0.15),
+        Check("RED: the NewReno model's average error below PFTK's on the NewReno flow",
+              f"{red['e_model']:.1%} vs {red['e_pftk']:.1%}", "NewReno model < PFTK", red["e_model"] < red["e_pftk"]),
+    ]
+    pf_lo = min(g["e_pftk"] for g in gs["droptail"])
+    pf_hi = max(g["e_pftk"] for g in gs["droptail"])
+    everything = gs["droptail"] + gs["red"]
+    explanation = (
+        f"NewReno model average errors: drop-tail {dt['e_model']:.1%} (paper 3.1%), RED {red['e_model']:.1%} "
+        f"(paper: below 10%); PFTK on NewReno {dt['e_pftk']:.1%} and {red['e_pftk']:.1%} (paper 9.0% and below "
+        "10%). " + _by_p(everything) + _burst_note(everything, _averages(everything))
+        + " The paper gives neither the number of UDP sources nor the means of their "
+        "on and off periods: here 5-25 sources with ns-2's default means (500 ms each), 2.5-12.5 Mbit/s of UDP on "
+        "average (the UDP column is what they delivered), so the range of loads is tcplab's choice, and the "
+        "averages depend on it. The NewReno model's errors are within the paper's + 5 points; PFTK's are not: "
+        "it overestimates the NewReno flow by more as the load grows (the paper's reason: events with several "
+        "losses take NewReno several RTTs of fast recovery, which PFTK does not price), from "
+        f"{pf_lo:.0%} to {pf_hi:.0%} with drop-tail here, so its average "
+        "is above the paper's 9.0% (drop-tail) and \"below 10%\" (RED) unless the paper's loads were light. "
+        "Not reproduced for PFTK, hence \"explained\"; the checks hold what the paper argues, the NewReno "
+        "model below PFTK.")
+    notes = ("15 Mbit/s bottleneck, 150-packet queue (drop-tail, or RED with thresholds at 1/3 and 2/3), two "
+             "foreground flows (NewReno, Reno; ns-2's agents) with 75 ms RTT, 24 HTTP and 8 FTP background "
+             "sources (as in Fig 9), and 5-25 on-off UDP sources: 1 Mbit/s when on, 1 KB packets, 70 ms RTT, "
+             "Pareto on and off periods (shape 1.2, means 500 ms). 1000 s with the last 750 s measured. Models as "
+             "in Figs 7-8 (q = p, RTO = 3R). The full form's 10 runs take about 16 s on one core.")
+    return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,
+                   numbers={q: {"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"],
+                                "pftk_reno": a["e_pftk_reno"]} for q, a in avg.items()})
+
+
+register(Item(
+    "parvez-fig11", PAPER, "Fig 11", "on-off UDP background traffic",
+    "Two flows (NewReno, Reno) on a 15 Mbit/s link with 24 HTTP and 8 FTP sources and a varying number of on-off "
+    "CBR UDP sources (1 Mbit/s, Pareto periods): the NewReno model's average error is 3.1% with drop-tail, PFTK's "
+    "9.0%; with RED (not shown) both are below 10%.",
+    (UDP,), _udp_jobs, _udp_evaluate, quick="RED with 15 UDP sources only (drop-tail as in the full form)"))
+
+# ---- Fig 12: system scaling --------------------------------------------------------------------------------
+
+FIG12 = (1, 2, 3, 4)  # k: 15k Mbit/s, a 50k-packet queue, 90k HTTP + 10k FTP background sources
+FIG12_QUICK = (1, 2, 4)
+PAPER_FIG12 = (0.051, 0.11, 0.17)  # average errors: NewReno model, PFTK on NewReno, PFTK on Reno
+
+
+def _scale_jobs(quick: bool) -> list[Job]:
+    return [Job(BACKGROUND, {"network.dumbbell.bottleneck.rate": f"{15 * k}Mbit/s",
+                             "network.dumbbell.bottleneck.queue.limit": 50 * k,
+                             "traffic.0.count": 90 * k, "traffic.1.count": 10 * k})
+            for k in (FIG12_QUICK if quick else FIG12)]
+
+
+def _scale_evaluate(ctx: Context) -> Outcome:
+    head = ["bottleneck", "queue", "background", "link drop rate", "NewReno / Reno"] + FG_HEAD
+    body, gs = [], []
+    for i, k in enumerate(FIG12_QUICK if ctx.quick else FIG12):
+        df = ctx.rows(i)
+        g = _fg(df)
+        gs.append(g)
+        g["ratio"] = g["nr"]["goodput_bps"] / g["reno"]["goodput_bps"]
+        body.append([f"{15 * k} Mbit/s", f"{50 * k} packets", f"{90 * k} HTTP + {10 * k} FTP",
+                     f"{df['link.bottleneck.fwd.drop_rate'][0]:.2%}", f"{g['ratio']:.2f}"] + _fg_cells(g))
+    a = _averages(gs)
+    ratio = _mean(g["ratio"] for g in gs)
+    body.append(["average error", "", "", "", f"{ratio:.2f}"] + _avg_cells(a, PAPER_FIG12))
+    checks = [
+        Check("NewReno model's average error on the NewReno flow", f"{a['e_model']:.1%}",
+              "at most 10.1% (the paper's 5.1% + 5 points)", a["e_model"] <= 0.101),
+        Check("the NewReno model's average error below PFTK's on the NewReno flow (the paper: 5.1% against 11%)",
+              f"{a['e_model']:.1%} vs {a['e_pftk']:.1%}", "NewReno model < PFTK", a["e_model"] < a["e_pftk"]),
+        Check("NewReno's throughput over Reno's, averaged over the rates", f"{ratio:.2f}",
+              "1.10 to 1.45 (the paper: \"typically 20-35% higher\", 0.1 either side)", 1.10 <= ratio <= 1.45),
+    ]
+    explanation = (
+        f"Average errors: NewReno model {a['e_model']:.1%} (paper 5.1%), PFTK on NewReno {a['e_pftk']:.1%} "
+        f"(paper 11%), PFTK on Reno {a['e_pftk_reno']:.1%} (paper 17%). " + _by_p(gs) + " NewReno gets "
+        f"{ratio:.2f} times Reno's throughput on average (paper: 1.20-1.35)." + _burst_note(gs, a))
+    ok = all(c.passed for c in checks) and abs(a["e_pftk"] - PAPER_FIG12[1]) <= 0.05 \
+        and abs(a["e_pftk_reno"] - PAPER_FIG12[2]) <= 0.05
+    notes = ("The set-up of Fig 9 (background.toml, drop-tail) scaled in steps k = 1..4: a 15k Mbit/s bottleneck "
+             "with a 50k-packet queue and 100k background sources (90% HTTP, 10% FTP); two foreground flows "
+             "(NewReno, Reno; ns-2's agents) with 75 ms RTT; 1000 s with the last 750 s measured. Models as in "
+             "Figs 7-8 (q = p, RTO = 3R). The full form's 4 runs take about 24 s on one core.")
+    return Outcome([head] + body, checks, explanation, agrees=ok, notes=notes,
+                   numbers={"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"], "pftk_reno": a["e_pftk_reno"],
+                            "newreno_over_reno": ratio})
+
+
+register(Item(
+    "parvez-fig12", PAPER, "Fig 12", "system scaling",
+    "The bottleneck (15 to 60 Mbit/s), its queue (50 to 200 packets) and the background (100 to 400 sources, "
+    "90% HTTP) scaled together: NewReno gets 20-35% more than Reno; the NewReno model's average error is 5.1%, "
+    "PFTK's 11% on NewReno and 17% on Reno.",
+    (BACKGROUND,), _scale_jobs, _scale_evaluate, quick="15, 30 and 60 Mbit/s (not 45)",
+    open="NewReno's advantage over Reno is the paper's (1.2-1.3 times), and the NewReno model stays far closer "
+         "than PFTK, but every error is larger than the paper's: in the full form the NewReno model's average is "
+         "10% (paper 5.1%; 15% at 15 Mbit/s, where the 50-packet queue drops 6% of the packets, 8% at 45 and 60 "
+         "Mbit/s), PFTK's 32% on NewReno (paper 11%) and 75% on Reno (paper 17%). The NewReno model's part "
+         "goes with the paper's q = p: the flow retransmits 2.6-2.8 segments per loss event, and with q from "
+         "Eq. 30 the model's average error is 2% (the diagnostic column). As in Figs 9 and 10 the "
+         "background sets the loss rates and the paper gives none to compare with. PFTK overestimates the Reno "
+         "flow by 35% or more in every background-traffic run here (Figs 9-12), against 23% on average with "
+         "Bernoulli loss (Figs 7-8), which may also point at how the Reno flow's loss events are counted. Not "
+         "established."))
+
+# ---- Fig 13: bottleneck buffer size ----------------------------------------------------------------------
+
+FIG13 = (25, 50, 75, 100, 125, 150)  # queue limit, packets
+FIG13_QUICK = (25, 75, 150)
+PAPER_FIG13 = (0.029, 0.28, None)  # average errors: NewReno model, PFTK on NewReno (PFTK on Reno not given)
+
+
+def _buffer_jobs(quick: bool) -> list[Job]:
+    return [Job(BACKGROUND, {"network.dumbbell.bottleneck.queue.limit": b, "traffic.0.count": 50,
+                             "traffic.1.count": 50}) for b in (FIG13_QUICK if quick else FIG13)]
+
+
+def _buffer_evaluate(ctx: Context) -> Outcome:
+    head = ["queue", "link drop rate"] + FG_HEAD
+    body, gs = [], []
+    for i, b in enumerate(FIG13_QUICK if ctx.quick else FIG13):
+        df = ctx.rows(i)
+        g = _fg(df)
+        gs.append(g)
+        body.append([f"{b} packets", f"{df['link.bottleneck.fwd.drop_rate'][0]:.2%}"] + _fg_cells(g))
+    a = _averages(gs)
+    body.append(["average error", ""] + _avg_cells(a, PAPER_FIG13))
+    checks = [
+        Check("NewReno model's average error on the NewReno flow", f"{a['e_model']:.1%}",
+              "at most 7.9% (the paper's 2.9% + 5 points)", a["e_model"] <= 0.079),
+        Check("the NewReno model's average error below PFTK's on the NewReno flow (the paper: 2.9% against 28%)",
+              f"{a['e_model']:.1%} vs {a['e_pftk']:.1%}", "NewReno model < PFTK", a["e_model"] < a["e_pftk"]),
+    ]
+    over = sum(g["pftk"] > g["nr"]["goodput_bps"] for g in gs)
+    checks.append(Check("PFTK overestimates the NewReno flow (the paper: \"the PFTK model overestimates the "
+                        "throughput\")", f"{over} of {len(gs)} queue sizes", "at every queue size", over == len(gs)))
+    explanation = (
+        f"Average errors: NewReno model {a['e_model']:.1%} (paper 2.9%), PFTK on NewReno {a['e_pftk']:.1%} "
+        f"(paper 28%), PFTK on Reno {a['e_pftk_reno']:.1%} (not given). " + _by_p(gs) + _burst_note(gs, a))
+    agrees = all(c.passed for c in checks) and abs(a["e_pftk"] - PAPER_FIG13[1]) <= 0.05
+    notes = ("The set-up of Fig 9 (background.toml, drop-tail, 15 Mbit/s) with 50 HTTP and 50 FTP background "
+             "sources and the bottleneck's queue from 25 to 150 packets; two foreground flows (NewReno, Reno; "
+             "ns-2's agents) with 75 ms RTT; 1000 s with the last 750 s measured. Models as in Figs 7-8 (q = p, "
+             "RTO = 3R). The full form's 6 runs take about 11 s on one core.")
+    return Outcome([head] + body, checks, explanation, agrees=agrees, notes=notes,
+                   numbers={"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"], "pftk_reno": a["e_pftk_reno"]})
+
+
+register(Item(
+    "parvez-fig13", PAPER, "Fig 13", "bottleneck buffer size",
+    "100 background sources (50 HTTP, 50 FTP) on the 15 Mbit/s link with its queue from 25 to 150 packets: the "
+    "NewReno model's average error is 2.9%, PFTK's on the NewReno flow 28% (it overestimates).",
+    (BACKGROUND,), _buffer_jobs, _buffer_evaluate, quick="queues of 25, 75 and 150 packets",
+    open="With 50 FTP sources the 15 Mbit/s link drops 5-9% of its packets at every queue size (the full form: "
+         "8.7% at 25 packets, 5.4% at 150), the foreground NewReno flow's loss event rate p is 2.5-3.7% with "
+         "timeouts 31-43% of its loss indications, and the NewReno model with q = p overestimates it "
+         "by 17-33% (average 24%, paper 2.9%); PFTK by 43-62% (average 51%, paper 28%). The NewReno model is "
+         "closer than PFTK and PFTK overestimates throughout, as the paper says. About half of the model's error "
+         "goes with q = p: the flow loses 2.6-2.9 segments per loss event, and with q from Eq. 30 the average "
+         "error is about 11%. The paper used q = p too, so its losses were probably fewer or less bursty; its "
+         "figure gives no loss rates. Not established."))
+
+# ---- Fig 4: the window W(p, q) of Eq. 14 ----------------------------------------------------------------
+
+FIG4_P = (1e-4, 1e-3, 1e-2, 1e-1)
+
+
+def _w_root(p: float, q: float) -> float:
+    """W solving Eq. 7 = Eq. 13 without Eq. 14's truncation, by bisection, from the equations as
+    printed (written out here, not taken from tcplab.models.newreno):
+    1/p + W^2 q/(1 + W q) = (3/8 + q/2 - q^2/2) W^2 + (7/4 - 5q/2 + 3q^2/2) W - (1 - 2q + q^2)."""
+    def f(w):
+        s13 = (3 / 8 + q / 2 - q * q / 2) * w * w + (7 / 4 - 5 * q / 2 + 3 * q * q / 2) * w - (1 - 2 * q + q * q)
+        return s13 - (1 / p + w * w * q / (1 + w * q))
+    lo, hi = 1.0, 10.0
+    while f(hi) < 0:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _fig4_evaluate(ctx: Context) -> Outcome:
+    from tcplab.models import newreno
+    from tcplab.models.plots import FIG4_Q, window_fig4_figure
+
+    qs = FIG4_Q
+    head = ["p"] + [f"q = {q:g}: Eq. 14 (Eq. 7 = 13 solved)" for q in qs] + ["sqrt(8/(3p))"]
+    body, w = [], {}
+    for p in FIG4_P:
+        row = [f"{p:g}"]
+        for q in qs:
+            w[(p, q)] = float(newreno.window(p, q))
+            row.append(f"{w[(p, q)]:.2f} ({_w_root(p, q):.2f})")
+        body.append(row + [f"{math.sqrt(8 / (3 * p)):.2f}"])
+    # Small p: W = sqrt(8/(p(3+4q))) + (10q - 5)/(3 + 4q) + e, e = 49 sqrt(p) / (2 (3+4q) sqrt(24+32q)) + O(p).
+    p0 = 1e-6
+    gaps = []
+    for q in qs:
+        lead = math.sqrt(8 / (p0 * (3 + 4 * q))) + (10 * q - 5) / (3 + 4 * q)
+        nxt = 49 * math.sqrt(p0) / (2 * (3 + 4 * q) * math.sqrt(24 + 32 * q))
+        gaps.append((abs(float(newreno.window(p0, q)) - lead), nxt))
+    falls_p = all(w[(a, q)] > w[(b, q)] for q in qs for a, b in zip(FIG4_P, FIG4_P[1:]))
+    small = FIG4_P[0]
+    falls_q = all(w[(small, a)] > w[(small, b)] for a, b in zip(qs, qs[1:]))
+    spread = {p: max(w[(p, q)] for q in qs) / min(w[(p, q)] for q in qs) - 1 for p in FIG4_P}
+    rises_at = [p for p in FIG4_P if w[(p, qs[-1])] > w[(p, 0.0)]]
+    worst = max(g / n for g, n in gaps)
+    checks = [
+        Check(f"small p (p = {p0:g}): W against the expansion of Eq. 14, sqrt(8/(p(3+4q))) + (10q-5)/(3+4q), "
+              f"for q = {', '.join(f'{q:g}' for q in qs)}", f"largest gap {max(g for g, _ in gaps):.5f} segments "
+              f"({worst:.2f} times the next term)",
+              "within twice the next term, 49 sqrt(p) / (2 (3+4q) sqrt(24+32q))", worst <= 2),
+        Check("q = 0, p -> 0: W approaches Mathis' sqrt(8/(3p)) less 5/3 segment",
+              f"{float(newreno.window(p0, 0.0)) - math.sqrt(8 / (3 * p0)):.4f}", "-5/3 within 0.01",
+              abs(float(newreno.window(p0, 0.0)) - math.sqrt(8 / (3 * p0)) + 5 / 3) <= 0.01),
+        Check("W falls as p grows, for every q (Fig. 4)", "yes" if falls_p else "no", "at every p of the table",
+              falls_p),
+        Check(f"at p = {small:g}, W falls as q grows (Fig. 4: \"decreases as q is increased\")",
+              "yes" if falls_q else "no", "at every q of the table", falls_q),
+    ]
+    err_root = max(abs(w[(p, q)] / _w_root(p, q) - 1) for p in FIG4_P for q in qs if q <= 0.05 and p <= 0.01)
+    explanation = (
+        "The paper's figure is a plot without numbers; the checks hold tcplab's Eq. 14 against what the "
+        "printed equations give by other routes. Each cell is W from Eq. 14 (tcplab.models.newreno.window) and, "
+        "in brackets, W from Eq. 7 = Eq. 13 solved numerically here without Eq. 14's neglected terms: within "
+        f"{err_root:.1%} of each other for p <= 0.01 and q <= 0.05, further apart for large q, where the "
+        "closed forms are extrapolations (footnote 2 assumes q small). The spread of W over q = 0..0.5, "
+        + ", ".join(f"{spread[p]:.0%} at p = {p:g}" for p in FIG4_P)
+        + ", shrinks as p grows, the paper's \"q has a negligible impact\" at large p; "
+        + (f"at p = {', '.join(f'{p:g}' for p in rises_at)} W is larger with q = {qs[-1]:g} than with q = 0 "
+           "(Eq. 14's 10pq term), which the paper does not mention." if rises_at else "")
+        + " The figure is `tcplab plot-models`' Fig. 4.")
+    notes = ("No simulation: Eq. 14 of the paper, W(p, q) = (10pq - 5p + sqrt(p(24 + 32q + 49p))) / (p(3 + 4q)), "
+             "at the q values of `tcplab plot-models` (the paper's are not legible in its figure).")
+    return Outcome([head] + body, checks, explanation, figures=[window_fig4_figure()], notes=notes,
+                   numbers={"window": {f"{p:g},{q:g}": v for (p, q), v in w.items()}, "spread_over_q": spread})
+
+
+register(Item(
+    "parvez-fig4", PAPER, "Fig 4", "the window W against p and q (Eq. 14)",
+    "The NewReno model's average peak window W (Eq. 14) against p for several q: W is large for small p and "
+    "falls as q grows; as p grows W falls and q matters little.",
+    (), None, _fig4_evaluate))
+
+
+# ---- Table IV: Internet experiments, the model column --------------------------------------------------
+
+#: Table IV (Calgary to Japan) as printed: imposed PLR, timeouts, fast recoveries, LER, RTT (ms),
+#: duration (s), measured and model Kbps. Row 1's PLR 6.21% and starred model value 382 are in the text.
+PAPER_TABLE_IV = (
+    ("0.00%", 7, 27, 0.0098, 229, 106.34, 379, 497),
+    ("0.50%", 5, 39, 0.0127, 245, 120.12, 335, 394),
+    ("1.00%", 9, 58, 0.0193, 237, 134.84, 299, 297),
+    ("1.50%", 24, 87, 0.0319, 253, 195.73, 206, 202),
+    ("2.50%", 59, 100, 0.0457, 256, 277.23, 145, 147),
+    ("2.00%", 26, 76, 0.0293, 300, 302.13, 133, 173),
+    ("3.00%", 59, 119, 0.0512, 260, 290.15, 139, 141),
+)
+TABLE_IV_ROW1 = (0.0621, 382)  # packet loss rate of row 1, the paper's model with q from Eq. 30
+TABLE_IV_SEGSIZE = 1448  # Sec. V's Segsize; Sec. VI gives none
+
+
+def table_iv_model_kbps(p: float, rtt_ms: float, q: float | None = None) -> float:
+    """The Full model (Eq. 29) on Table IV's inputs: q = p unless given, RTO = 3R (Sec. IV-A; Sec. VI
+    states none) and 1448-byte segments, in Kbit/s (1000 bit/s)."""
+    from tcplab.models import newreno
+
+    r = rtt_ms / 1000
+    return float(newreno.throughput_full(TABLE_IV_SEGSIZE, r, p, p if q is None else q, 3 * r)) / 1000
+
+
+def _table4_evaluate(ctx: Context) -> Outcome:
+    from tcplab.models import newreno
+
+    head = ["imposed PLR", "TO", "FR", "LER p", "RTT ms", "measured kb/s", "paper's model kb/s", "tcplab's model kb/s",
+            "tcplab vs paper's model", "tcplab vs measured"]
+    body, ours, gaps, errs, errs_paper = [], [], [], [], []
+    for plr, to, fr, p, rtt, _dur, meas, paper in PAPER_TABLE_IV:
+        m = table_iv_model_kbps(p, rtt)
+        ours.append(m)
+        gaps.append(m / paper - 1)
+        errs.append(abs(m - meas) / meas)
+        errs_paper.append(abs(paper - meas) / meas)
+        body.append([plr, str(to), str(fr), f"{p:.2%}", str(rtt), str(meas), str(paper), f"{m:.1f}",
+                     f"{gaps[-1]:+.1%}", f"{m / meas - 1:+.1%}"])
+    ql, star = TABLE_IV_ROW1
+    p1, rtt1, meas1 = PAPER_TABLE_IV[0][3], PAPER_TABLE_IV[0][4], PAPER_TABLE_IV[0][6]
+    q1 = float(newreno.q_from_packet_loss(p1, ql))
+    m1 = table_iv_model_kbps(p1, rtt1, q1)
+    body.append(["0.00%*", "", "", f"{p1:.2%}", str(rtt1), str(meas1), f"{star}*", f"{m1:.1f}",
+                 f"{m1 / star - 1:+.1%}", f"{m1 / meas1 - 1:+.1%}"])
+    rank = sorted(range(len(ours)), key=ours.__getitem__) == sorted(range(len(ours)),
+                                                                   key=lambda i: PAPER_TABLE_IV[i][7])
+    avg, avg_paper = _mean(errs), _mean(errs_paper)
+    checks = [
+        Check("the paper's own columns: average of abs(model - measured) / measured (a check of the transcription)",
+              f"{avg_paper:.1%}", "12% as the paper states, within 0.5 point", abs(avg_paper - 0.12) <= 0.005),
+        Check("tcplab's model column against the paper's, every row", f"{min(gaps):+.1%} to {max(gaps):+.1%}",
+              "within 2% (the inputs are printed to 3 digits, worth well under 1%)", max(map(abs, gaps)) <= 0.02),
+        Check("the rows rank the same in tcplab's model column as in the paper's", "yes" if rank else "no",
+              "the same order", rank),
+        Check("tcplab's model: average prediction error against the measurements", f"{avg:.1%}",
+              "at most 17% (the paper's 12% + 5 points)", avg <= 0.17),
+        Check("row 1 with q from Eq. 30 (PLR 6.21%): tcplab's model against the paper's 382*",
+              f"{m1:.1f} ({m1 / star - 1:+.1%}, q = {q1:.3f})", "within 2%", abs(m1 / star - 1) <= 0.02),
+    ]
+    explanation = (
+        f"tcplab's model column is {min(gaps):+.1%} to {max(gaps):+.1%} off the paper's (always above), so its "
+        f"average prediction error against the measurements is {avg:.1%} where the paper's column gives "
+        f"{avg_paper:.1%}. Row 1 with q from Eq. 30: q = {q1:.3f}, m = {ql / p1:.2f} losses per event (the paper "
+        f"says 6.4), {m1:.1f} kb/s against the paper's 382. tests/test_models_newreno.py pins these numbers and "
+        "docs/models.md discusses them.")
+    notes = ("No simulation: the Full model (Eq. 29) on the paper's measured inputs, the loss event rate p (LER) and "
+             "the RTT of each row, with q = p, RTO = 3R (the paper's simulation setting, Sec. IV-A; Sec. VI states "
+             "no RTO) and 1448-byte segments (Sec. V's Segsize; Sec. VI gives none). Kb/s = 1000 bit/s. The "
+             "starred row uses q from Eq. 30 with the packet loss rate 6.21% the text gives.")
+    return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,
+                   numbers={"ours_kbps": ours, "vs_paper_model": gaps, "average_error": avg,
+                            "average_error_paper": avg_paper, "row1_eq30": {"q": q1, "kbps": m1}})
+
+
+register(Item(
+    "parvez-table4", PAPER, "Table IV", "Internet experiments: the model column",
+    "5 MB transfers from Calgary to Japan with 0-3% imposed loss: the Full model's predictions from the measured "
+    "loss event rate and RTT (q = p) are within 12% of the measured throughputs on average; row 1, with q from "
+    "Eq. 30, 382 kb/s against 379 measured.",
+    (), None, _table4_evaluate,
+    open="The measured paths cannot be simulated, so only the model side is built: the paper's inputs into "
+         "tcplab.models.newreno. tcplab's column is 0.7-10% above the paper's, by different amounts on different "
+         "rows, so no single unstated input (segment size, which scales every row alike; RTO = 4R or 1 s, "
+         "which bring rows 1, 2 and 7 within 0.6% but leave rows 3, 5 and 6 4-8% high; rounding W up or down "
+         "in Eq. 24; another logarithm base in Eq. 29) accounts for it. Not established."))

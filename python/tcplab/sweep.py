@@ -446,6 +446,10 @@ def execute(task: tuple) -> tuple[str, Any, str | None]:
     try:
         from tcplab.simulation import TRACES, run
 
+        keep = TRACES
+        if isinstance(trace_dir, (tuple, list)):  # (folder, the traces to write)
+            trace_dir, keep = trace_dir[0], tuple(trace_dir[1])
+
         if trace_dir is not None:
             import os
 
@@ -454,7 +458,7 @@ def execute(task: tuple) -> tuple[str, Any, str | None]:
             sets = {**sets, **pcap_into(folder, resolved if resolved is not None else _resolve(base, sets))}
         result = run(base, sets)
         if trace_dir is not None:
-            for name in TRACES:
+            for name in keep:
                 df = result.trace(name)
                 if df.height:
                     tmp = folder / f".{name}.parquet.{os.getpid()}.tmp"

@@ -62,11 +62,12 @@ def scenario_text(name: str) -> str:
 class Job:
     """One simulation: a shipped scenario (`<paper>/<file>.toml`) or a scenario table (dict),
     plus `--set` overrides. `traces` keeps the run's recorded traces (the scenario or the sets
-    turn them on) in the reproduction's trace folder."""
+    turn them on) in the reproduction's trace folder: True for every one, or the names of those
+    to keep (`("cwnd",)`: an ns-2-profile flow's cwnd trace brings its ns2_vars, twice the size)."""
 
     scenario: str | Mapping[str, Any]
     sets: Mapping[str, Any] = field(default_factory=dict)
-    traces: bool = False
+    traces: bool | tuple[str, ...] = False
 
     def base(self) -> str | Mapping[str, Any]:
         return scenario_text(self.scenario) if isinstance(self.scenario, str) else self.scenario

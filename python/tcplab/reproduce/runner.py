@@ -99,7 +99,8 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
                 owners.setdefault(key, []).append(item_id)
                 if key not in seen:
                     seen.add(key)
-                    tasks.append((key, job.base(), dict(job.sets), trace_dir if job.traces else None, r))
+                    keep = (trace_dir, job.traces) if isinstance(job.traces, tuple) else trace_dir
+                    tasks.append((key, job.base(), dict(job.sets), keep if job.traces else None, r))
         if not tasks:
             return 0, found
         if scheduler:

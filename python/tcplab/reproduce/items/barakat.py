@@ -196,7 +196,7 @@ BS_911 = range(10, 21)
 
 def _jobs_911(quick: bool) -> list[Job]:
     dur = "1500s" if quick else "3000s"
-    return [Job(ns2_path([(MU_A, None), (MU_P, B_P), (MU, b)], dur, d), traces=True)
+    return [Job(ns2_path([(MU_A, None), (MU_P, B_P), (MU, b)], dur, d), traces=("cwnd",))
             for b in BS_911 for _, d in POLICIES]
 
 
@@ -355,8 +355,8 @@ MU_NEAR, B_BIG = 1.02 * MU, 100
 
 def _jobs_buffers(quick: bool) -> list[Job]:
     dur = "700s" if quick else "2000s"
-    return ([Job(ns2_path([(MU, b)], dur), traces=True) for b in B_SCAN]
-            + [Job(ns2_path([(MU_NEAR, bp), (MU, B_BIG)], dur), traces=True) for bp in BP_SCAN])
+    return ([Job(ns2_path([(MU, b)], dur), traces=("cwnd",)) for b in B_SCAN]
+            + [Job(ns2_path([(MU_NEAR, bp), (MU, B_BIG)], dur), traces=("cwnd",)) for bp in BP_SCAN])
 
 
 def _ss_loss_model(b: float, s_b: float) -> bool:
@@ -481,7 +481,7 @@ def _grid_78(quick: bool):
 
 def _jobs_78(quick: bool) -> list[Job]:
     dur = "800s" if quick else "2000s"
-    return [Job(ns2_path([(m, bp), (MU, B_78)], dur), traces=True) for bp, m in _grid_78(quick)]
+    return [Job(ns2_path([(m, bp), (MU, B_78)], dur), traces=("cwnd",)) for bp, m in _grid_78(quick)]
 
 
 def _evaluate_78(ctx: Context) -> Outcome:
@@ -609,11 +609,11 @@ PAPER_2 = {1.5e6: 1371, 1.6e6: 1247}  # kbit/s, Sec. 3
 
 def _jobs_2(quick: bool) -> list[Job]:
     dur = "1000s" if quick else "3000s"
-    jobs = [Job(ns2_path([(m, B1_2), (MU, B_2)], dur), traces=True) for m in MU1_2]
+    jobs = [Job(ns2_path([(m, B1_2), (MU, B_2)], dur), traces=("cwnd",)) for m in MU1_2]
     for m in MU1_2:  # 600 s with the packet trace of both forward links, for where the drops are
         sc = ns2_path([(m, B1_2), (MU, B_2)], "600s")
         sc["trace"]["links"] = ["hop0.fwd", "hop1.fwd"]
-        jobs.append(Job(sc, traces=True))
+        jobs.append(Job(sc, traces=("cwnd", "packets")))
     return jobs
 
 

@@ -212,10 +212,10 @@ def _bern_evaluate(ctx: Context) -> Outcome:
     a_nr, a_pf, a_reno = _mean(e_nr), _mean(e_pf), _mean(e_reno)
     body.append(["average error", "", "", "", f"{a_nr:.1%} (paper 9.0%)", f"{a_pf:.1%} (paper 11%)", "", "",
                  f"{a_reno:.1%} (paper 25%)"])
+    # The largest error is reported in the explanation (and decides `agrees`), not as a check that
+    # cannot fail.
     checks = [Check("NewReno model on the NewReno flow: average error", f"{a_nr:.1%}",
-                    "at most 14% (the paper's 9.0% + 5 points)", a_nr <= 0.14),
-              Check("NewReno model on the NewReno flow: largest error", f"{max(e_nr):.1%}",
-                    "reported (the paper: 15%)", True)]
+                    "at most 14% (the paper's 9.0% + 5 points)", a_nr <= 0.14)]
     worst = (FIG7_QUICK if ctx.quick else FIG7)[max(range(len(e_nr)), key=lambda j: e_nr[j])]
     agrees = a_nr <= 0.14 and max(e_nr) <= 0.20
     explanation = (f"The average error of the NewReno model, {a_nr:.1%}, against the paper's 9.0%; its largest "

@@ -75,6 +75,24 @@ def test_the_analysis_of_a_simulated_capture_equals_the_simulators_counts(simula
     assert abs(d["ts_mean_rtt_s"] - flow["mean_rtt_s"]) < 1e-6  # TSval ticks in microseconds
 
 
+@pytest.mark.parametrize("cross,seed", [(1, 1), (4, 3), (8, 2)])
+def test_timeouts_inside_a_sack_recovery_are_read_as_the_sender_counts_them(tmp_path, cross, seed):
+    """Mathis Sec. 5's RED path: slow start overshoots a 200-packet queue and SACK recovery meets
+    lost retransmissions and timeouts (one fires 0.16 ms after a duplicate ACK at (4, 3)); the
+    capture at the sender gives the sender's own episode counts (docs/pcap.md's timeout rules)."""
+    from tcplab.reproduce.core import scenario_text
+
+    cap = tmp_path / "sender.pcap"
+    r = tcplab.run(scenario_text("mathis/internet-path.toml"),
+                   sets={"seed": seed, "traffic.0.count": cross, "traffic.0.rtt": ["70ms", "200ms"],
+                         "trace.pcap.file": str(cap)})
+    f = r.flows.row(0, named=True)
+    c = analyze(cap).connections.row(0, named=True)
+    keys = ("ca_events", "non_ca_events", "timeouts", "other_losses", "loss_events", "segments_retransmitted")
+    assert f["timeouts"] >= 1
+    assert {k: c[k] for k in keys} == {k: f[k] for k in keys}
+
+
 def test_the_frames_have_the_documented_columns(simulated):
     _, f = simulated
     a = analyze(f, conn=0)

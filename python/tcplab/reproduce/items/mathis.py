@@ -866,8 +866,7 @@ def _s5_evaluate(ctx: Context) -> Outcome:
     rtt_err = [abs(rel(r["cap"]["mean_rtt_s"], r["sim"]["mean_rtt_s"])) for r in fit]
     rtt_over = [rel(r["cap"]["mean_rtt_s"], r["sim"]["mean_rtt_s"]) for r in bad]
     gp_err = [abs(rel(r["cap"]["goodput_bps"], r["sim"]["goodput_bps"])) for r in runs]
-    episodes = [abs((r["cap"]["ca_events"] + r["cap"]["non_ca_events"]) - (r["sim"]["ca_events"]
-                                                                          + r["sim"]["non_ca_events"])) for r in runs]
+    differ = [r for r in runs if any(r["cap"][k] != r["sim"][k] for k in ("ca_events", "non_ca_events", "timeouts"))]
     p_span = max(r["cap"]["p"] for r in fit) / min(r["cap"]["p"] for r in fit if r["cap"]["p"] > 0)
     inflation = float(np.median([r["cap"]["mean_rtt_s"] / r["cap"]["min_rtt_s"] for r in bad]))
     few_ca = float(np.median([r["cap"]["ca_events"] for r in bad]))
@@ -920,9 +919,12 @@ def _s5_evaluate(ctx: Context) -> Outcome:
         f"them time out, and C scatters {spread_bad / spread_fit:.1f} times as widely: too few congestion signals "
         "in 100 s for a measure of p, as the paper says of its Fig. 11. The capture's instruments agree with the "
         f"sender's (p: median {pct(float(np.median(p_err)))}, worst {pct(max(p_err))}; the mean RTT within "
-        f"{pct(max(rtt_err))} on the RED path); the loss episodes differ by at most {max(episodes)} per transfer, "
-        "where the capture cannot tell the retransmission timer from ACK-clocked repair (docs/pcap.md, 'Where "
-        "the capture cannot tell'). On the over-buffered path the capture's mean RTT is "
+        f"{pct(max(rtt_err))} on the RED path); "
+        + (f"{len(differ)} of {len(runs)} transfers count a timeout as a CA event, where the capture cannot tell the "
+           "retransmission timer from ACK-clocked repair (docs/pcap.md, 'Where the capture cannot tell'), the "
+           "others give the sender's counts exactly. " if differ else
+           f"all {len(runs)} transfers give the sender's CA events, non-CA events and timeouts exactly. ")
+        + "On the over-buffered path the capture's mean RTT is "
         f"{pct(min(rtt_over))} to {pct(max(rtt_over))} from the sender's: the sender (without timestamps) times "
         "one segment per round trip, the capture every ACK that advances the window, and there the RTT swings "
         "from under 0.1 s to 1.6 s within a transfer, so the two means weigh its phases differently.")

@@ -52,7 +52,7 @@ pub struct DirCounters {
 }
 
 /// A send this soon after an ACK answers it (a host's processing time; 0 in a simulation).
-const ACK_CLOCKED_NS: f64 = 250e3;
+const ACK_CLOCKED_NS: f64 = 50e3;
 
 #[derive(Clone, Copy, Debug)]
 struct Episode {
@@ -115,6 +115,8 @@ pub struct Direction {
     have_srtt: bool,
     /// The smallest RTT sample so far (ns): the path without its queues.
     min_rtt: f64,
+    /// snd_max at the last timeout: the end of the sender's recovery after it.
+    rto_recover: i64,
     flight_since: u64,
     pub total_segments: u64,
     pub c: DirCounters,
@@ -203,6 +205,11 @@ impl Direction {
                         self.c.rto_sum_ns += (now - since) as u128;
                     }
                     self.signal(false, inside);
+                    // The sender's recovery after a timeout runs to what it had sent by then
+                    // (RFC 6582 Sec. 4's `recover`); its repairs up to there signal nothing new,
+                    // even after the episode (which ends where its first signal's recovery
+                    // does, as the sender's instruments count it) has closed.
+                    self.rto_recover = self.rto_recover.max(self.snd_max);
                     self.last_timeout_episode = true;
                     // The timer restarts: a repeated timeout is measured from here.
                     self.last_ack_ns = Some(now);
@@ -280,6 +287,7 @@ impl Direction {
             return RtxCause::Timeout;
         }
         match self.episode {
+            None if self.snd_una < self.rto_recover => RtxCause::Recovery,
             None => RtxCause::Fast,
             // Reno leaves recovery on a partial ACK and halves again at the third duplicate;
             // a SACK sender (RFC 6675, Linux) stays in its recovery until `recover`.

@@ -53,7 +53,8 @@ def _evaluate(ctx: Context) -> Outcome:
         where = f"node {int(min(range(n), key=lambda j: s_i[j])) + 1}" if min(s_i) < s else "bottleneck"
         sim = []
         for _ in KINDS:
-            sim.append(ctx.rows(i)["goodput_bps"][0] / 1e3)
+            # In 512-byte packets, as the model counts them (goodput counts the 472 payload bytes).
+            sim.append(ctx.rows(i)["goodput_bps"][0] * SIZE / (SIZE - 40) / 1e3)
             i += 1
         full[n], two[n], one[n] = sim
         model[n] = float(mb.throughput(MU, T, 20, mu_p, b_p, SIZE)) / 1e3
@@ -85,7 +86,8 @@ def _evaluate(ctx: Context) -> Outcome:
         "crates/tcplab-sim/tests/networks.rs asserts this rule for n = 1..8. The paper's figure is a plot without a table, so the check is on its shape, "
         "not on its values.")
     notes = ("T = 560 ms, mu = 1.5 Mbit/s, B = 20, n nodes before it with mu_i = 2 mu - i mu/(n+1) and B_i = 17, "
-             "512-byte packets, Tahoe, an ACK per packet, 3000 s (first 100 s warm-up), seed 1. Two-node: the "
+             "512-byte packets, Tahoe, an ACK per packet, 3000 s (first 100 s warm-up), seed 1; throughputs in "
+             "kb/s of whole 512-byte packets, as the model counts them. Two-node: the "
              "equivalent node of Eq. 2 (mu' = mu_n, B' = 8.5 n (n+3)/(n+1), rounded); one-node: the bottleneck "
              "alone. Models: `tcplab.models.multibottleneck.throughput`. The scenario file is the n = 4 chain; "
              "the item generates the others (`tcplab.reproduce.items.barakat.chain`).")

@@ -194,15 +194,7 @@ def run_tcplab(cc, delay_ms, p, seed):
                    "frto": False,
                    "tcp": {"variant": "sack", "prr": True, "rack": False}}],
     }
-    code = ("import json, sys, tcplab; r = tcplab.run(json.loads(sys.argv[1])); f = r.flows.row(0, named=True); "
-            "print('RESULT ' + json.dumps({'goodput_bps': f['goodput_bps'], 'timeouts': f['timeouts'], "
-            "'recoveries': f['loss_events'] - f['timeouts']}))")
-    out = subprocess.run([TCPLAB_PYTHON, "-c", code, json.dumps(scenario)], capture_output=True, text=True)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
-    if line is None:
-        sys.stderr.write(out.stderr[-4000:])
-        raise SystemExit(f"tcplab run {cc} {delay_ms} ms p={p} seed {seed} failed")
-    return json.loads(line[len("RESULT "):])
+    return run_tcplab_scenario(scenario)
 
 
 def periodic_scenario(cc, delay_ms, every, full_linux):

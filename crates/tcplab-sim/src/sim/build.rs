@@ -97,6 +97,7 @@ impl Simulation {
         let mut sim = Simulation {
             q: EventQueue::new(),
             links: topo.links,
+            rings: Default::default(),
             routes: topo.routes,
             flows,
             link_snapshots: Vec::new(),

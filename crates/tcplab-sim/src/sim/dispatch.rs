@@ -44,7 +44,7 @@ impl Simulation {
     pub(super) fn dispatch(&mut self, now: SimTime, ev: Event) {
         match ev {
             Event::TxDone { link } => {
-                let next = self.links[link as usize].tx_done(now);
+                let next = self.links[link as usize].tx_done(now, &mut self.rings);
                 if self.emulating {
                     self.dropped_at_dequeue(link);
                 }
@@ -65,7 +65,7 @@ impl Simulation {
             Event::Deliver { link } => {
                 let l = &mut self.links[link as usize];
                 let node = l.to;
-                let (pkt, next) = l.deliver();
+                let (pkt, next) = l.deliver(&mut self.rings);
                 self.q.continue_stream(next);
                 self.trace.packet(now, link, PacketEventKind::Receive, &pkt, None);
                 self.trace.captures.delivered(now, link, &pkt);
@@ -153,7 +153,7 @@ impl Simulation {
         );
         self.trace.captures.offered(now, link, &pkt);
         let l = &mut self.links[link as usize];
-        let offer = l.offer(self.q.key(), pkt);
+        let offer = l.offer(self.q.key(), pkt, &mut self.rings);
         if self.emulating {
             match offer {
                 Offer::Lost => self.dropped_outside(&pkt),

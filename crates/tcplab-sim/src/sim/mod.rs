@@ -63,6 +63,8 @@ pub use external::Arrival;
 pub struct Simulation {
     q: EventQueue,
     links: Vec<Link>,
+    /// Emptied packet rings the links share (`net::link::RingPool`).
+    rings: crate::net::link::RingPool,
     routes: crate::net::topology::Routes,
     flows: Vec<Flow>,
     /// The links' counters when the measurement window opened (empty until then).

@@ -118,6 +118,21 @@ impl Simulation {
                 }
             })
             .collect();
+        let flows_ref = &self.flows;
+        let traffic = self.bg.results(
+            |i| {
+                let f = &flows_ref[i as usize];
+                f.counters().since(&f.snapshot)
+            },
+            window_ns,
+        );
+        // What is not read below is freed before the links' rows are built, so the results
+        // do not add to the peak memory of a run of many flows: the endpoints, the pending
+        // events and the spare packet rings.
+        let events = self.q.processed();
+        self.flows = Vec::new();
+        self.q = crate::engine::EventQueue::new();
+        self.rings = Default::default();
         let zero = LinkCounters::default();
         let links = self
             .links
@@ -168,20 +183,12 @@ impl Simulation {
                 in_link: l.in_link(),
             })
             .collect();
-        let flows_ref = &self.flows;
-        let traffic = self.bg.results(
-            |i| {
-                let f = &flows_ref[i as usize];
-                f.counters().since(&f.snapshot)
-            },
-            window_ns,
-        );
         RunResult {
             seed: self.seed,
             duration_s: stop.secs_f64(),
             warmup_s: self.warmup.secs_f64(),
             window_s: window_ns as f64 * 1e-9,
-            events: self.q.processed(),
+            events,
             flows,
             traffic,
             links,

@@ -132,11 +132,11 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
     let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
     match f.algorithm() {
         Algorithm::None => CongestionControl::None(NoControl { rwnd: f.rwnd.0 }),
-        Algorithm::Bbr => CongestionControl::Bbr(Bbr::new(BbrConfig {
+        Algorithm::Bbr => CongestionControl::Bbr(Box::new(Bbr::new(BbrConfig {
             mss,
             initial_window: f.initial_window as u64 * mss,
-        })),
-        Algorithm::Cubic => CongestionControl::Cubic(Cubic::new(CubicConfig {
+        }))),
+        Algorithm::Cubic => CongestionControl::Cubic(Box::new(Cubic::new(CubicConfig {
             mss,
             initial_window: f.initial_window as u64 * mss,
             initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
@@ -158,7 +158,7 @@ pub fn cc_for(f: &FlowSpec) -> CongestionControl {
                     limit: opts.abc_limit.unwrap_or(2),
                 },
             },
-        })),
+        }))),
         Algorithm::Aimd => CongestionControl::Aimd(Aimd::new(AimdConfig {
             mss,
             initial_window: f.initial_window as u64 * mss,

@@ -276,7 +276,7 @@ mod tests {
             interval: SimTime::from_ms(100),
             maxpacket,
         };
-        Queue::new(Discipline::Codel(Codel::new(limit, p)))
+        Queue::new(Discipline::Codel(Box::new(Codel::new(limit, p))))
     }
 
     fn vars(q: &Queue) -> CodelVars {

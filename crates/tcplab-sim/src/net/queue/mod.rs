@@ -28,11 +28,11 @@ use crate::time::SimTime;
 // (registry.rs says what it generates).
 disciplines! {
     droptail::DropTail = "droptail", "Drop the arrival when the buffer is full.";
-    red::Red = "red" { red }, "Random Early Detection (Floyd & Jacobson 1993), options in `red`.";
-    random_drop::RandomDrop = "random_drop", "When full, drop a waiting packet chosen uniformly.";
+    red::Red = "red" { red } boxed, "Random Early Detection (Floyd & Jacobson 1993), options in `red`.";
+    random_drop::RandomDrop = "random_drop" boxed, "When full, drop a waiting packet chosen uniformly.";
     drop_front::DropFront = "drop_front", "When full, drop the packet at the head of the queue.";
-    codel::Codel = "codel" { codel }, "CoDel (RFC 8289), options in `codel`.";
-    fq_codel::FqCodel = "fq_codel" { fq_codel }, "FQ-CoDel (RFC 8290), options in `fq_codel`.";
+    codel::Codel = "codel" { codel } boxed, "CoDel (RFC 8289), options in `codel`.";
+    fq_codel::FqCodel = "fq_codel" { fq_codel } boxed, "FQ-CoDel (RFC 8290), options in `fq_codel`.";
 }
 
 /// A queue's capacity, in packets or in bytes.

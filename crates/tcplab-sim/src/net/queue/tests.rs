@@ -101,10 +101,10 @@ fn drop_from_front_with_bytes_drops_the_arrival_if_the_head_is_too_small() {
 
 #[test]
 fn random_drop_victim_is_the_streams_uniform_choice() {
-    let mut q = Queue::new(Discipline::RandomDrop(RandomDrop::new(
+    let mut q = Queue::new(Discipline::RandomDrop(Box::new(RandomDrop::new(
         Limit::Packets(4),
         Stream::new(5, "queue:x"),
-    )));
+    ))));
     for s in 0..4 {
         assert!(q.offer(T0, pkt(s, 1000)).is_none());
     }
@@ -126,10 +126,10 @@ fn random_drop_victim_is_the_streams_uniform_choice() {
 
 #[test]
 fn random_drop_spreads_victims_uniformly_over_positions() {
-    let mut q = Queue::new(Discipline::RandomDrop(RandomDrop::new(
+    let mut q = Queue::new(Discipline::RandomDrop(Box::new(RandomDrop::new(
         Limit::Packets(5),
         Stream::new(9, "queue:y"),
-    )));
+    ))));
     for s in 0..5 {
         q.offer(T0, pkt(s, 1000));
     }
@@ -148,7 +148,7 @@ fn random_drop_spreads_victims_uniformly_over_positions() {
 fn red_with(p: RedParams, limit: Limit) -> Queue {
     // 8 Mbit/s: a 1000-byte packet takes exactly 1 ms.
     let d = Red::new(limit, p, 8_000_000, Stream::new(3, "queue:red"));
-    Queue::new(Discipline::Red(d))
+    Queue::new(Discipline::Red(Box::new(d)))
 }
 
 fn params(w_q: f64, min_th: f64, max_th: f64, max_p: f64, gentle: bool) -> RedParams {

@@ -188,6 +188,8 @@ impl Topology {
                 check(format!("traffic[{g}]"), e)?;
             }
         }
+        // The vector grew by doubling: give back the unused part (up to half of 40,000 links).
+        b.links.shrink_to_fit();
         Ok(Topology {
             node_names: b.node_names,
             links: b.links,

@@ -253,10 +253,11 @@ macro_rules! controllers {
 controllers! {
     /// Jacobson & Karels' additive increase, multiplicative decrease, with their d and u.
     Aimd(Aimd),
-    /// CUBIC (RFC 9438).
-    Cubic(Cubic),
+    /// CUBIC (RFC 9438). Boxed, as BBR: their states (HyStart's, BBR's filters) would make
+    /// every sender, AIMD's included, as large as the largest (384 bytes instead of 56).
+    Cubic(Box<Cubic>),
     /// BBR v1 (Linux's tcp_bbr.c).
-    Bbr(Bbr),
+    Bbr(Box<Bbr>),
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None(NoControl),
 }

@@ -378,6 +378,7 @@ impl Link {
 
     /// The oldest propagating packet reaches the far end; with the key of the next one's
     /// Deliver, if another is propagating.
+    #[inline]
     pub fn deliver(&mut self, rings: &mut RingPool) -> (Packet, Option<Key>) {
         self.counters.delivered += 1;
         let (_, p) = self

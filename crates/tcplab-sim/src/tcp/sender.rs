@@ -396,7 +396,7 @@ impl Sender {
         c.signal_loss(LossSignal::Timeout);
         c.rtt.back_off();
         c.rto_deadline = Some(c.rtt.deadline(now));
-        self.recovery.on_timeout(c);
+        self.recovery.on_timeout(c, now, out);
         self.send(now, out);
         self.core.record_trace(now);
     }

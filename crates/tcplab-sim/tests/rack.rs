@@ -183,3 +183,88 @@ fn reordering_within_the_window_is_not_a_loss_and_beyond_it_is() {
     let r = rack_state(&s);
     assert_eq!((r.reo_wnd_mult, r.reo_wnd_persist), (2, 16));
 }
+
+/// RFC 8985 Sec. 6.3, driven by hand with timestamps (an RTT sample on every ACK): IW 10 at
+/// t = 0; nine ACKs at 100 ms acknowledge segments 0-8 (RTT 100 ms each: SRTT 100 ms, RTTVAR
+/// 50 ms x (3/4)^8 = 5.005644 ms, RTO = 120.022576 ms with min_rto 10 ms) and slow start
+/// sends segments 10-27 at 100 ms. The loss probe (PTO = 2 SRTT = 200 ms, capped by the RTO
+/// at 220.022576 ms) sends new segment 28 and re-arms the RTO, which fires at 340.045152 ms.
+/// RACK.rtt is 100 ms (segment 8) and RACK.reo_wnd 25 ms (min_RTT / 4, as computed at the
+/// last ACK): segment 9 (snd_una) is lost, so are 10-27 (sent 240 ms ago), but not 28, sent
+/// 120.022576 ms ago. Only segment 9 is retransmitted (cwnd 1 segment, ssthresh 10000).
+fn rack_after_rto() -> (Sender, Vec<Segment>) {
+    let text = one_hop(
+        "tcp = { variant = \"sack\", rack = true }\ninitial_window = 10\ntimestamps = true\nmin_rto = \"10ms\"",
+        &[],
+        "1s",
+    );
+    let sc = tcplab_sim::load(&text, &[]).unwrap();
+    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
+    let mut out = vec![];
+    s.start(SimTime::ZERO, &mut out);
+    assert_eq!(out.len(), 10);
+    for k in 1..=9 {
+        let mut a = Segment::ack(k * 1000, 52);
+        a.ts_ecr = SimTime::ZERO;
+        s.on_ack(SimTime::from_ms(100), &a, &mut out);
+    }
+    assert_eq!(out.len(), 28);
+    assert_eq!(s.core.rtt.rto(), SimTime::from_ns(120_022_576));
+    let pto = SimTime::from_ns(220_022_576);
+    assert_eq!(s.deadline(), Some(pto));
+    s.on_timer(pto, &mut out);
+    assert_eq!((out.len(), out[28].seq, out[28].retransmit), (29, 28_000, false));
+    let rto = SimTime::from_ns(340_045_152);
+    assert_eq!(s.deadline(), Some(rto));
+    s.on_timer(rto, &mut out);
+    (s, out)
+}
+
+fn lost_marks(s: &Sender) -> Vec<u64> {
+    let sb = s.core.sb.as_ref().unwrap();
+    sb.segments()
+        .iter()
+        .filter(|g| g.lost)
+        .map(|g| g.start / 1000)
+        .collect()
+}
+
+#[test]
+fn after_an_rto_rack_marks_only_what_was_sent_more_than_rack_rtt_plus_reo_wnd_ago() {
+    let (mut s, mut out) = rack_after_rto();
+    assert_eq!(out.len(), 30);
+    assert_eq!((out[29].seq, out[29].retransmit), (9000, true));
+    assert_eq!((s.core.win.cwnd, s.core.win.ssthresh), (1000, 10_000));
+    assert_eq!(lost_marks(&s), (10..28).collect::<Vec<_>>());
+    // Segment 28's SACK arrives at 345 ms (the probe was delivered): nothing is sent (cwnd
+    // 1 segment, the retransmission in flight).
+    let mut a = Segment::ack(9000, 52);
+    a.ts_ecr = SimTime::from_ns(220_022_576);
+    a.sack.n = 1;
+    a.sack.blocks[0] = (19_000, 20_000);
+    s.on_ack(SimTime::from_ms(345), &a, &mut out);
+    assert_eq!(out.len(), 30);
+    // Segment 9's ACK at 440.045152 ms: slow start gives cwnd 2 segments and the pipe is
+    // empty, so the first two marked segments, 10 and 11, go out at once.
+    a.ack = 10_000;
+    a.ts_ecr = SimTime::from_ns(340_045_152);
+    a.sack.blocks[0] = (18_000, 19_000);
+    s.on_ack(SimTime::from_ns(440_045_152), &a, &mut out);
+    let sent: Vec<(u64, bool)> = out[30..].iter().map(|p| (p.seq / 1000, p.retransmit)).collect();
+    assert_eq!(sent, vec![(10, true), (11, true)]);
+    assert_eq!(s.core.win.cwnd, 2000);
+}
+
+#[test]
+fn after_an_rto_rack_marks_the_rest_once_a_later_transmission_is_delivered() {
+    // Without segment 28's SACK, segment 9's ACK at 440.045152 ms makes RACK.xmit_ts the
+    // retransmission's (340.045152 ms): segment 28, sent before it, is lost since 220.022576
+    // + 100 ms + reo_wnd 0 (RTO recovery, no reordering seen) = 320.022576 ms.
+    let (mut s, mut out) = rack_after_rto();
+    let mut a = Segment::ack(10_000, 40);
+    a.ts_ecr = SimTime::from_ns(340_045_152);
+    s.on_ack(SimTime::from_ns(440_045_152), &a, &mut out);
+    let sent: Vec<(u64, bool)> = out[30..].iter().map(|p| (p.seq / 1000, p.retransmit)).collect();
+    assert_eq!(sent, vec![(10, true), (11, true)]);
+    assert_eq!(lost_marks(&s), (12..29).collect::<Vec<_>>());
+}

@@ -119,9 +119,9 @@ pub struct FlowSpec {
     /// RFC 3042 limited transmit.
     #[serde(default)]
     pub limited_transmit: bool,
-    /// F-RTO (RFC 5682 Sec. 2.1): after a first timeout, send new data on the first ACK; if
-    /// the second ACK also acknowledges new data the timeout was spurious and the window is
-    /// restored (default false).
+    /// F-RTO (RFC 5682: Sec. 2.1, or Sec. 3 with `sack`): after a timeout, send new data on
+    /// the first ACK that advances; if the next ACK acknowledges data never retransmitted the
+    /// timeout was spurious and the window is restored (default false).
     #[serde(default)]
     pub frto: bool,
     /// Retransmitting the first unacknowledged segment restarts the retransmission timer with

@@ -117,8 +117,10 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
     let rack = t.rack.unwrap_or(false);
     let mut s = Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f));
     if let Some(sb) = &mut s.core.sb {
-        // RACK reads the segments each ACK delivers (RFC 8985 Sec. 6.2 steps 2-3).
-        sb.log_delivered = rack;
+        // RACK reads the segments each ACK delivers (RFC 8985 Sec. 6.2 steps 2-3); so does
+        // the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was never-retransmitted data
+        // acknowledged?).
+        sb.log_delivered = rack || f.frto;
     }
     s
 }

@@ -35,7 +35,8 @@ pub struct SenderConfig {
     pub idle_restart: bool,
     /// Keep a SACK scoreboard (SACK-based variants).
     pub sack: bool,
-    /// F-RTO (RFC 5682 Sec. 2.1): detect a spurious retransmit timeout and undo it.
+    /// F-RTO (RFC 5682 Sec. 2.1; Sec. 3 with a SACK scoreboard): detect a spurious retransmit
+    /// timeout and undo it.
     pub frto: bool,
     /// Linux: retransmitting snd_una's segment restarts the retransmission timer (RFC 6298
     /// Sec. 5.3 restarts it only on ACKs of new data).

@@ -115,8 +115,12 @@ struct LinuxCa {
 ///   round minimum RTT >= the last round's + clamp(last / 8, 4 ms, 16 ms) enters Conservative
 ///   Slow Start, which grows by a quarter of slow start's increase (CSS_GROWTH_DIVISOR 4);
 ///   a round minimum (after 8 samples) below the one that entered CSS returns to slow start;
-///   after CSS_ROUNDS (5) rounds in CSS, ssthresh = cwnd. Applied in every slow start, after
-///   a timeout too, as Linux's HyStart is.
+///   after CSS_ROUNDS (5) rounds in CSS, ssthresh = cwnd. Slow start counts bytes with L = 8
+///   segments per ACK (Sec. 4.3: a sender that does not pace), in CSS a quarter of that. Only
+///   in the initial slow start, while ssthresh has its initial value (Sec. 4.3's SHOULD): a
+///   loss in slow start or CSS sets ssthresh and ends it, and the slow start after a timeout
+///   is standard (up to the ssthresh the timeout set). A round ends with the first ACK beyond
+///   the data outstanding when it began (windowEnd).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HyStart {
     Off,
@@ -130,6 +134,9 @@ const HYSTART_ACK_DELAY: SimTime = SimTime::from_ms(1);
 const N_RTT_SAMPLE: u32 = 8;
 const CSS_GROWTH_DIVISOR: u64 = 4;
 const CSS_ROUNDS: u32 = 5;
+/// RFC 9406 Sec. 4.3: L, the most slow start may grow per ACK, in segments, for a sender that
+/// does not pace (infinity for one that does).
+const HYSTART_PP_L: u32 = 8;
 
 /// clamp(rtt / 8, 4 ms, 16 ms): the RTT increase that counts (Linux's
 /// `HYSTART_DELAY_THRESH`, RFC 9406's RttThresh).
@@ -351,15 +358,15 @@ impl Cubic {
                 if x.samples < N_RTT_SAMPLE {
                     return;
                 }
-                let (Some(cur), Some(last)) = (x.round_min, x.last_round_min) else {
-                    return;
-                };
-                match x.css_baseline {
-                    None if cur >= last.saturating_add(delay_thresh(last)) => {
+                let Some(cur) = x.round_min else { return };
+                match (x.css_baseline, x.last_round_min) {
+                    // Sec. 4.2: in CSS, only the round's minimum against the baseline counts
+                    // (lastRoundMinRTT need not be valid).
+                    (Some(base), _) if cur < base => x.css_baseline = None,
+                    (None, Some(last)) if cur >= last.saturating_add(delay_thresh(last)) => {
                         x.css_baseline = Some(cur);
                         x.css_rounds = 0;
                     }
-                    Some(base) if cur < base => x.css_baseline = None,
                     _ => {}
                 }
             }
@@ -518,16 +525,31 @@ impl Controller for Cubic {
             return;
         }
         let mss = self.cfg.mss;
+        // RFC 9406 Sec. 4.3: HyStart++ only in the initial slow start, while ssthresh is at
+        // its initial value (not after a loss or a timeout; after an idle restart, which Sec.
+        // 4.3 allows, yes).
+        let hystart_pp = self.cfg.hystart == HyStart::Rfc9406 && w.ssthresh == self.cfg.initial_ssthresh;
         // RFC 9406: an ACK grows the window by the rule in force when it arrived.
-        let in_css = self.exit.css_baseline.is_some();
-        if w.cwnd < w.ssthresh && self.cfg.hystart != HyStart::Off {
+        let in_css = hystart_pp && self.exit.css_baseline.is_some();
+        let exit_on = match self.cfg.hystart {
+            HyStart::Off => false,
+            HyStart::Linux => true,
+            HyStart::Rfc9406 => hystart_pp,
+        };
+        if w.cwnd < w.ssthresh && exit_on {
             self.slow_start_exit(w, ack);
         }
         if w.cwnd < w.ssthresh {
             let before = w.cwnd;
             // Slow start, stopping at ssthresh; what is left of a byte-counted ACK goes on to
-            // congestion avoidance.
-            match self.cfg.growth {
+            // congestion avoidance. HyStart++ counts bytes with L = 8 (RFC 9406 Sec. 4.3, a
+            // sender that does not pace, as CUBIC here never does).
+            let growth = if hystart_pp {
+                Growth::Abc { limit: HYSTART_PP_L }
+            } else {
+                self.cfg.growth
+            };
+            match growth {
                 Growth::PerAck => w.cwnd += mss.min(w.ssthresh - w.cwnd),
                 Growth::Abc { limit } => {
                     let rest = byte_counted_slow_start(w, ack.acked, limit, mss);
@@ -876,6 +898,83 @@ mod tests {
         let (w, after) = slow_start(&mut c, 6, 3_000, |r| if r == 3 { 120_000 } else { 100_000 });
         assert_eq!(after, [20_000, 40_000, 80_000, 106_000, 206_000, 412_000]);
         assert_eq!(w.ssthresh, u64::MAX / 4);
+    }
+
+    #[test]
+    fn hystart_plus_plus_is_not_used_after_a_timeout() {
+        // RFC 9406 Sec. 4.3: only the initial slow start. After a timeout (ssthresh 0.7 x 100
+        // segments) slow start doubles the window every round although round 3's RTT (200 ms)
+        // is far above round 2's (100 ms + 12.5 ms): 2, 4, 8, 16, 32, 64 segments. (Used after
+        // the timeout too, round 3's 8th sample entered CSS and round 4 would end at 20.)
+        let mut c = with_hystart(true, HyStart::Rfc9406);
+        let mut w = c.on_timeout(
+            Window {
+                cwnd: 100 * MSS,
+                ssthresh: u64::MAX / 4,
+            },
+            &loss(100 * MSS),
+            false,
+        );
+        assert_eq!((w.cwnd, w.ssthresh), (1000, 70_000));
+        let (mut n, mut after) = (1, vec![]);
+        for r in 0..6 {
+            let rtt = if r >= 3 { 200_000 } else { 100_000 };
+            n = round(&mut c, &mut w, r * 1_000_000, n, 3_000, rtt);
+            after.push(w.cwnd);
+        }
+        assert_eq!(after, [2000, 4000, 8000, 16_000, 32_000, 64_000]);
+    }
+
+    #[test]
+    fn hystart_plus_plus_leaves_css_on_a_low_round_even_after_a_round_without_samples() {
+        // CSS entered in round 3 (120 ms, baseline 120 ms) as in the test above; round 4's
+        // ACKs carry no RTT sample (lastRoundMinRTT becomes invalid), round 5's are back at
+        // 100 ms: its 8th sample is below the baseline, which is all Sec. 4.2 asks in CSS, so
+        // slow start resumes: 132.5 + 8 x 0.25 + 124 = 258.5 segments (165.5 staying in CSS).
+        let mut c = with_hystart(true, HyStart::Rfc9406);
+        let mut w = opened();
+        let mut n = 10;
+        let mut after = vec![];
+        for r in 0..6 {
+            let rtt = match r {
+                3 => Some(120_000),
+                4 => None,
+                _ => Some(100_000),
+            };
+            let mut sent = 0;
+            for i in 0..n {
+                let rest = n - i - 1;
+                let a = Ack {
+                    now: SimTime::from_us(r * 1_000_000 + i * 3_000),
+                    acked: MSS,
+                    rtt: rtt.map(SimTime::from_us),
+                    flight: (rest + sent) * MSS,
+                    recovering: false,
+                };
+                c.on_ack(&mut w, &a);
+                sent = sent.max((w.cwnd / MSS).saturating_sub(rest));
+            }
+            n = sent;
+            after.push(w.cwnd);
+        }
+        assert_eq!(after, [20_000, 40_000, 80_000, 106_000, 132_500, 258_500]);
+    }
+
+    #[test]
+    fn hystart_plus_plus_slow_start_grows_at_most_eight_segments_per_ack() {
+        // RFC 9406 Sec. 4.3, L = 8 for a sender that does not pace: an ACK of 20 segments grows
+        // the window by 8 (10 -> 18 segments), whatever the flow's own byte-counting limit
+        // (65535 here, as in profile = "linux"); without HyStart++ by all 20.
+        let mut c = with_hystart(true, HyStart::Rfc9406);
+        c.cfg.growth = Growth::Abc { limit: 65535 };
+        let mut w = opened();
+        c.on_ack(&mut w, &ack(100, 20 * MSS, Some(100)));
+        assert_eq!(w.cwnd, 18_000);
+        let mut c = with_hystart(true, HyStart::Off);
+        c.cfg.growth = Growth::Abc { limit: 65535 };
+        let mut w = opened();
+        c.on_ack(&mut w, &ack(100, 20 * MSS, Some(100)));
+        assert_eq!(w.cwnd, 30_000);
     }
 
     fn linux_style(c: f64) -> Cubic {

@@ -83,9 +83,31 @@ impl LossRecovery {
         each!(self, v => v.on_new_ack(core, cc, now, acked, out))
     }
 
-    /// The retransmit timer fired; the congestion control has already set the window.
-    pub fn on_timeout(&mut self, core: &mut SenderCore) {
-        each!(self, v => v.on_timeout(core))
+    /// The retransmit timer fired; the congestion control has already set the window and
+    /// snd_nxt is back at snd_una. The SACK recovery with RACK marks losses instead (RFC 8985
+    /// Sec. 6.3) and retransmits snd_una's segment itself.
+    pub fn on_timeout(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
+        match self {
+            LossRecovery::Sack(v) => v.on_timeout(core, now, out),
+            LossRecovery::Bsd43(v) => v.on_timeout(core),
+            LossRecovery::Tahoe(v) => v.on_timeout(core),
+            LossRecovery::Reno(v) => v.on_timeout(core),
+            LossRecovery::NewReno(v) => v.on_timeout(core),
+            LossRecovery::Fack(v) => v.on_timeout(core),
+        }
+    }
+
+    /// Does the RTO recovery retransmit only what is marked lost (RACK) rather than go back
+    /// to snd_una?
+    pub fn marks_after_timeout(&self) -> bool {
+        matches!(self, LossRecovery::Sack(v) if v.marks_after_timeout())
+    }
+
+    /// A timeout found spurious (F-RTO) is undone: RACK's marks and RTO recovery end.
+    pub fn undo_timeout(&mut self, core: &mut SenderCore) {
+        if let LossRecovery::Sack(v) = self {
+            v.undo_timeout(core)
+        }
     }
 
     /// Sends what the variant's window allows.

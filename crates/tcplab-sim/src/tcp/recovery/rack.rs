@@ -17,10 +17,13 @@
 //!   find a tail loss without a timeout. A retransmitted probe whose ACK goes past it with no
 //!   D-SACK repaired a real loss, and the congestion control reacts once (Sec. 7.4).
 //!
+//! * **After an RTO** (Sec. 6.3, `mark_losses_on_rto`): the first unacknowledged segment is
+//!   lost, every other one only if RACK.rtt + RACK.reo_wnd has passed since it was sent; the
+//!   RTO recovery then retransmits what is marked, as a fast recovery does, instead of going
+//!   back to snd_una over every unSACKed segment.
+//!
 //! Departures, said here once: min_RTT is the minimum over the connection (Linux keeps a
-//! 5-minute windowed minimum, `tcp_min_rtt_wlen`); after an RTO the sender goes back to
-//! snd_una over every unSACKed segment (go-back-N, as the other variants) instead of Sec.
-//! 6.3's time-based marking.
+//! 5-minute windowed minimum, `tcp_min_rtt_wlen`).
 
 use crate::tcp::sack::{Scoreboard, Seg};
 use crate::time::SimTime;
@@ -70,6 +73,8 @@ pub struct Rack {
     dsack_round: Option<u64>,
     /// The RACK reordering timer.
     pub reo_deadline: Option<SimTime>,
+    /// RACK.reo_wnd as last computed (Sec. 6.2 step 4), which the marking after an RTO uses.
+    pub reo_wnd: SimTime,
     /// After a timeout: snd_max at that moment, until the cumulative ACK reaches it (RTO
     /// recovery).
     pub rto_recovery_point: Option<u64>,
@@ -97,6 +102,7 @@ impl Default for Rack {
             reo_wnd_persist: REO_WND_PERSIST,
             dsack_round: None,
             reo_deadline: None,
+            reo_wnd: SimTime::ZERO,
             rto_recovery_point: None,
             tlp_end_seq: None,
             tlp_is_retrans: false,
@@ -230,6 +236,24 @@ impl Rack {
             }
         }
         found
+    }
+
+    /// RACK_mark_losses_on_RTO (Sec. 6.3): the segment at snd_una is lost (it was sent an RTO
+    /// ago); every other unSACKed segment is lost only if RACK.rtt + RACK.reo_wnd has passed
+    /// since it was sent (`Segment.xmit_ts + RACK.rtt + RACK.reo_wnd - Now() <= 0`). Marks
+    /// already set stay. Returns the number of segments newly marked.
+    pub fn mark_losses_on_rto(&mut self, sb: &mut Scoreboard, snd_una: u64, now: SimTime) -> u32 {
+        let mut n = 0;
+        for s in sb.segments_mut() {
+            if s.sacked || s.lost {
+                continue;
+            }
+            if s.start <= snd_una || s.xmit_ts + self.rtt + self.reo_wnd <= now {
+                s.lost = true;
+                n += 1;
+            }
+        }
+        n
     }
 
     /// Sec. 7.1: a fast or RTO recovery starts; any probe episode ends, no probe is pending.

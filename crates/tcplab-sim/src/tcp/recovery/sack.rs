@@ -259,18 +259,41 @@ impl SackRecovery {
         AckResult::SET
     }
 
-    pub fn on_timeout(&mut self, core: &mut SenderCore) {
+    /// The retransmit timer fired (the congestion control has set the window). Without RACK
+    /// the sender goes back to snd_una (go-back-N over the unSACKed segments). With RACK, RFC
+    /// 8985 Sec. 6.3: the segment at snd_una and every segment sent more than RACK.rtt +
+    /// RACK.reo_wnd ago are marked lost, the segment at snd_una is retransmitted at once (RFC
+    /// 6298 Sec. 5.4), and the RTO recovery, until snd_una reaches what was sent before the
+    /// timeout, retransmits what RACK marks (now or on later ACKs) before new data, within
+    /// cwnd against RACK's pipe, as a fast recovery does; snd_nxt stays at snd_max.
+    pub fn on_timeout(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         self.in_recovery = false;
-        if let Some(r) = &mut self.rack {
-            // RTO recovery until snd_una reaches what was sent before the timeout; go-back-N
-            // resends every unSACKed segment, so RACK's marks start over.
-            r.reset_tlp();
-            r.reo_deadline = None;
-            r.rto_recovery_point = Some(core.snd_max);
-            if let Some(sb) = &mut core.sb {
-                sb.segments_mut().for_each(|s| s.lost = false);
-            }
+        let Some(r) = &mut self.rack else { return };
+        r.reset_tlp();
+        r.reo_deadline = None;
+        r.rto_recovery_point = Some(core.snd_max);
+        let Some(sb) = &mut core.sb else { return };
+        r.mark_losses_on_rto(sb, core.snd_una, now);
+        core.snd_nxt = core.snd_max;
+        if core.snd_una < core.snd_max {
+            core.send_segment(now, core.snd_una, out);
         }
+    }
+
+    /// A timeout F-RTO found spurious is undone (Linux's `tcp_undo_cwnd_reduction` with
+    /// `unmark_loss`): RACK's marks are cleared and the RTO recovery ends.
+    pub fn undo_timeout(&mut self, core: &mut SenderCore) {
+        let Some(r) = &mut self.rack else { return };
+        r.rto_recovery_point = None;
+        if let Some(sb) = &mut core.sb {
+            sb.segments_mut().for_each(|s| s.lost = false);
+        }
+    }
+
+    /// Does the RTO recovery keep snd_nxt at snd_max and retransmit only what is marked lost
+    /// (RACK, RFC 8985 Sec. 6.3), rather than go back to snd_una?
+    pub fn marks_after_timeout(&self) -> bool {
+        self.rack.is_some()
     }
 
     /// The RACK and loss-probe timers (RFC 8985), if RACK is on.
@@ -299,9 +322,13 @@ impl SackRecovery {
         sb.delivered.clear();
         let dsack = ev.ack.sack.dsack_block(ev.ack.ack);
         r.on_dsack(core.snd_una, core.snd_max, dsack.is_some());
+        let mut leftover = false;
         if r.rto_recovery_point.is_some_and(|p| core.snd_una >= p) {
             r.rto_recovery_point = None;
             r.on_recovery_exit();
+            // Segments RACK marked during the RTO recovery and not yet retransmitted start a
+            // fast recovery (Linux: tcp_time_to_recover, "the loss is proven").
+            leftover = sb.first_rack_lost().is_some();
         }
         // Sec. 7.4: a retransmitted probe repaired a loss: the congestion control reacts once
         // (Linux: the CWR reduction, cwnd = ssthresh).
@@ -312,6 +339,9 @@ impl SackRecovery {
         }
         let was_in_recovery = self.in_recovery;
         self.rack_detect(core, cc, now, out);
+        if leftover && !self.in_recovery {
+            self.enter(core, cc, now, out);
+        }
         if was_in_recovery && self.in_recovery {
             // PRR's step after RACK's marks (Linux: tcp_fastretrans_alert, then
             // tcp_cwnd_reduction); a recovery entered on this ACK took its first step.
@@ -340,6 +370,7 @@ impl SackRecovery {
         let Some(sb) = core.sb.as_mut() else { return };
         let srtt = core.rtt.srtt();
         let reo_wnd = r.reo_wnd(self.in_recovery, sb.sacked_segments(), core.cfg.dupthresh, srtt);
+        r.reo_wnd = reo_wnd;
         let found = r.detect_loss(sb, now, reo_wnd);
         if found.lost == 0 {
             return;
@@ -412,6 +443,11 @@ impl SackRecovery {
     }
 
     pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
+        if !self.in_recovery && self.rack.as_ref().is_some_and(|r| r.rto_recovery_point.is_some()) {
+            // RFC 8985 Sec. 6.3's RTO recovery: what RACK marked lost, then new data.
+            self.send_rack_marked(core, now, out);
+            return;
+        }
         if !self.in_recovery {
             let (w, high) = (core.win.cwnd, core.snd_max);
             core.send_allowed(now, w, out);
@@ -428,24 +464,31 @@ impl SackRecovery {
         }
     }
 
+    /// NextSeg with RACK's marks: the first lost segment, then new data, while cwnd exceeds
+    /// RACK's pipe by a segment.
+    fn send_rack_marked(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
+        let mss = core.mss();
+        loop {
+            if core.paced_out(now) {
+                return;
+            }
+            let Some(sb) = core.sb.as_ref() else { return };
+            if core.win.cwnd < sb.rack_pipe() + mss {
+                return;
+            }
+            if let Some(seg) = sb.first_rack_lost() {
+                core.send_segment(now, seg.start, out);
+            } else if !core.send_new_segment(now, u64::MAX, out) {
+                return;
+            }
+        }
+    }
+
     fn send_in_recovery(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
         let (dupthresh, mss) = (core.cfg.dupthresh, core.mss());
         if self.rack.is_some() {
-            // NextSeg with RACK's marks: the first lost segment, then new data.
-            loop {
-                if core.paced_out(now) {
-                    return;
-                }
-                let Some(sb) = core.sb.as_ref() else { return };
-                if core.win.cwnd < sb.rack_pipe() + mss {
-                    return;
-                }
-                if let Some(seg) = sb.first_rack_lost() {
-                    core.send_segment(now, seg.start, out);
-                } else if !core.send_new_segment(now, u64::MAX, out) {
-                    return;
-                }
-            }
+            self.send_rack_marked(core, now, out);
+            return;
         }
         loop {
             if core.paced_out(now) {

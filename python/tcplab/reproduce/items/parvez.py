@@ -56,6 +56,269 @@ FIG6_ABLATIONS = (
 )
 
 
+# ---- The anatomy of the NewReno flow's timeouts (Figs 9, 10, 13) ------------------------------------------
+
+#: Traces of the foreground NewReno flow (flow 0): its packets on its own access and egress links
+#: (a transmission is lost when it never reaches the egress link) and ns-2's sender variables.
+TRACE_SETS = {"trace.cwnd": True, "trace.links": ["access0.fwd", "egress0.fwd"], "trace.max_points": 5_000_000}
+TRACE_KEEP = ("packets", "ns2_vars")
+#: The control: the same two ns-2 agents under Bernoulli loss (bernoulli.toml with profile = "ns2"),
+#: at an imposed rate that gives a loss event rate near the background runs' (about 3%).
+CONTROL_P = 0.04
+CONTROL_SETS = {"network.dumbbell.bottleneck.loss.p": CONTROL_P, "flows.0.profile": "ns2", "flows.1.profile": "ns2"}
+TO_CLASSES = (("b", "fewer than 3 duplicate ACKs"), ("d", "the whole window lost"),
+              ("e", "a backed-off repeat (its retransmission lost again)"),
+              ("a", "a retransmission lost in fast recovery"),
+              ("c", "the timer expiring in fast recovery (retransmission not lost)"),
+              ("f", "3 duplicate ACKs but a second fast retransmit refused (bugFix_)"))
+
+
+def _control_job() -> Job:
+    return Job(BERNOULLI, {**CONTROL_SETS, **TRACE_SETS}, traces=TRACE_KEEP)
+
+
+def _traced(job: Job) -> Job:
+    return Job(job.scenario, {**job.sets, **TRACE_SETS}, traces=TRACE_KEEP)
+
+
+def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float) -> dict:
+    """The loss events and timeouts of an ns-2 NewReno flow (flow 0) from its traces.
+
+    Loss events as the instruments count them (instruments.rs): from the first fast retransmit or
+    timeout until the ACK covers everything sent before it; a fast retransmit is the retransmission
+    of ack_ + 1 at the third duplicate ACK, a timeout a rise of backoff_. For each event starting
+    after the warm-up (and 5 s before the end, so its packets' fates are known): its window W (the
+    packets outstanding, maxseq_ - ack_) and its losses m (those of them whose last transmission
+    never reached the egress link). Each first timeout (backoff_ 1 -> 2) is classed by the state
+    before it; later ones in a row are backed-off repeats. Eq. 24's rule on an event's own (W, m):
+    a timeout if m > W - 3 (Eq. 22), else with probability 1 - (1 - p)^(mW/2) (Eq. 23)."""
+    import bisect
+    import collections
+
+    import numpy as np
+    import polars as pl
+
+    v = ns2_vars.filter(pl.col("flow") == 0).sort("time_ns")
+    pk = packets.filter((pl.col("flow") == 0) & (pl.col("kind") == "data"))
+    sends = pk.filter((pl.col("link_name") == "access0.fwd") & (pl.col("event") == "enqueue")).sort("time_ns")
+    recvs = pk.filter((pl.col("link_name") == "egress0.fwd") & (pl.col("event") == "receive")).sort("time_ns")
+    series = {str(k[0]): (g["time_ns"].to_numpy(), g["value"].to_numpy())
+              for k, g in v.group_by(["var"], maintain_order=True)}
+
+    def before(var, t):
+        ts, vs = series[var]
+        i = np.searchsorted(ts, t, side="left") - 1
+        return vs[i] if i >= 0 else math.nan
+
+    def after(var, t):
+        ts, vs = series[var]
+        i = np.searchsorted(ts, t, side="right") - 1
+        return vs[i] if i >= 0 else math.nan
+
+    tx = collections.defaultdict(list)
+    for t, s in zip(sends["time_ns"].to_list(), sends["seq"].to_list()):
+        tx[s].append(t)
+    arrived = set()
+    for t, s in zip(recvs["time_ns"].to_list(), recvs["seq"].to_list()):
+        k = bisect.bisect_right(tx[s], t) - 1
+        if k >= 0:
+            arrived.add((s, tx[s][k]))
+
+    def lost(s, t):  # the last transmission of packet s before t never arrived
+        k = bisect.bisect_left(tx[s], t) - 1
+        return k >= 0 and (s, tx[s][k]) not in arrived
+
+    bt, bv = series["backoff_"]
+    timeouts = [(bt[i], bv[i - 1]) for i in range(1, len(bt)) if bv[i] > bv[i - 1]]
+    to_times = [t for t, _ in timeouts]
+    frs = sorted({t for t, s, r in zip(sends["time_ns"].to_list(), sends["seq"].to_list(),
+                                        sends["retransmit"].to_list())
+                  if r and after("dupacks_", t) == 3 and before("dupacks_", t) == 2 and s == before("ack_", t) + 1})
+    at, av = series["ack_"]
+
+    def covered(level, t0):
+        i = np.searchsorted(at, t0, side="right")
+        idx = np.nonzero(av[i:] >= level)[0]
+        return at[i + idx[0]] if len(idx) else math.inf
+
+    lo, hi = warmup_s * 1e9, (end_s - 5) * 1e9
+    events, ep = [], None
+    for t, kind in sorted([(t, "FR") for t in frs] + [(t, "TO") for t in to_times]):
+        if ep is not None and ep["end"] <= t:
+            events.append(ep)
+            ep = None
+        if ep is None:
+            a, m = int(before("ack_", t)), int(before("maxseq_", t))
+            ep = {"start": t, "w": m - a, "m": sum(lost(s, t) for s in range(a + 1, m + 1)),
+                  "end": covered(m, t), "to": False}
+        ep["to"] = ep["to"] or kind == "TO"
+    if ep is not None:
+        events.append(ep)
+    events = [e for e in events if lo <= e["start"] < hi]
+
+    classes = collections.Counter()
+    wait = 0.0  # seconds the flow waited for its timers: from the last ACK of new data or timeout to each timeout
+    for t, b0 in timeouts:
+        if not lo <= t < hi:
+            continue
+        k = np.searchsorted(at, t, side="left") - 1
+        j = bisect.bisect_left(to_times, t) - 1
+        wait += (t - max(at[k] if k >= 0 else 0, to_times[j] if j >= 0 else 0)) / 1e9
+        if b0 > 1:
+            classes["e"] += 1
+            continue
+        a, m, dup = int(before("ack_", t)), int(before("maxseq_", t)), before("dupacks_", t)
+        k = bisect.bisect_left(frs, t) - 1
+        in_recovery = k >= 0 and a < before("maxseq_", frs[k]) and not any(frs[k] < x < t for x in to_times)
+        if in_recovery:
+            classes["a" if lost(a + 1, t) else "c"] += 1
+        elif dup >= 3:
+            classes["f"] += 1
+        elif m > a and all(lost(s, t) for s in range(a + 1, m + 1)):
+            classes["d"] += 1
+        else:
+            classes["b"] += 1
+
+    from tcplab.models import newreno
+
+    p = flow["loss_event_rate"]
+    w_model = math.ceil(float(newreno.window(p, p)))
+
+    def rule(w, m):
+        w = max(int(w), 1)
+        return 1.0 if m > w - 3 else 1 - (1 - p) ** (m * w / 2)
+
+    n = len(events)
+    small = [e for e in events if e["w"] <= 3]
+    timed_out = [e for e in events if e["to"]]
+    clean = [e for e in events if not e["to"]]
+
+    def mean(es, key):
+        return sum(e[key] for e in es) / len(es) if es else math.nan
+    return {"p": p, "events": n, "to_share": sum(e["to"] for e in events) / n if n else math.nan,
+            "rule_share": sum(rule(e["w"], e["m"]) for e in events) / n if n else math.nan,
+            "eq24": float(newreno.timeout_probability(p, p, w_model)), "w_model": w_model,
+            "m_mean": sum(e["m"] for e in events) / n if n else math.nan, "m_qp": 1 + p * (w_model - 1),
+            "w_mean": sum(e["w"] for e in events) / n if n else math.nan,
+            "small_share": len(small) / n if n else math.nan,
+            "m_to": mean(timed_out, "m"), "m_clean": mean(clean, "m"), "w_to": mean(timed_out, "w"),
+            "w_clean": mean(clean, "w"),
+            "timeouts": sum(classes.values()), "classes": dict(classes),
+            "wait": wait / sum(e["to"] for e in events) if any(e["to"] for e in events) else math.nan,
+            "d_to": (1 + 2 * p + 4 * p * p) * 3 * flow["mean_rtt_s"]}
+
+
+def _anatomy_of(ctx: Context, i: int) -> dict:
+    df = ctx.rows(i)
+    g = _fg(df)
+    a = timeout_anatomy(ctx.trace(i, "packets"), ctx.trace(i, "ns2_vars"), g["nr"], df["warmup"][0], df["duration"][0])
+    return {**a, "sim": g["nr"]["goodput_bps"], "model": g["model"], "e_model": g["e_model"],
+            "e_model_to_wait": _err(_model_measured_timeouts(g["nr"], a["to_share"], a["wait"]), g["nr"]["goodput_bps"])}
+
+
+def _model_measured_timeouts(f: dict, p_to: float, wait: float) -> float:
+    """Eq. 29 (W rounded up, q = p) with the measured share of loss events ending in a timeout as p_TO and
+    the measured time waiting for timers per such event in place of (1 + 2p + 4p^2) RTO, written out
+    here: (1/p + W^2 q/(1 + W q)) / (N R + p_TO (wait + (1 + log2(W/4)) R)), N = W/2 + 3/2 + (1 - p_TO)(1 + W q)."""
+    from tcplab.models import newreno
+
+    p, r = f["loss_event_rate"], f["mean_rtt_s"]
+    if not (p > 0 and r > 0 and math.isfinite(p_to) and math.isfinite(wait)):
+        return math.nan
+    w = math.ceil(float(newreno.window(p, p)))
+    n = w / 2 + 1.5 + (1 - p_to) * (1 + w * p)
+    return 8 * f["mss_bytes"] * (1 / p + w * w * p / (1 + w * p)) / (n * r + p_to * (wait + (1 + math.log2(w / 4)) * r))
+
+
+ANATOMY_HEAD = ["run", "p", "NewReno kb/s", "NewReno model kb/s (err)", "loss events",
+                "packets lost per event (q = p: Eq. 5)",
+                "lost per event / window, events ending in a timeout", "lost per event / window, the others",
+                "events at a window of 3 or less",
+                "events ending in a timeout (Eq. 24, q = p)", "Eq. 24's rule on each event's own W and m",
+                "s waiting for timers per event ending in a timeout (model: (1+2p+4p^2) 3R)",
+                "NewReno model error with the measured timeout share and waits", "timeouts"] \
+    + [f"{name}" for _, name in TO_CLASSES]
+
+
+def _anatomy_row(label: str, a: dict) -> list[str]:
+    n = a["timeouts"]
+    return [label, f"{a['p']:.4f}", f"{a['sim'] / 1e3:.0f}", f"{a['model'] / 1e3:.0f} ({a['e_model']:.0%})",
+            str(a["events"]), f"{a['m_mean']:.2f} ({a['m_qp']:.2f})",
+            f"{a['m_to']:.2f} / {a['w_to']:.1f}", f"{a['m_clean']:.2f} / {a['w_clean']:.1f}", f"{a['small_share']:.0%}",
+            f"{a['to_share']:.0%} ({a['eq24']:.0%})", f"{a['rule_share']:.0%}", f"{a['wait']:.2f} ({a['d_to']:.2f})",
+            f"{a['e_model_to_wait']:.0%}", str(n)] \
+        + [f"{a['classes'].get(c, 0)} ({a['classes'].get(c, 0) / n:.0%})" if n else "0" for c, _ in TO_CLASSES]
+
+
+def _anatomy_checks(runs: list[dict], control: dict, paper: float) -> list[Check]:
+    """What the explanation of Figs 9, 10 and 13 rests on, checked on the traced runs and the control;
+    `paper` is the figure's (smallest) average error of the NewReno model."""
+    within = sum(a["to_share"] <= a["rule_share"] + 0.05 for a in runs)
+    return [
+        Check(f"control (the same agents, Bernoulli loss {CONTROL_P:.0%}, p = {control['p']:.4f}): the NewReno "
+              "model's error with the paper's inputs", f"{control['e_model']:.1%}",
+              f"at most {paper + 0.05:.1%} (the paper's {paper:.1%} + 5 points)", control["e_model"] <= paper + 0.05),
+        Check(f"control: packets lost per loss event against q = p's (Eq. 5 with W of Eq. 14)",
+              f"{control['m_mean']:.2f} vs {control['m_qp']:.2f}", "within 0.2", abs(control["m_mean"] - control["m_qp"]) <= 0.2),
+        Check("every run: the NewReno flow's share of loss events ending in a timeout against Eq. 24's own rule on "
+              "each loss event's window W and losses m (the sender times out no more than the model's mechanism "
+              "says for the losses it gets)", f"{within} of {len(runs)} runs", "at most the rule's + 5 points in every run",
+              within == len(runs)),
+    ]
+
+
+def _anatomy_note(runs: list[dict], control: dict) -> str:
+    import collections
+
+    c = collections.Counter()
+    for a in runs:
+        c.update(a["classes"])
+    n = sum(c.values())
+
+    def share(*ks):
+        return sum(c.get(k, 0) for k in ks) / n if n else math.nan
+
+    def span(key, fmt=".0%"):
+        lo, hi = min(a[key] for a in runs), max(a[key] for a in runs)
+        return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}-{hi:{fmt}}"
+    return (
+        " How the flow's timeouts come about: the anatomy table, from the NewReno flow's traces in every run and in "
+        f"a control, the same two ns-2 agents under Bernoulli loss at {CONTROL_P:.0%}. Of its {n} timeouts over "
+        f"the runs, {share('b', 'd'):.0%} come with fewer than 3 duplicate ACKs or the whole window lost (several "
+        f"losses in a small window), {share('e'):.0%} are backed-off repeats, and only {share('a', 'c', 'f'):.0%} "
+        f"are NewReno's own recovery failing ({share('a'):.0%} a retransmission lost in fast recovery, "
+        f"{share('c'):.0%} the timer expiring in a long recovery: the ns-2 agent restarts it on every partial ACK, "
+        "Slow-but-Steady, as the model's m RTTs of recovery assume). Its loss events lose "
+        f"{span('m_mean', '.2f')} packets each, where q = p gives {span('m_qp', '.2f')} (Eq. 5 with W of Eq. 14), "
+        f"and {span('small_share')} of them come at a window of 3 or less; those that end in a timeout lose "
+        f"{span('m_to', '.1f')} packets of a window of {span('w_to', '.1f')} on average, the others "
+        f"{span('m_clean', '.1f')} of {span('w_clean', '.1f')}. Eq. 24's own rule (a timeout when more "
+        "than W - 3 of a window's W packets are lost, else with probability 1 - (1-p)^(mW/2)) applied to each "
+        f"loss event's own window and losses gives {span('rule_share')} timeouts, against the "
+        f"{span('to_share')} measured (Eq. 24 with q = p: {span('eq24')}): given the losses it gets, the sender "
+        "times out no more than the model's mechanism says. "
+        f"Under Bernoulli loss the same agents lose {control['m_mean']:.2f} packets per event (q = p: "
+        f"{control['m_qp']:.2f}), the NewReno flow times out in {control['to_share']:.0%} of its loss events at "
+        f"p = {control['p']:.4f} (Eq. 24: {control['eq24']:.0%}; {control['small_share']:.0%} of them at a window "
+        "of 3 or less, which Eq. 24, taking every loss event at the window W, leaves out), and the model with the "
+        f"paper's inputs is {control['e_model']:.1%} off its throughput. The paper names neither its ns-2 version "
+        "nor its agents' settings; ns-2's defaults since 2004 (tcpTick_ 10 ms, minrto_ 200 ms, maxburst_ 0, as "
+        "here) also have Limited Transmit (singledup_ 1), the Impatient timer (newreno_changes1_ 1) and partial "
+        "window deflation (partial_window_deflation_ 1), which the scenario's agents (the tcpVariants suite's "
+        "settings) do not; the last two act only once fast recovery has begun, so on at most the "
+        f"{share('a', 'c', 'f'):.0%} of timeouts that come in or just after it, and the Impatient timer would add "
+        "timeouts, not remove them."
+        + (" So the excess timeouts are the loss process of the congested queue, which the input q = p does not "
+           "describe: its overflows (or RED's drops at "
+           "a high average queue) take several packets of one window, and when that window is small the flow "
+           "cannot recover without a timeout; the model's q = p input does not price this. The paper reports "
+           "neither its flows' packet loss rates nor its links' drop rates for these runs and gives its background "
+           "only by its means, so how bursty its drops were cannot be rebuilt; its small errors with q = p say its "
+           "foreground flows lost about one packet per loss event or kept larger windows, which tcplab's background "
+           "at these loss event rates does not give." if any(a["to_share"] > a["eq24"] + 0.05 for a in runs) else
+           " Here the flow's timeouts are within 5 points of Eq. 24's in every run: several losses in a window cost "
+           "a timeout only when the window is small, and at these loss event rates it seldom is."))
+
 def _bursty_points(quick: bool):
     return [(p, m) for p, ms in (FIG6_QUICK if quick else FIG6).items() for m in ms]
 
@@ -256,7 +519,8 @@ def _bg_points(quick: bool):
 def _bg_jobs(quick: bool) -> list[Job]:
     sets = {"duration": "500s", "warmup": "125s"} if quick else {}
     return [Job(BACKGROUND, {**sets, "network.dumbbell.bottleneck.queue.discipline": q,
-                             "traffic.0.count": h, "traffic.1.count": f}) for q, (h, f) in _bg_points(quick)]
+                             "traffic.0.count": h, "traffic.1.count": f, **TRACE_SETS}, traces=TRACE_KEEP)
+            for q, (h, f) in _bg_points(quick)] + [_control_job()]
 
 
 def _bg_evaluate(ctx: Context) -> Outcome:
@@ -270,10 +534,17 @@ def _bg_evaluate(ctx: Context) -> Outcome:
     avg = {q: _averages(gs[q]) for q in gs}
     for q in PAPER_FIG9:
         body.append([q, "average error", ""] + _avg_cells(avg[q], PAPER_FIG9[q] + (None,)))
-    checks = [Check(f"{q}: NewReno model's average error on the NewReno flow", f"{avg[q]['e_model']:.1%}",
+    points = _bg_points(ctx.quick)
+    runs = [_anatomy_of(ctx, i) for i in range(len(points))]
+    control = _anatomy_of(ctx, len(points))
+    anatomy = [ANATOMY_HEAD] + [_anatomy_row(f"{q}, {h + f_} sources", a) for (q, (h, f_)), a in zip(points, runs)] \
+        + [_anatomy_row(f"control: Bernoulli {CONTROL_P:.0%}", control)]
+    within = {q: avg[q]["e_model"] <= PAPER_FIG9[q][0] + 0.05 for q in PAPER_FIG9}
+    checks = [Check(f"{q}: with the measured timeout share in Eq. 24's place, the NewReno model's average error "
+                    f"(with the paper's inputs: {avg[q]['e_model']:.1%})", f"{avg[q]['e_model_to']:.1%}",
                     f"at most {PAPER_FIG9[q][0] + 0.05:.1%} (the paper's {PAPER_FIG9[q][0]:.1%} + 5 points)",
-                    avg[q]["e_model"] <= PAPER_FIG9[q][0] + 0.05) for q in PAPER_FIG9]
-    ok = all(c.passed for c in checks)
+                    avg[q]["e_model_to"] <= PAPER_FIG9[q][0] + 0.05) for q in PAPER_FIG9] \
+        + _anatomy_checks(runs, control, min(v[0] for v in PAPER_FIG9.values()))
     everything = gs["droptail"] + gs["red"]
     explanation = (
         f"NewReno model average errors: drop-tail {avg['droptail']['e_model']:.1%} (paper 4.4%), RED "
@@ -284,12 +555,24 @@ def _bg_evaluate(ctx: Context) -> Outcome:
         + " The bottleneck's drop rate (link drop rate) says how heavy tcplab's background is; the paper gives "
         "neither it nor the foreground's p or timeouts, nor its HTTP model beyond the means (48 KB Pareto files "
         "with shape 1.2, 500 ms think times) and its RED parameters beyond the thresholds (1/3 and 2/3 of the "
-        "queue).")
+        "queue). With the paper's inputs the NewReno model's average error is "
+        + " and ".join(f"{avg[q]['e_model']:.1%} with {q} ({'within' if within[q] else 'beyond'} the paper's "
+                       f"{PAPER_FIG9[q][0]:.1%} + 5 points)" for q in PAPER_FIG9)
+        + ("; the full form adds 150 and 200 background sources, which take the flow to higher loss event rates "
+           "where it is not (run the full form for those rows), and the anatomy below, in every run of either "
+           "form, is what says why." if all(within.values()) else
+           "; the heavier backgrounds take the flow to higher loss event rates where the model overestimates it, "
+           "and the rest says why, from measurements.") + _anatomy_note(runs, control)
+        + " Hence \"explained\": where the model is off, the difference is in the loss process of the background "
+        "traffic, which the paper does not give enough to rebuild.")
     notes = ("15 Mbit/s bottleneck, 150-packet queue (drop-tail, or RED with thresholds at 1/3 and 2/3), two "
              "foreground flows (NewReno, Reno) with 75 ms RTT, 100-200 background sources (75% HTTP, 25% FTP, RTTs "
              "uniform in 20-460 ms, 64 KB windows), every TCP with ns-2's timers, 1000 s with the last 750 s "
-             "measured. Models as in Figs 7-8.")
-    return Outcome([head] + body, checks, explanation, agrees=ok, notes=notes,
+             "measured. Models as in Figs 7-8. Every run and a control (bernoulli.toml with both flows ns-2's "
+             f"agents, {CONTROL_P:.0%} loss) keep the NewReno flow's traces for the anatomy of its timeouts.")
+    return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,
+                   extra=[("The NewReno flow's loss events and timeouts, from its traces (timeouts after the "
+                           "warm-up, by cause)", anatomy)],
                    numbers={q: {"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"], "pftk_reno": a["e_pftk_reno"],
                                 "newreno_model_measured_timeouts": a["e_model_to"],
                                 "newreno_model_real_w": a["e_model_real_w"]} for q, a in avg.items()})
@@ -299,22 +582,7 @@ register(Item(
     "parvez-fig9", PAPER, "Fig 9", "HTTP/FTP background traffic, drop-tail and RED",
     "Two foreground flows among 100-200 HTTP and FTP background sources: the NewReno model's average error is "
     "4.4% with drop-tail and 8.9% with RED; PFTK's 20% and 9.9%.",
-    (BACKGROUND,), _bg_jobs, _bg_evaluate, quick="100 background sources only, 500 s (125 s warm-up)",
-    open="The model gets the paper's inputs (Sec. IV-A: loss events per segment sent with all losses in a window "
-         "one event, the sender's mean RTT, RTO = 3R, q = p) and is evaluated as the paper's Table IV evaluates it "
-         "(W rounded up, parvez-table4). With 100 background sources (the quick form) it is within the paper's "
-         "averages + 5 points. With 150 and 200 (the full form) it overestimates the NewReno flow by 13-34% "
-         "(averages 13.2% drop-tail, 17.2% RED; paper 4.4%, 8.9%): the flow's p is 3.4-5.3% and 34-58% of its "
-         "loss events end in a timeout, where Eq. 24 with q = p gives 15-19%; with the measured share in Eq. 24's "
-         "place the averages are 3.3% and 5.7%, within the paper's + 5 points. So the error is the timeouts. "
-         "Under Bernoulli loss (parvez-figs7-8, full form) the same sender's share stays near Eq. 24's up to p "
-         "of about 4% (10% against 13% at p = 2.3%, 24% against 17% at 3.8%) with at most 1.4 retransmissions per "
-         "loss event, so the excess timeouts come with the bursty losses of the background runs. The "
-         "PFTK / model ratio, a function of p alone on these inputs, is 1.26 with RED against the 1.01-1.21 the "
-         "paper's RED averages allow, so tcplab's RED runs are not at the paper's loss rates (with drop-tail 1.26 "
-         "against 1.15-1.26). Why tcplab's foreground loses more (the background: the paper gives its HTTP "
-         "generator's means only and no loss rates) and times out more per loss event than the paper's evidently "
-         "did is not established, and the quick form passes where the full form does not."))
+    (BACKGROUND, BERNOULLI), _bg_jobs, _bg_evaluate, quick="100 background sources only, 500 s (125 s warm-up)"))
 
 # ---- Figs 10-13: the background-traffic variations (shared parts) -----------------------------------------
 
@@ -518,8 +786,9 @@ def _multi_points(quick: bool):
 def _multi_jobs(quick: bool) -> list[Job]:
     return [Job(MULTI, {"network.dumbbell.bottleneck.queue.discipline": q,
                         "network.dumbbell.series.0.queue.discipline": q,
-                        "traffic.0.count": h, "traffic.1.count": f, "traffic.2.count": h, "traffic.3.count": f})
-            for q, (h, f) in _multi_points(quick)]
+                        "traffic.0.count": h, "traffic.1.count": f, "traffic.2.count": h, "traffic.3.count": f,
+                        **TRACE_SETS}, traces=TRACE_KEEP)
+            for q, (h, f) in _multi_points(quick)] + [_control_job()]
 
 
 def _multi_evaluate(ctx: Context) -> Outcome:
@@ -543,6 +812,14 @@ def _multi_evaluate(ctx: Context) -> Outcome:
                             f"{paper:.1%} against {paper_pf:.0%})",
                             f"{avg[q]['e_model']:.1%} vs {avg[q]['e_pftk']:.1%}", "NewReno model < PFTK",
                             avg[q]["e_model"] < avg[q]["e_pftk"]))
+    points = _multi_points(ctx.quick)
+    runs = [_anatomy_of(ctx, i) for i in range(len(points))]
+    control = _anatomy_of(ctx, len(points))
+    anatomy = [ANATOMY_HEAD] + [_anatomy_row(f"{q}, {h + f} sources per bottleneck", a)
+                                for (q, (h, f)), a in zip(points, runs)] \
+        + [_anatomy_row(f"control: Bernoulli {CONTROL_P:.0%}", control)]
+    checks += _anatomy_checks(runs, control, min(v[0] for v in PAPER_FIG10.values()))
+    worst = max(runs, key=lambda a: a["e_model"])
     everything = [g for q in gs for g in gs[q]]
     explanation = (
         f"NewReno model average errors: drop-tail {avg['droptail']['e_model']:.1%} (paper 3.4%), RED "
@@ -550,14 +827,22 @@ def _multi_evaluate(ctx: Context) -> Outcome:
         f"{avg['red']['e_pftk']:.1%} (paper 25% and 27%). " + _by_p(everything)
         + "".join(f" {q}:" + _ratio_note(gs[q], *PAPER_FIG10[q])[0] for q in PAPER_FIG10) + " The foreground flows lose "
         "packets at both bottlenecks; the paper gives neither their loss rates nor the bottlenecks' propagation "
-        "delays (5 ms each here)." + _burst_note(everything, _averages(everything)))
+        "delays (5 ms each here)." + _burst_note(everything, _averages(everything)) + _anatomy_note(runs, control)
+        + f" The run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}) also waits "
+        f"{worst['wait']:.2f} s for its timers per loss event ending in a timeout, where the model's (1 + 2p + 4p^2) "
+        f"RTO with RTO = 3R is {worst['d_to']:.2f} s, and {worst['small_share']:.0%} of its loss events come at a "
+        "window of 3 or less; with both the measured timeout share and the measured waits in Eq. 29 the model is "
+        f"still {worst['e_model_to_wait']:.0%} off it.")
     notes = ("Two 15 Mbit/s bottlenecks in series, each with a 150-packet queue (drop-tail on both, or RED on both "
              "with thresholds at 1/3 and 2/3), two foreground flows (NewReno, Reno; ns-2's agents) with 75 ms RTT "
              "crossing both, and on each bottleneck its own 100-200 background sources (75% HTTP, 25% FTP, RTTs "
              "uniform in 20-460 ms, 64 KB windows) crossing it alone; every TCP with ns-2's timers, 1000 s with the "
              "last 750 s measured. Models as in Figs 7-8 (q = p, RTO = 3R). Drop rate: the share of the packets "
-             "arriving at each bottleneck that it drops. The full form's 6 runs take about 30 s on one core.")
+             "arriving at each bottleneck that it drops. Every run and a control (bernoulli.toml with both flows "
+             f"ns-2's agents, {CONTROL_P:.0%} loss) keep the NewReno flow's traces for the anatomy of its timeouts.")
     return Outcome([head] + body, checks, explanation, notes=notes,
+                   extra=[("The NewReno flow's loss events and timeouts, from its traces (timeouts after the "
+                           "warm-up, by cause)", anatomy)],
                    numbers={q: {"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"],
                                 "pftk_reno": a["e_pftk_reno"]} for q, a in avg.items()})
 
@@ -567,17 +852,23 @@ register(Item(
     "Two flows (NewReno, Reno) across two congested 15 Mbit/s links in series, each link with its own 100-200 "
     "HTTP/FTP background sources: the NewReno model's average error is 3.4% with drop-tail and 7.5% with RED; "
     "PFTK's on the NewReno flow 25% and 27%.",
-    (MULTI,), _multi_jobs, _multi_evaluate, quick="100 background sources per bottleneck only",
+    (MULTI, BERNOULLI), _multi_jobs, _multi_evaluate, quick="100 background sources per bottleneck only",
     open="The model gets the paper's inputs (Sec. IV-A) and is evaluated as the paper's Table IV evaluates it (W "
          "rounded up, parvez-table4). With 100 background sources per bottleneck (the quick form) it is within "
          "the paper's averages + 5 points. In the full form each bottleneck drops up to 11-12% of its packets "
          "with 200 sources, the NewReno flow's p reaches 5-9%, and the model overestimates it by 24.4% (drop-tail) "
-         "and 75.6% (RED) on average (paper 3.4%, 7.5%). With drop-tail that is the timeouts: 25-75% of the loss "
-         "events end in one where Eq. 24 with q = p gives 14-24%, and with the measured share in Eq. 24's place "
-         "the average is 4.2%. With RED it leaves 44.9%, nearly all from the 200-source run (p = 8.9%, W = 4.4 "
-         "by Eq. 14, the edge of the model's domain, 82% of loss events ending in a timeout, many backed off), "
-         "which no input here accounts for. The PFTK / model ratio (1.22 drop-tail, 1.20 RED) is within what "
-         "the paper's averages allow, so the ratio does not say the loss rates differ. Not established."))
+         "and 75.6% (RED) on average (paper 3.4%, 7.5%). With drop-tail that is the timeouts, as in Figs 9 and 13 "
+         "(explained there): the anatomy of the flow's timeouts is the same (mostly fewer than 3 duplicate ACKs or "
+         "the whole window lost, on loss events of about 2 packets each where q = p gives 1.2-1.3; in every run no "
+         "more timeouts than Eq. 24's own rule gives on each event's window and losses), and with the measured "
+         "share in Eq. 24's place the drop-tail average is 4.2%. With RED the heaviest runs are not accounted "
+         "for: at p = 7.2% and 8.9% (W = 5 and 4.4 by Eq. 14) 46% and 58% of the flow's loss events come at a "
+         "window of 3 or less, and at 8.9% it waits 1.43 s for its timers per loss event ending in a timeout, "
+         "against the model's 0.61 s ((1 + 2p + 4p^2) 3R; 48% of its timeouts are backed-off repeats); with both "
+         "the measured timeout share and the measured waits in Eq. 29 the model is still 12% and 45% off those "
+         "two runs. The flow lives below the window the model puts every loss event at; which part of Eq. 29 "
+         "that breaks, and whether the paper's RED runs reached such loss rates (it gives none), is not "
+         "established."))
 
 # ---- Fig 11: on-off UDP background ----------------------------------------------------------------------
 
@@ -743,26 +1034,61 @@ FIG13_QUICK = (25, 75, 150)
 PAPER_FIG13 = (0.029, 0.28, None)  # average errors: NewReno model, PFTK on NewReno (PFTK on Reno not given)
 
 
+#: ns-2's default Limited Transmit (singledup_ 1, on since 2001) on both foreground agents; the
+#: scenario has the tcpVariants suite's singledup_ 0, and the paper does not say.
+LT_SETS = {"flows.0.limited_transmit": True, "flows.1.limited_transmit": True}
+
+
+def _buffer_sets(b: int) -> dict:
+    return {"network.dumbbell.bottleneck.queue.limit": b, "traffic.0.count": 50, "traffic.1.count": 50}
+
+
 def _buffer_jobs(quick: bool) -> list[Job]:
-    return [Job(BACKGROUND, {"network.dumbbell.bottleneck.queue.limit": b, "traffic.0.count": 50,
-                             "traffic.1.count": 50}) for b in (FIG13_QUICK if quick else FIG13)]
+    sizes = FIG13_QUICK if quick else FIG13
+    main = [Job(BACKGROUND, {**_buffer_sets(b), **TRACE_SETS}, traces=TRACE_KEEP) for b in sizes]
+    return main + [Job(BACKGROUND, {**_buffer_sets(b), **LT_SETS}) for b in sizes] + [_control_job()]
 
 
 def _buffer_evaluate(ctx: Context) -> Outcome:
     head = ["queue", "link drop rate"] + FG_HEAD
-    body, gs = [], []
-    for i, b in enumerate(FIG13_QUICK if ctx.quick else FIG13):
+    body, gs, lt = [], [], []
+    sizes = FIG13_QUICK if ctx.quick else FIG13
+    for i, b in enumerate(sizes):
         df = ctx.rows(i)
         g = _fg(df)
         gs.append(g)
         body.append([f"{b} packets", f"{df['link.bottleneck.fwd.drop_rate'][0]:.2%}"] + _fg_cells(g))
+        dl = ctx.rows(len(sizes) + i)
+        gl = _fg(dl)
+        lt.append(gl)
+        body.append([f"{b} packets, Limited Transmit", f"{dl['link.bottleneck.fwd.drop_rate'][0]:.2%}"] + _fg_cells(gl))
     a = _averages(gs)
+    a_lt = _averages(lt)
     body.append(["average error", ""] + _avg_cells(a, PAPER_FIG13))
+    body.append(["average error, Limited Transmit", ""] + _avg_cells(a_lt, (None, None, None)))
+    runs = [_anatomy_of(ctx, i) for i in range(len(sizes))]
+    control = _anatomy_of(ctx, 2 * len(sizes))
+    anatomy = [ANATOMY_HEAD] + [_anatomy_row(f"queue {b} packets", a) for b, a in zip(sizes, runs)] \
+        + [_anatomy_row(f"control: Bernoulli {CONTROL_P:.0%}", control)]
+    bursty = sum(a["m_mean"] >= a["m_qp"] + 0.5 for a in runs)
+    above = sum(a["to_share"] > control["to_share"] for a in runs)
+    to_lt = _mean(g["to_meas"] for g in lt)
+    to_main = _mean(g["to_meas"] for g in gs)
     checks = [
-        Check("NewReno model's average error on the NewReno flow", f"{a['e_model']:.1%}",
-              "at most 7.9% (the paper's 2.9% + 5 points)", a["e_model"] <= 0.079),
         Check("the NewReno model's average error below PFTK's on the NewReno flow (the paper: 2.9% against 28%)",
               f"{a['e_model']:.1%} vs {a['e_pftk']:.1%}", "NewReno model < PFTK", a["e_model"] < a["e_pftk"]),
+        Check("with the measured timeout share in Eq. 24's place, the NewReno model's average error against its "
+              "error with the paper's inputs (the error is the timeouts)", f"{a['e_model_to']:.1%} vs {a['e_model']:.1%}",
+              "at most half", a["e_model_to"] <= a["e_model"] / 2),
+        Check("with ns-2's default Limited Transmit: the NewReno model's average error (the sender's setting does "
+              "not account for it)", f"{a_lt['e_model']:.1%} (timeouts in {to_lt:.0%} of loss events, against "
+              f"{to_main:.0%})", "above the paper's 2.9% + 5 points", a_lt["e_model"] > 0.079),
+    ] + _anatomy_checks(runs, control, PAPER_FIG13[0]) + [
+        Check("every run: the NewReno flow's packets lost per loss event against q = p's", f"{bursty} of {len(runs)} runs",
+              "at least half a packet more in every run", bursty == len(runs)),
+        Check(f"every run: its share of loss events ending in a timeout against the control's ({control['to_share']:.0%} "
+              f"at p = {control['p']:.4f}; the runs' p: {_span(gs, 'p', '.4f')})", f"{above} of {len(runs)} runs above",
+              "above in every run", above == len(runs)),
     ]
     over = sum(g["pftk"] > g["nr"]["goodput_bps"] for g in gs)
     checks.append(Check("PFTK overestimates the NewReno flow (the paper: \"the PFTK model overestimates the "
@@ -780,38 +1106,39 @@ def _buffer_evaluate(ctx: Context) -> Outcome:
         + (" So tcplab's runs are at loss event rates the paper's averages allow, and at those rates tcplab's "
            "NewReno flow gets less than the model where the paper's got about as much: the difference is in its "
            "timeouts, as follows." if need <= pf_ratio <= _ratio_range(*PAPER_FIG13[:2])[1] else "")
-        + _burst_note(gs, a))
-    agrees = all(c.passed for c in checks) and abs(a["e_pftk"] - PAPER_FIG13[1]) <= 0.05
+        + _burst_note(gs, a)
+        + f" The NewReno model's average error with the paper's inputs is {a['e_model']:.1%} against the paper's "
+        "2.9% (+ 5 points: 7.9%), so the figure is not reproduced; the rest says why, from measurements."
+        + _anatomy_note(runs, control)
+        + f" The sender's settings do not account for it: with ns-2's default Limited Transmit (singledup_ 1; "
+        "the scenario has the tcpVariants suite's 0, and the paper does not say) the flow times out in "
+        f"{to_lt:.0%} of its loss events instead of {to_main:.0%}, gets more, and the model, on its lower p, "
+        f"still overestimates it by {a_lt['e_model']:.1%} on average. Hence \"explained\": the difference is in the "
+        "loss process of the background traffic, which the paper does not give enough to rebuild.")
     notes = ("The set-up of Fig 9 (background.toml, drop-tail, 15 Mbit/s) with 50 HTTP and 50 FTP background "
              "sources and the bottleneck's queue from 25 to 150 packets; two foreground flows (NewReno, Reno; "
              "ns-2's agents) with 75 ms RTT; 1000 s with the last 750 s measured. Models as in Figs 7-8 (q = p, "
-             "RTO = 3R). The full form's 6 runs take about 11 s on one core.")
-    return Outcome([head] + body, checks, explanation, agrees=agrees, notes=notes,
+             "RTO = 3R). Each queue size is run again with Limited Transmit on both foreground agents; the "
+             f"main runs and a control (bernoulli.toml with both flows ns-2's agents, {CONTROL_P:.0%} loss) keep "
+             "the NewReno flow's traces for the anatomy of its timeouts.")
+    return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,
+                   extra=[("The NewReno flow's loss events and timeouts, from its traces (timeouts after the "
+                           "warm-up, by cause)", anatomy)],
                    numbers={"newreno_model": a["e_model"], "pftk_newreno": a["e_pftk"], "pftk_reno": a["e_pftk_reno"],
                             "pftk_over_newreno_model": pf_ratio, "newreno_model_measured_timeouts": a["e_model_to"],
-                            "ratio_max_real_w": real_max, "ratio_max_whole_w": whole_max})
+                            "ratio_max_real_w": real_max, "ratio_max_whole_w": whole_max,
+                            "newreno_model_limited_transmit": a_lt["e_model"],
+                            "anatomy": [{k: a[k] for k in ("p", "to_share", "rule_share", "eq24", "m_mean", "m_qp")}
+                                        for a in runs],
+                            "control": {k: control[k] for k in ("p", "to_share", "eq24", "m_mean", "m_qp")}})
 
 
 register(Item(
     "parvez-fig13", PAPER, "Fig 13", "bottleneck buffer size",
     "100 background sources (50 HTTP, 50 FTP) on the 15 Mbit/s link with its queue from 25 to 150 packets: the "
     "NewReno model's average error is 2.9%, PFTK's on the NewReno flow 28% (it overestimates).",
-    (BACKGROUND,), _buffer_jobs, _buffer_evaluate, quick="queues of 25, 75 and 150 packets",
-    open="The model gets the paper's inputs (Sec. IV-A) and is evaluated as the paper's Table IV evaluates it (W "
-         "rounded up, parvez-table4); it overestimates the NewReno flow by 15-24% (average 19.4% in the full "
-         "form, paper 2.9%). The runs are at loss event rates the paper's averages allow: PFTK over the model, "
-         "a function of p alone on these inputs, is 1.27 on average against the 1.24-1.32 the paper's 2.9% and "
-         "28% require (with the real W of Eq. 14 no p in the model's domain gives more than 1.229, so the "
-         "figure too says the paper rounds W up). At those rates tcplab's flow ends 30-41% of its loss events "
-         "in a timeout where Eq. 24 with q = p gives 13-17% (it retransmits 2.6-2.9 segments per loss event); "
-         "with the measured share in Eq. 24's place the model's average error is 7.2% (8.3% in the quick form), "
-         "against the paper's 2.9% + 5 points = 7.9%. So most of the difference is that tcplab's flow times out "
-         "more per loss event at the paper's p than the paper's flow evidently did. Under Bernoulli loss "
-         "(parvez-figs7-8, full form) the same sender's share stays near Eq. 24's up to p of about 4% (10% "
-         "against 13% at p = 2.3%, 24% against 17% at 3.8%) with at most 1.4 retransmissions per loss event, so the "
-         "excess timeouts come with the bursty losses of the background runs. Why the paper's flow timed out "
-         "less (less bursty drops from its background or queue, or the sender's recovery settings for several "
-         "losses in a window, neither of which the paper gives) is not established, nor is the rest."))
+    (BACKGROUND, BERNOULLI), _buffer_jobs, _buffer_evaluate,
+    quick="queues of 25, 75 and 150 packets (each also with Limited Transmit)"))
 
 # ---- Fig 4: the window W(p, q) of Eq. 14 ----------------------------------------------------------------
 

@@ -69,3 +69,36 @@ def test_a_fast_retransmission_lost_in_recovery():
     assert a["classes"] == {"d": 1, "e": 1, "b": 1, "a": 1}
     assert a["m_mean"] == pytest.approx((1 + 8 + 6 + 2) / 4)
     assert a["to_share"] == pytest.approx(3 / 4)
+
+
+def test_eq29_terms_rebuild_the_model():
+    """eq29 on the model's own terms is Eq. 29 (tcplab.models.newreno, W rounded up, q = p, RTO = 3R)."""
+    import math
+
+    from tcplab.models import newreno
+    from tcplab.reproduce.items.parvez import eq29, eq29_model_terms
+
+    for p in (0.005, 0.03, 0.0892):
+        w = math.ceil(float(newreno.window(p, p)))
+        want = float(newreno.throughput_full(960, 0.16, p, p, 0.48, integer_window=True))
+        assert eq29(eq29_model_terms(p, w), 960, 0.16) == pytest.approx(want, rel=1e-12)
+
+
+def test_eq29_terms_measured_on_the_cycles():
+    """The three loss events make two whole cycles (the last has no next event to end it): the fast
+    retransmit's and the whole window's (a timeout, 0.2 s + 0.4 s of timers). The packets the ACKs
+    newly cover in them are every packet from the first loss of event 1 to the first of event 3."""
+    a, flow, r = anatomy(DROPS)
+    sends = r.trace("packets").filter((pl.col("link_name") == "access0.fwd") & (pl.col("event") == "enqueue")
+                                      & (pl.col("kind") == "data")).sort("time_ns")
+    seqs = sends["seq"].to_list()
+    me = a["eq29"]["measured"]
+    rtt = flow["mean_rtt_s"]
+    assert me["Q"] == 0.5
+    assert me["Z"] * rtt == pytest.approx(0.6, abs=1e-9)
+    assert 2 * me["S"] == seqs[400] - seqs[100]
+    assert me["Y"] + me["R"] == 2 * me["S"]
+    # All five terms measured: Eq. 29 is the packets covered over the two cycles' time.
+    from tcplab.reproduce.items.parvez import eq29
+
+    assert eq29(me, flow["mss_bytes"], rtt) == pytest.approx(me["bps"], rel=1e-9)

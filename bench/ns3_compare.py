@@ -880,10 +880,7 @@ def main():
         with open(a.redo_same_losses) as f:
             results = json.load(f)
         results["det"], results["kernel"] = same_losses(a.kernel), a.kernel
-        with open(a.save or os.devnull, "w") as f:
-            json.dump(results, f, indent=1)
-        publish(results, a.docs)
-        return
+        return save_and_publish(results, a)
     if a.redo_tcplab:
         with open(a.redo_tcplab) as f:
             results = json.load(f)
@@ -901,18 +898,12 @@ def main():
                 r["tcplab_linux"] = run_tcplab_scenario(periodic_scenario(r["cc"], 10, r["every"], True))
         results["tcplab_redone"] = {"date": time.strftime("%Y-%m-%d"), "minutes": (time.time() - t_start) / 60,
                                     "before": before}
-        with open(a.save or os.devnull, "w") as f:
-            json.dump(results, f, indent=1)
-        publish(results, a.docs)
-        return
+        return save_and_publish(results, a)
     if a.explain:
         with open(a.explain) as f:
             results = json.load(f)
         results["explain"] = explain(a.kernel, a.explain_cc or ("bbr", "cubic"), results.get("explain"))
-        with open(a.save or os.devnull, "w") as f:
-            json.dump(results, f, indent=1)
-        publish(results, a.docs)
-        return
+        return save_and_publish(results, a)
     if a.ns3_child:
         cc, d, p, s, every = a.ns3_child
         ns3_child(cc, float(d), float(p), int(s), int(every))
@@ -939,6 +930,11 @@ def main():
     results = {"quick": a.quick, "kernel": a.kernel, "seeds": seeds, "rows": rows, "det": det, "trap": trap,
                "minutes": (time.time() - t_start) / 60, "date": time.strftime("%Y-%m-%d"),
                "machine": platform.machine(), "cores": os.cpu_count(), "release": platform.release()}
+    save_and_publish(results, a)
+
+
+def save_and_publish(results, a):
+    """Writes the results to --save (if given) and the page to --docs (or stdout)."""
     with open(a.save or os.devnull, "w") as f:
         json.dump(results, f, indent=1)
     publish(results, a.docs)

@@ -26,6 +26,23 @@ mss = 1000
     )
 }
 
+/// A native sender driven by hand on `one_hop(flow, &[], duration)`, started at t = 0: the
+/// sender and the segments it sent at the start.
+pub fn started_sender(
+    flow: &str,
+    duration: &str,
+) -> (
+    tcplab_sim::tcp::sender::Sender,
+    Vec<tcplab_sim::tcp::segment::Segment>,
+) {
+    let text = one_hop(flow, &[], duration);
+    let sc = tcplab_sim::load(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
+    let mut out = vec![];
+    s.start(tcplab_sim::time::SimTime::ZERO, &mut out);
+    (s, out)
+}
+
 pub fn run(text: &str) -> RunResult {
     tcplab_sim::run_toml(text, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}\n{text}"))
 }

@@ -9,15 +9,10 @@ use tcplab_sim::tcp::sender::Sender;
 use tcplab_sim::time::SimTime;
 
 fn after_timeout(frto: bool) -> (Sender, Vec<Segment>) {
-    let text = one_hop(
+    let (mut s, mut out) = started_sender(
         &format!("tcp = \"newreno\"\ninitial_window = 10\nfrto = {frto}"),
-        &[],
         "5s",
     );
-    let sc = tcplab_sim::load(&text, &[]).unwrap();
-    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
     assert_eq!(out.len(), 10);
     assert_eq!(s.deadline(), Some(SimTime::from_secs(1)));
     out.clear();
@@ -71,15 +66,10 @@ fn a_real_loss_falls_back_to_conventional_recovery() {
 /// The SACK-enhanced F-RTO (RFC 5682 Sec. 3): the same sender and timeout with `tcp`'s SACK
 /// recovery (`sack` = true) and the given extra flow lines.
 fn sack_after_timeout(tcp: &str, extra: &str) -> (Sender, Vec<Segment>) {
-    let text = one_hop(
+    let (mut s, mut out) = started_sender(
         &format!("tcp = {tcp}\ninitial_window = 10\nfrto = true\n{extra}"),
-        &[],
         "5s",
     );
-    let sc = tcplab_sim::load(&text, &[]).unwrap();
-    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
     out.clear();
     s.on_timer(SimTime::from_secs(1), &mut out);
     assert_eq!((out.len(), out[0].seq, out[0].retransmit), (1, 0, true));
@@ -168,15 +158,10 @@ fn sack_frto_with_rack_undoes_the_timeouts_loss_marks() {
     // yet: RACK.rtt = 0); segment 0 is retransmitted, ssthresh = 11 segments / 2. The late
     // ACKs 1000 and 2000 find the timeout spurious (segment 1 was never retransmitted) and the
     // undo clears the marks: nothing else retransmitted, cwnd back to 10 segments.
-    let text = one_hop(
+    let (mut s, mut out) = started_sender(
         "tcp = { variant = \"sack\", rack = true }\ninitial_window = 10\nfrto = true",
-        &[],
         "5s",
     );
-    let sc = tcplab_sim::load(&text, &[]).unwrap();
-    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
     out.clear();
     s.on_timer(SimTime::from_secs(1), &mut out);
     assert_eq!(sent(&out), vec![(10, false)]);

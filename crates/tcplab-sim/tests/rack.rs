@@ -120,15 +120,10 @@ fn a_tail_loss_is_repaired_by_a_probe_at_the_pto() {
 /// 25 ms, so segment 4 is not lost before 100 + 100 + 25 = 225 ms and the RACK timer is set
 /// for then (RFC 8985 Sec. 6.2 step 5).
 fn reordered_sender() -> (Sender, Vec<Segment>) {
-    let text = one_hop(
+    let (mut s, mut out) = started_sender(
         "tcp = { variant = \"sack\", rack = true }\ninitial_window = 4",
-        &[],
         "1s",
     );
-    let sc = tcplab_sim::load(&text, &[]).unwrap();
-    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
     assert_eq!(out.len(), 4);
     s.on_ack(SimTime::from_ms(100), &Segment::ack(4000, 40), &mut out);
     assert_eq!(out.len(), 9);
@@ -193,15 +188,10 @@ fn reordering_within_the_window_is_not_a_loss_and_beyond_it_is() {
 /// last ACK): segment 9 (snd_una) is lost, so are 10-27 (sent 240 ms ago), but not 28, sent
 /// 120.022576 ms ago. Only segment 9 is retransmitted (cwnd 1 segment, ssthresh 10000).
 fn rack_after_rto() -> (Sender, Vec<Segment>) {
-    let text = one_hop(
+    let (mut s, mut out) = started_sender(
         "tcp = { variant = \"sack\", rack = true }\ninitial_window = 10\ntimestamps = true\nmin_rto = \"10ms\"",
-        &[],
         "1s",
     );
-    let sc = tcplab_sim::load(&text, &[]).unwrap();
-    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
     assert_eq!(out.len(), 10);
     for k in 1..=9 {
         let mut a = Segment::ack(k * 1000, 52);

@@ -10,15 +10,10 @@ use tcplab_sim::tcp::sender::Sender;
 use tcplab_sim::time::SimTime;
 
 fn sender(restart: bool) -> Sender {
-    let text = one_hop(
+    let (s, out) = started_sender(
         &format!("tcp = \"newreno\"\ninitial_window = 10\nrto_restart_on_retransmit = {restart}"),
-        &[],
         "5s",
     );
-    let sc = tcplab_sim::load(&text, &[]).unwrap();
-    let mut s = tcplab_sim::tcp::sender_for(&sc.flows[0], 0, 0, 1);
-    let mut out = vec![];
-    s.start(SimTime::ZERO, &mut out);
     assert_eq!(out.len(), 10);
     s
 }

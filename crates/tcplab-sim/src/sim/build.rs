@@ -97,7 +97,7 @@ impl Simulation {
         let mut sim = Simulation {
             q: EventQueue::new(),
             links: topo.links,
-            rings: Default::default(),
+            flight: crate::net::link::InFlight::new(),
             routes: topo.routes,
             flows,
             link_snapshots: Vec::new(),

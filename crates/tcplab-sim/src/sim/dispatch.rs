@@ -44,7 +44,7 @@ impl Simulation {
     pub(super) fn dispatch(&mut self, now: SimTime, ev: Event) {
         match ev {
             Event::TxDone { link } => {
-                let next = self.links[link as usize].tx_done(now, &mut self.rings);
+                let next = self.links[link as usize].tx_done(now, &mut self.flight);
                 if self.emulating {
                     self.dropped_at_dequeue(link);
                 }
@@ -56,7 +56,7 @@ impl Simulation {
                     self.started(now, link, t);
                     if self.trace.traces_packets(link) {
                         let l = &self.links[link as usize];
-                        let p = l.on_wire(self.q.key()).expect("just started");
+                        let p = l.on_wire(self.q.key(), &self.flight).expect("just started");
                         self.trace.packet(now, link, PacketEventKind::Dequeue, p, None);
                     }
                 }
@@ -65,7 +65,7 @@ impl Simulation {
             Event::Deliver { link } => {
                 let l = &mut self.links[link as usize];
                 let node = l.to;
-                let (pkt, next) = l.deliver(&mut self.rings);
+                let (pkt, next) = l.deliver(&mut self.flight);
                 self.q.continue_stream(next);
                 self.trace.packet(now, link, PacketEventKind::Receive, &pkt, None);
                 self.trace.captures.delivered(now, link, &pkt);
@@ -153,7 +153,7 @@ impl Simulation {
         );
         self.trace.captures.offered(now, link, &pkt);
         let l = &mut self.links[link as usize];
-        let offer = l.offer(self.q.key(), pkt, &mut self.rings);
+        let offer = l.offer(self.q.key(), pkt, &mut self.flight);
         if self.emulating {
             match offer {
                 Offer::Lost => self.dropped_outside(&pkt),
@@ -192,7 +192,7 @@ impl Simulation {
         };
         l.set_wire(seq, needed);
         let arrive = (now + t + l.delay, self.q.reserve());
-        if l.set_arrival(arrive) {
+        if l.set_arrival(arrive, &mut self.flight) {
             self.q
                 .schedule_reserved(arrive.0, arrive.1, Event::Deliver { link });
         }

@@ -63,8 +63,8 @@ pub use external::Arrival;
 pub struct Simulation {
     q: EventQueue,
     links: Vec<Link>,
-    /// Emptied packet rings the links share (`net::link::RingPool`).
-    rings: crate::net::link::RingPool,
+    /// The packets propagating on the links (`net::link::InFlight`).
+    flight: crate::net::link::InFlight,
     routes: crate::net::topology::Routes,
     flows: Vec<Flow>,
     /// The links' counters when the measurement window opened (empty until then).

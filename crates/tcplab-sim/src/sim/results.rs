@@ -132,7 +132,7 @@ impl Simulation {
         let events = self.q.processed();
         self.flows = Vec::new();
         self.q = crate::engine::EventQueue::new();
-        self.rings = Default::default();
+        self.flight = crate::net::link::InFlight::new();
         let zero = LinkCounters::default();
         let links = self
             .links

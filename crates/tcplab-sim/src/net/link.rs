@@ -74,8 +74,12 @@ impl InFlight {
     }
 
     #[inline]
-    fn take(&mut self, key: Key, pkt: Packet) -> u32 {
-        let slot = Slot { key, pkt, next: NIL };
+    fn take(&mut self, key: Key, pkt: &Packet) -> u32 {
+        let slot = Slot {
+            key,
+            pkt: *pkt,
+            next: NIL,
+        };
         if self.free != NIL {
             let i = self.free;
             let s = &mut self.slots[i as usize];
@@ -115,7 +119,7 @@ impl Propagating {
     };
 
     #[inline]
-    fn push_back(&mut self, arena: &mut InFlight, key: Key, pkt: Packet) {
+    fn push_back(&mut self, arena: &mut InFlight, key: Key, pkt: &Packet) {
         let i = arena.take(key, pkt);
         if self.tail == NIL {
             self.head = i;
@@ -163,9 +167,10 @@ impl Propagating {
 pub enum Offer {
     /// Dropped by the loss module.
     Lost,
-    /// The queue dropped this packet: the arrival itself (as offered), or a waiting packet the
-    /// discipline dropped to make room for the arrival (then the arrival was queued).
-    Dropped(Packet),
+    /// The queue dropped a packet (the first of `Link::dropped`): the arrival itself, or a
+    /// waiting packet the discipline dropped to make room for the arrival (then the arrival was
+    /// queued).
+    Dropped { arrival: bool },
     /// Waiting in the queue.
     Queued,
     /// The transmitter was idle: serialization starts now and ends after this long.
@@ -288,12 +293,12 @@ impl Link {
     }
 
     /// A packet arrives at the link's input during the event of key `key` (its time is now).
-    pub fn offer(&mut self, key: Key, pkt: Packet, flight: &mut InFlight) -> Offer {
+    pub fn offer(&mut self, key: Key, pkt: &Packet, flight: &mut InFlight) -> Offer {
         let now = key.0;
         self.counters.arrivals += 1;
         self.counters.bytes_in += pkt.size as u64;
         if let Some(loss) = &mut self.loss {
-            if loss.drops(now, &pkt) {
+            if loss.drops(now, pkt) {
                 self.counters.drops_loss += 1;
                 return Offer::Lost;
             }
@@ -306,17 +311,20 @@ impl Link {
         if idle {
             if let Some(limit) = self.queue.transparent() {
                 if limit.admits_alone(pkt.size) {
-                    let pkt = Packet { enqueued: now, ..pkt };
-                    return Offer::Transmit(self.start(now, pkt, flight));
+                    let t = self.start(now, pkt, flight);
+                    if let Some(s) = self.propagating.back_mut(flight) {
+                        s.pkt.enqueued = now;
+                    }
+                    return Offer::Transmit(t);
                 }
-                self.dropped.push((pkt, DropCause::Overflow));
+                self.dropped.push((*pkt, DropCause::Overflow));
             }
         } else {
             self.integrate(now);
         }
         if self.dropped.is_empty() {
-            if let Err(cause) = self.queue.enqueue(now, &pkt, &mut self.dropped) {
-                self.dropped.push((pkt, cause));
+            if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
+                self.dropped.push((*pkt, cause));
             }
         }
         debug_assert!(
@@ -331,7 +339,7 @@ impl Link {
             }
         }
         match self.dropped.first() {
-            Some(&(d, _)) => Offer::Dropped(d),
+            Some((d, _)) => Offer::Dropped { arrival: d == pkt },
             None => Offer::Queued,
         }
     }
@@ -367,13 +375,13 @@ impl Link {
         if self.dropped.len() > counted {
             self.count_from(counted);
         }
-        next.map(|p| self.start(now, p, flight))
+        next.map(|p| self.start(now, &p, flight))
     }
 
     /// `pkt` starts its serialization: it is counted as sent and joins the packets
     /// propagating (the caller schedules its Deliver and sets its TxDone's key, `set_wire`).
     #[inline(always)]
-    fn start(&mut self, now: SimTime, pkt: Packet, flight: &mut InFlight) -> SimTime {
+    fn start(&mut self, now: SimTime, pkt: &Packet, flight: &mut InFlight) -> SimTime {
         let t = self.serialization(pkt.size);
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += pkt.size as u64;

@@ -72,7 +72,7 @@ impl Simulation {
                 if pkt.dst == node {
                     self.to_endpoint(now, pkt);
                 } else {
-                    self.forward(now, node, pkt);
+                    self.forward(now, node, &pkt);
                 }
             }
             Event::Timer { flow, side } => {
@@ -139,32 +139,35 @@ impl Simulation {
     pub(super) fn emit(&mut self, now: SimTime, flow: u32, side: Side, out: &mut Vec<Segment>) {
         let (node, peer) = self.flows[flow as usize].ends(side);
         for seg in out.drain(..) {
-            self.forward(now, node, Packet::tcp(flow, node, peer, seg));
+            self.forward(now, node, &Packet::tcp(flow, node, peer, seg));
         }
     }
 
     /// Offers a packet at `node` to the next link of its route.
-    pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: Packet) {
+    pub(super) fn forward(&mut self, now: SimTime, node: NodeId, pkt: &Packet) {
         let link = self.routes.next(node, pkt.dst);
         debug_assert!(
             link != crate::net::topology::NO_ROUTE,
             "no route from {node} to {}",
             pkt.dst
         );
-        self.trace.captures.offered(now, link, &pkt);
+        self.trace.captures.offered(now, link, pkt);
         let l = &mut self.links[link as usize];
         let offer = l.offer(self.q.key(), pkt, &mut self.flight);
         if self.emulating {
             match offer {
-                Offer::Lost => self.dropped_outside(&pkt),
-                Offer::Dropped(d) => self.dropped_outside(&d),
+                Offer::Lost => self.dropped_outside(pkt),
+                Offer::Dropped { .. } => {
+                    let d = self.links[link as usize].dropped()[0].0;
+                    self.dropped_outside(&d)
+                }
                 _ => {}
             }
         }
         let l = &mut self.links[link as usize];
         match offer {
             Offer::Transmit(t) => self.started(now, link, t),
-            Offer::Queued | Offer::Dropped(_) => {
+            Offer::Queued | Offer::Dropped { .. } => {
                 // A packet waits behind one whose TxDone was only reserved: it must run now.
                 if let Some((at, seq)) = l.needs_tx_done() {
                     self.q.schedule_reserved(at, seq, Event::TxDone { link });
@@ -174,7 +177,7 @@ impl Simulation {
             Offer::Lost => {}
         }
         if self.trace.traces_packets(link) {
-            self.trace_offer(now, link, &pkt, offer);
+            self.trace_offer(now, link, pkt, offer);
         }
     }
 

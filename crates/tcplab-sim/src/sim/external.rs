@@ -78,7 +78,7 @@ impl Simulation {
                 ..Segment::ack(0, size)
             },
         };
-        self.forward(now, node, Packet::tcp(flow, node, peer, seg));
+        self.forward(now, node, &Packet::tcp(flow, node, peer, seg));
     }
 
     /// Moves the packets that reached an external end or were dropped since the last call into

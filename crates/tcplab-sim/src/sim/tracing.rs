@@ -26,8 +26,8 @@ impl Simulation {
                 t.packet(now, link, Ev::Enqueue, pkt, None);
                 t.packet(now, link, Ev::Dequeue, pkt, None);
             }
-            Offer::Dropped(d) => {
-                if d != *pkt {
+            Offer::Dropped { arrival } => {
+                if !arrival {
                     t.packet(now, link, Ev::Enqueue, pkt, None);
                 }
                 self.trace_drops(now, link);

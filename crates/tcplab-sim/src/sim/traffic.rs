@@ -24,7 +24,7 @@ impl Simulation {
                 let node = u.src;
                 let next = next.max(SimTime(now.ns() + 1));
                 self.q.schedule(next, Event::Traffic { source });
-                self.forward(now, node, pkt);
+                self.forward(now, node, &pkt);
             }
         }
     }

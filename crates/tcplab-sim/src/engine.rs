@@ -41,16 +41,42 @@ pub enum Side {
     Receiver,
 }
 
+/// A pending event under its key, packed as time (high 64 bits) and sequence number (low 64
+/// bits): one 128-bit comparison orders two entries.
 #[derive(Debug)]
 struct Entry {
-    time: SimTime,
-    seq: u64,
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    #[inline]
+    fn new(time: SimTime, seq: u64, event: Event) -> Entry {
+        Entry {
+            key: pack(time, seq),
+            event,
+        }
+    }
+
+    #[inline]
+    fn time(&self) -> SimTime {
+        SimTime((self.key >> 64) as u64)
+    }
+
+    #[inline]
+    fn seq(&self) -> u64 {
+        self.key as u64
+    }
+}
+
+#[inline]
+fn pack(time: SimTime, seq: u64) -> u128 {
+    ((time.0 as u128) << 64) | seq as u128
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl Eq for Entry {}
@@ -62,7 +88,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        o.key.cmp(&self.key)
     }
 }
 
@@ -139,11 +165,7 @@ impl EventQueue {
     #[inline]
     pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, event: Event) {
         debug_assert!((at, seq) >= self.key(), "event scheduled in the past");
-        let e = Entry {
-            time: at.max(self.now),
-            seq,
-            event,
-        };
+        let e = Entry::new(at.max(self.now), seq, event);
         match event {
             Event::TxDone { .. } | Event::Deliver { .. } => self.heap.push(e),
             _ => self.timers.push(e),
@@ -166,10 +188,10 @@ impl EventQueue {
             (None, Some(t)) => (t, true),
             (None, None) => return None,
         };
-        if top.time > until {
+        if top.time() > until {
             return None;
         }
-        let (time, seq, event) = (top.time, top.seq, top.event);
+        let (time, seq, event) = (top.time(), top.seq(), top.event);
         if timer {
             self.timers.pop();
         } else if let Event::Deliver { .. } = event {
@@ -193,8 +215,7 @@ impl EventQueue {
             Some((time, seq)) => {
                 debug_assert!((time, seq) > self.key(), "a stream goes forward");
                 let mut top = self.heap.peek_mut().expect("the Deliver is at the top");
-                top.time = time;
-                top.seq = seq;
+                top.key = pack(time, seq);
             }
             None => {
                 self.heap.pop();
@@ -206,8 +227,8 @@ impl EventQueue {
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
         match (self.heap.peek(), self.timers.peek()) {
-            (Some(l), Some(t)) => Some(l.time.min(t.time)),
-            (l, t) => l.or(t).map(|e| e.time),
+            (Some(l), Some(t)) => Some(l.time().min(t.time())),
+            (l, t) => l.or(t).map(|e| e.time()),
         }
     }
 

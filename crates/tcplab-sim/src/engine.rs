@@ -41,11 +41,13 @@ pub enum Side {
     Receiver,
 }
 
-/// A pending event under its key, packed as time (high 64 bits) and sequence number (low 64
-/// bits): one 128-bit comparison orders two entries.
+/// A pending event under its key. Compared as one 128-bit number (time in the high 64 bits,
+/// sequence number in the low): one branch-free comparison orders two entries. Stored as two
+/// 64-bit halves, so an entry is 24 bytes (a `u128` field would align it to 32).
 #[derive(Debug)]
 struct Entry {
-    key: u128,
+    time: u64,
+    seq: u64,
     event: Event,
 }
 
@@ -53,30 +55,31 @@ impl Entry {
     #[inline]
     fn new(time: SimTime, seq: u64, event: Event) -> Entry {
         Entry {
-            key: pack(time, seq),
+            time: time.0,
+            seq,
             event,
         }
     }
 
     #[inline]
+    fn key(&self) -> u128 {
+        ((self.time as u128) << 64) | self.seq as u128
+    }
+
+    #[inline]
     fn time(&self) -> SimTime {
-        SimTime((self.key >> 64) as u64)
+        SimTime(self.time)
     }
 
     #[inline]
     fn seq(&self) -> u64 {
-        self.key as u64
+        self.seq
     }
-}
-
-#[inline]
-fn pack(time: SimTime, seq: u64) -> u128 {
-    ((time.0 as u128) << 64) | seq as u128
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.key() == o.key()
     }
 }
 impl Eq for Entry {}
@@ -88,7 +91,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+        o.key().cmp(&self.key())
     }
 }
 
@@ -215,7 +218,8 @@ impl EventQueue {
             Some((time, seq)) => {
                 debug_assert!((time, seq) > self.key(), "a stream goes forward");
                 let mut top = self.heap.peek_mut().expect("the Deliver is at the top");
-                top.key = pack(time, seq);
+                top.time = time.0;
+                top.seq = seq;
             }
             None => {
                 self.heap.pop();

@@ -57,7 +57,7 @@ struct Slot {
 /// It replaced a ring per link: a ring grew by reallocation whenever a link held more packets
 /// than its ring (a sender's burst, a flow's packets spaced by a faster bottleneck), and gave
 /// that memory back when it emptied; 10,000 flows reallocated 2.3 million times in 5 simulated
-/// seconds, 128 flows 124,000 times in 30 (8% of their instructions). The arena grows only
+/// seconds, 128 flows 124,000 times in 30 (bench/README.md, "Session 9"). The arena grows only
 /// to the most packets in flight at once, whatever the links.
 #[derive(Debug, Default)]
 pub struct InFlight {

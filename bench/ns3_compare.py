@@ -885,8 +885,11 @@ def main():
         with open(a.redo_tcplab) as f:
             results = json.load(f)
         t_start = time.time()
-        before = {r["cc"]: r["tcplab_bps"] for r in results["rows"] if r["rtt_ms"] == 2 * EXPLAIN_DELAY_MS
-                  and r["p"] == EXPLAIN_P}
+        # The explained cell's values before the first redo: the page says what the change that
+        # prompted it (the BBR recovery-window fix) moved the cell from, so a later redo keeps them.
+        before = results.get("tcplab_redone", {}).get("before") or {
+            r["cc"]: r["tcplab_bps"] for r in results["rows"]
+            if r["rtt_ms"] == 2 * EXPLAIN_DELAY_MS and r["p"] == EXPLAIN_P}
         for row in results["rows"]:
             t = [run_tcplab(row["cc"], row["rtt_ms"] // 2, row["p"], s) for s in results["seeds"]]
             row["tcplab_bps"] = statistics.mean(x["goodput_bps"] for x in t)

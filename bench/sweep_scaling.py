@@ -5,7 +5,8 @@
 `sweeps/bench-500.toml` with `duration = 1000s` (500 runs of about 35 ms each), a fresh store per
 measurement, alternating 1 and 2 workers for `--rounds` rounds; the parent's CPU per run from
 getrusage. Dask: a local `dask scheduler` and one, then two, `dask worker --nworkers 1 --nthreads 1`
-processes started and stopped by this script. Prints one table; record it with the machine's load
+processes started and stopped by this script; for each Dask measurement it also prints the CPU
+seconds the scheduler and each worker (with its nanny) used. Prints one table; record it with the machine's load
 (it prints the load average before and after) in bench/README.md.
 
 Run from the repository: `.venv/bin/python bench/sweep_scaling.py [--rounds 2] [--no-dask]`.
@@ -42,6 +43,30 @@ def measure(workers=None, scheduler=None):
         return out.total / wall, cpu / out.total
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def cpu_seconds(procs):
+    """CPU seconds (user + system) used so far by each of `procs` with its descendants
+    (a `dask worker` runs its worker in a child process under a nanny)."""
+    import psutil
+
+    out = []
+    for p in procs:
+        try:
+            root = psutil.Process(p.pid)
+            tree = [root] + root.children(recursive=True)
+        except psutil.NoSuchProcess:
+            out.append(0.0)
+            continue
+        total = 0.0
+        for q in tree:
+            try:
+                t = q.cpu_times()
+                total += t.user + t.system
+            except psutil.NoSuchProcess:
+                pass
+        out.append(total)
+    return out
 
 
 def free_port():
@@ -82,8 +107,13 @@ def main():
                                for _ in range(w)]
                     try:
                         wait_workers(address, w)
+                        c0, t0 = cpu_seconds(procs + workers), time.perf_counter()
                         res.setdefault(("dask", w), []).append(measure(scheduler=address))
+                        c1, wall = cpu_seconds(procs + workers), time.perf_counter() - t0
+                        used = [b - a for a, b in zip(c0, c1)]
                         print("dask", w, res[("dask", w)][-1], flush=True)
+                        print(f"  CPU seconds in {wall:.2f} s wall: scheduler {used[0]:.2f}, workers (with "
+                              f"nannies) {', '.join(f'{u:.2f}' for u in used[1:])}", flush=True)
                     finally:
                         for p in workers:
                             p.terminate()

@@ -488,3 +488,53 @@ impl Link {
         (self.queue.len() + self.propagating.len as usize) as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::segment::Segment;
+
+    fn pkt(flow: u32, seq: u64) -> Packet {
+        Packet::tcp(flow, 0, 1, Segment::data(seq, 1000, 1040))
+    }
+
+    fn key(t: u64, seq: u64) -> Key {
+        (SimTime(t), seq)
+    }
+
+    /// Two links' lists interleaved in one arena: each comes out in its own order, each
+    /// delivery hands over the next packet's key on the same link, and a freed slot is the
+    /// next one taken, so the arena holds no more slots than packets were ever in flight at once.
+    #[test]
+    fn lists_in_one_arena_keep_each_links_order() {
+        let mut arena = InFlight::new();
+        let (mut a, mut b) = (Propagating::EMPTY, Propagating::EMPTY);
+        for i in 0..3u64 {
+            a.push_back(&mut arena, key(0, 0), &pkt(1, i));
+            a.back_mut(&mut arena).unwrap().key = key(10 + i, 2 * i);
+            b.push_back(&mut arena, key(0, 0), &pkt(2, 100 + i));
+            b.back_mut(&mut arena).unwrap().key = key(20 + i, 2 * i + 1);
+        }
+        assert_eq!((a.len, b.len, arena.slots.len()), (3, 3, 6));
+        let (p, next) = a.pop_front(&mut arena).unwrap();
+        assert_eq!((p.flow, p.seg.seq, next), (1, 0, Some(key(11, 2))));
+        let (p, next) = b.pop_front(&mut arena).unwrap();
+        assert_eq!((p.flow, p.seg.seq, next), (2, 100, Some(key(21, 3))));
+        // The two freed slots are taken again before the arena grows.
+        a.push_back(&mut arena, key(0, 0), &pkt(1, 3));
+        b.push_back(&mut arena, key(0, 0), &pkt(2, 103));
+        assert_eq!(arena.slots.len(), 6);
+        assert_eq!(a.back(&arena).unwrap().pkt.seg.seq, 3);
+        let seqs = |l: &mut Propagating, arena: &mut InFlight| {
+            std::iter::from_fn(|| l.pop_front(arena).map(|(p, _)| p.seg.seq)).collect::<Vec<_>>()
+        };
+        assert_eq!(seqs(&mut a, &mut arena), vec![1, 2, 3]);
+        assert_eq!(seqs(&mut b, &mut arena), vec![101, 102, 103]);
+        assert_eq!((a.len, a.head, a.tail), (0, NIL, NIL));
+        assert!(a.back(&arena).is_none() && a.pop_front(&mut arena).is_none());
+        // Emptied, a list starts again from any free slot.
+        b.push_back(&mut arena, key(0, 0), &pkt(2, 104));
+        assert_eq!(b.pop_front(&mut arena).map(|(p, n)| (p.seg.seq, n)), Some((104, None)));
+        assert_eq!(arena.slots.len(), 6);
+    }
+}

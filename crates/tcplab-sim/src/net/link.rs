@@ -534,7 +534,10 @@ mod tests {
         assert!(a.back(&arena).is_none() && a.pop_front(&mut arena).is_none());
         // Emptied, a list starts again from any free slot.
         b.push_back(&mut arena, key(0, 0), &pkt(2, 104));
-        assert_eq!(b.pop_front(&mut arena).map(|(p, n)| (p.seg.seq, n)), Some((104, None)));
+        assert_eq!(
+            b.pop_front(&mut arena).map(|(p, n)| (p.seg.seq, n)),
+            Some((104, None))
+        );
         assert_eq!(arena.slots.len(), 6);
     }
 }

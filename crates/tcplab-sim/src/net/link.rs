@@ -59,7 +59,7 @@ struct Slot {
 /// that memory back when it emptied; 10,000 flows reallocated 2.3 million times in 5 simulated
 /// seconds, 128 flows 124,000 times in 30 (bench/README.md, "Session 9"). The arena grows only
 /// to the most packets in flight at once, whatever the links.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct InFlight {
     slots: Vec<Slot>,
     free: u32,

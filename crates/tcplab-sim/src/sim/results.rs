@@ -128,7 +128,7 @@ impl Simulation {
         );
         // What is not read below is freed before the links' rows are built, so the results
         // do not add to the peak memory of a run of many flows: the endpoints, the pending
-        // events and the spare packet rings.
+        // events and the packets still propagating (the links keep only their counts).
         let events = self.q.processed();
         self.flows = Vec::new();
         self.q = crate::engine::EventQueue::new();

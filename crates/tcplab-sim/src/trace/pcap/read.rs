@@ -88,7 +88,7 @@ pub struct TcpPacket {
     pub sack_n: u8,
     /// MSS option (SYN).
     pub mss: Option<u16>,
-    /// Window scale option (SYN).
+    /// Window scale option (SYN), at most 14 (RFC 7323 Sec. 2.3).
     pub wscale: Option<u8>,
     /// The snap length cut the TCP options (those after the cut are missing).
     pub options_cut: bool,
@@ -632,7 +632,9 @@ fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
         let v = &o[2..len];
         match (kind, len) {
             (2, 4) => p.mss = Some(u16::from_be_bytes([v[0], v[1]])),
-            (3, 3) => p.wscale = Some(v[0]),
+            // RFC 7323 Sec. 2.3: a shift above 14 is used as 14 (a corrupt capture's 255
+            // shifted a window out of its 64 bits).
+            (3, 3) => p.wscale = Some(v[0].min(14)),
             (8, 10) => {
                 p.ts = Some((
                     u32::from_be_bytes([v[0], v[1], v[2], v[3]]),

@@ -20,7 +20,7 @@
 //! events of the same nanosecond by that moment: docs/architecture.md.)
 
 use super::loss::LossModel;
-use super::packet::{NodeId, Packet};
+use super::packet::{NodeId, Packet, SegId};
 use super::queue::{DropCause, Drops, Queue};
 use crate::engine::Key;
 use crate::stats::LinkCounters;
@@ -39,15 +39,36 @@ pub(crate) fn release_if_idle<T>(buf: &mut VecDeque<T>) {
     }
 }
 
+/// Asks the processor to bring the cache line of address `p` in, without waiting for it.
+#[inline(always)]
+pub(crate) fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it reads nothing and cannot fault, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// No slot: the end of a link's list of propagating packets.
 const NIL: u32 = u32::MAX;
 
-/// A propagating packet with the key of its Deliver, and the next packet on the same link.
+/// A propagating packet, the next packet on the same link and that one's Deliver key: 52
+/// bytes, aligned to a cache line, so a Deliver reads one line. (The packet's segment is
+/// elsewhere, `net::packet::Segments`; a packet's own key is in the event queue while it is
+/// the oldest on its link, and before that in the slot of the packet ahead of it, so that
+/// continuing a link's stream does not wait for a second slot: at 10,000 flows that read was
+/// a quarter of the run's time, bench/README.md, "Session 10".)
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 struct Slot {
-    key: Key,
     pkt: Packet,
     next: u32,
+    /// The next packet's segment if that packet ends its route at this link's far end (an
+    /// endpoint reads it right after its Deliver: fetched ahead), else NIL.
+    next_seg: u32,
+    next_key: Key,
 }
 
 /// The packets propagating on every link of a simulation, in one arena: each link's, oldest
@@ -74,11 +95,12 @@ impl InFlight {
     }
 
     #[inline]
-    fn take(&mut self, key: Key, pkt: &Packet) -> u32 {
+    fn take(&mut self, pkt: &Packet) -> u32 {
         let slot = Slot {
-            key,
             pkt: *pkt,
             next: NIL,
+            next_seg: NIL,
+            next_key: (SimTime::ZERO, 0),
         };
         if self.free != NIL {
             let i = self.free;
@@ -108,6 +130,8 @@ impl InFlight {
 struct Propagating {
     head: u32,
     tail: u32,
+    /// The tail before the last `push_back` (where `set_key` writes the new tail's key).
+    before_tail: u32,
     len: u32,
 }
 
@@ -115,24 +139,43 @@ impl Propagating {
     const EMPTY: Propagating = Propagating {
         head: NIL,
         tail: NIL,
+        before_tail: NIL,
         len: 0,
     };
 
+    /// Appends `pkt`; its Deliver key follows (`set_key`).
     #[inline]
-    fn push_back(&mut self, arena: &mut InFlight, key: Key, pkt: &Packet) {
-        let i = arena.take(key, pkt);
+    fn push_back(&mut self, arena: &mut InFlight, pkt: &Packet) {
+        let i = arena.take(pkt);
         if self.tail == NIL {
             self.head = i;
         } else {
             arena.slots[self.tail as usize].next = i;
         }
+        self.before_tail = self.tail;
         self.tail = i;
         self.len += 1;
     }
 
-    /// Takes the oldest packet off; returns it and the key of the next one's Deliver.
+    /// The Deliver key of the packet just appended: kept in the slot ahead of it, or, if it is
+    /// the only one (true), the caller's to put in the event queue. `last_hop`: the packet's
+    /// route ends at this link's far end.
     #[inline]
-    fn pop_front(&mut self, arena: &mut InFlight) -> Option<(Packet, Option<Key>)> {
+    fn set_key(&mut self, arena: &mut InFlight, key: Key, last_hop: bool) -> bool {
+        if self.len == 1 {
+            return true;
+        }
+        let seg = arena.slots[self.tail as usize].pkt.seg.0;
+        let ahead = &mut arena.slots[self.before_tail as usize];
+        ahead.next_key = key;
+        ahead.next_seg = if last_hop { seg } else { NIL };
+        false
+    }
+
+    /// Takes the oldest packet off; returns it and the key of the next one's Deliver (with
+    /// the next one's segment if it ends its route at this link's far end).
+    #[inline]
+    fn pop_front(&mut self, arena: &mut InFlight) -> Option<(Packet, Option<Key>, Option<SegId>)> {
         if self.head == NIL {
             return None;
         }
@@ -141,14 +184,17 @@ impl Propagating {
         let (pkt, next) = (s.pkt, s.next);
         self.head = next;
         self.len -= 1;
-        let next_key = if next == NIL {
+        let (next_key, next_seg) = if next == NIL {
             self.tail = NIL;
-            None
+            (None, None)
         } else {
-            Some(arena.slots[next as usize].key)
+            // The next packet's slot is this link's next Deliver: fetched now, without
+            // waiting for it (its key is at hand in this slot).
+            prefetch((&arena.slots[next as usize] as *const Slot).cast());
+            (Some(s.next_key), (s.next_seg != NIL).then_some(SegId(s.next_seg)))
         };
         arena.give(i);
-        Some((pkt, next_key))
+        Some((pkt, next_key, next_seg))
     }
 
     #[inline]
@@ -393,7 +439,7 @@ impl Link {
             time: t,
             size: pkt.size,
         });
-        self.propagating.push_back(flight, (SimTime::ZERO, 0), pkt);
+        self.propagating.push_back(flight, pkt);
         t
     }
 
@@ -410,12 +456,10 @@ impl Link {
     /// follow in turn).
     #[inline]
     pub fn set_arrival(&mut self, key: Key, flight: &mut InFlight) -> bool {
-        let n = self.propagating.len;
-        self.propagating
-            .back_mut(flight)
-            .expect("a packet just started")
-            .key = key;
-        n == 1
+        debug_assert!(self.propagating.len > 0, "a packet just started");
+        let to = self.to;
+        let last_hop = self.propagating.back(flight).is_some_and(|s| s.pkt.dst == to);
+        self.propagating.set_key(flight, key, last_hop)
     }
 
     /// The serialization in progress whose TxDone is only reserved, if packets now wait
@@ -465,10 +509,17 @@ impl Link {
         &self.dropped
     }
 
-    /// The oldest propagating packet reaches the far end; with the key of the next one's
-    /// Deliver, if another is propagating.
+    /// Empties `dropped()` (the simulation has released those packets' segments).
     #[inline]
-    pub fn deliver(&mut self, flight: &mut InFlight) -> (Packet, Option<Key>) {
+    pub fn forget_dropped(&mut self) {
+        self.dropped.clear();
+    }
+
+    /// The oldest propagating packet reaches the far end; with the key of the next one's
+    /// Deliver, if another is propagating, and that one's segment if it ends its route there
+    /// (to fetch ahead: `Segments::prefetch`).
+    #[inline]
+    pub fn deliver(&mut self, flight: &mut InFlight) -> (Packet, Option<Key>, Option<SegId>) {
         self.counters.delivered += 1;
         self.propagating
             .pop_front(flight)
@@ -495,7 +546,9 @@ mod tests {
     use crate::tcp::segment::Segment;
 
     fn pkt(flow: u32, seq: u64) -> Packet {
-        Packet::tcp(flow, 0, 1, Segment::data(seq, 1000, 1040))
+        // The segment's place names the packet (no `Segments` here).
+        let seg = Segment::data(seq, 1000, 1040);
+        Packet::tcp(flow, 0, 1, &seg, crate::net::packet::SegId(seq as u32))
     }
 
     fn key(t: u64, seq: u64) -> Key {
@@ -510,33 +563,52 @@ mod tests {
         let mut arena = InFlight::new();
         let (mut a, mut b) = (Propagating::EMPTY, Propagating::EMPTY);
         for i in 0..3u64 {
-            a.push_back(&mut arena, key(0, 0), &pkt(1, i));
-            a.back_mut(&mut arena).unwrap().key = key(10 + i, 2 * i);
-            b.push_back(&mut arena, key(0, 0), &pkt(2, 100 + i));
-            b.back_mut(&mut arena).unwrap().key = key(20 + i, 2 * i + 1);
+            a.push_back(&mut arena, &pkt(1, i));
+            // The first packet's key is the caller's (the event queue's), the others' are kept.
+            assert_eq!(a.set_key(&mut arena, key(10 + i, 2 * i), false), i == 0);
+            b.push_back(&mut arena, &pkt(2, 100 + i));
+            // b's packets end their route at its far end: their segments are handed on too.
+            assert_eq!(b.set_key(&mut arena, key(20 + i, 2 * i + 1), true), i == 0);
         }
         assert_eq!((a.len, b.len, arena.slots.len()), (3, 3, 6));
-        let (p, next) = a.pop_front(&mut arena).unwrap();
-        assert_eq!((p.flow, p.seg.seq, next), (1, 0, Some(key(11, 2))));
-        let (p, next) = b.pop_front(&mut arena).unwrap();
-        assert_eq!((p.flow, p.seg.seq, next), (2, 100, Some(key(21, 3))));
+        let (p, next, seg) = a.pop_front(&mut arena).unwrap();
+        assert_eq!(
+            (p.flow, p.seg.0 as u64, next, seg),
+            (1, 0, Some(key(11, 2)), None)
+        );
+        let (p, next, seg) = b.pop_front(&mut arena).unwrap();
+        assert_eq!(
+            (p.flow, p.seg.0 as u64, next, seg),
+            (2, 100, Some(key(21, 3)), Some(SegId(101)))
+        );
         // The two freed slots are taken again before the arena grows.
-        a.push_back(&mut arena, key(0, 0), &pkt(1, 3));
-        b.push_back(&mut arena, key(0, 0), &pkt(2, 103));
+        a.push_back(&mut arena, &pkt(1, 3));
+        assert!(!a.set_key(&mut arena, key(13, 6), false));
+        b.push_back(&mut arena, &pkt(2, 103));
+        assert!(!b.set_key(&mut arena, key(23, 7), true));
         assert_eq!(arena.slots.len(), 6);
-        assert_eq!(a.back(&arena).unwrap().pkt.seg.seq, 3);
+        assert_eq!(a.back(&arena).unwrap().pkt.seg.0 as u64, 3);
         let seqs = |l: &mut Propagating, arena: &mut InFlight| {
-            std::iter::from_fn(|| l.pop_front(arena).map(|(p, _)| p.seg.seq)).collect::<Vec<_>>()
+            std::iter::from_fn(|| l.pop_front(arena).map(|(p, ..)| p.seg.0 as u64)).collect::<Vec<_>>()
         };
-        assert_eq!(seqs(&mut a, &mut arena), vec![1, 2, 3]);
+        assert_eq!(
+            a.pop_front(&mut arena).map(|(p, n, _)| (p.seg.0 as u64, n)),
+            Some((1, Some(key(12, 4))))
+        );
+        assert_eq!(
+            a.pop_front(&mut arena).map(|(p, n, _)| (p.seg.0 as u64, n)),
+            Some((2, Some(key(13, 6))))
+        );
+        assert_eq!(seqs(&mut a, &mut arena), vec![3]);
         assert_eq!(seqs(&mut b, &mut arena), vec![101, 102, 103]);
         assert_eq!((a.len, a.head, a.tail), (0, NIL, NIL));
         assert!(a.back(&arena).is_none() && a.pop_front(&mut arena).is_none());
         // Emptied, a list starts again from any free slot.
-        b.push_back(&mut arena, key(0, 0), &pkt(2, 104));
+        b.push_back(&mut arena, &pkt(2, 104));
+        assert!(b.set_key(&mut arena, key(24, 8), true));
         assert_eq!(
-            b.pop_front(&mut arena).map(|(p, n)| (p.seg.seq, n)),
-            Some((104, None))
+            b.pop_front(&mut arena).map(|(p, n, s)| (p.seg.0 as u64, n, s)),
+            Some((104, None, None))
         );
         assert_eq!(arena.slots.len(), 6);
     }

@@ -188,7 +188,8 @@ mod tests {
     use super::*;
 
     fn pkt() -> Packet {
-        Packet::tcp(0, 0, 1, crate::tcp::segment::Segment::data(0, 1000, 1040))
+        let seg = crate::tcp::segment::Segment::data(0, 1000, 1040);
+        Packet::tcp(0, 0, 1, &seg, crate::net::packet::SegId(0))
     }
 
     #[test]

@@ -15,28 +15,39 @@ pub enum PacketKind {
     Udp,
 }
 
-/// A packet, moved by value: the routing fields the network reads (flow, kind, addresses,
-/// size) and the TCP segment it carries, which only endpoints read. A UDP datagram carries a
-/// data-kind segment whose `seq` numbers the datagram.
+/// Where a packet's segment is kept: an index into the simulation's `Segments`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SegId(pub u32);
+
+/// A packet, copied hop by hop: the routing fields the network reads (flow, kind, addresses,
+/// size, the time it was queued) and where its TCP segment is kept (`seg`), which only the
+/// endpoints, the traces and the captures read. A UDP datagram's segment is a data-kind
+/// segment whose `seq` numbers the datagram.
+///
+/// The segment (80 bytes) stays in one place for the packet's whole life instead of being
+/// copied with it: a packet is 32 bytes, so a propagating packet with its Deliver key fits in
+/// one cache line, and a queue of packets is a quarter of the size (bench/README.md, "Session
+/// 10"). A packet owns its segment: whoever ends its life (an endpoint's delivery, a drop, a
+/// loss) releases it (`Segments::release`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Packet {
-    pub flow: u32,
-    pub kind: PacketKind,
-    pub src: NodeId,
-    pub dst: NodeId,
-    /// Bytes on the wire (payload + headers).
-    pub size: u32,
     /// When the packet entered the queue of the link it is on (or last was on): stamped by the
     /// link on every enqueue, read by disciplines that measure sojourn time (CoDel, RFC 8289
     /// Sec. 5.4).
     pub enqueued: SimTime,
-    pub seg: Segment,
+    pub flow: u32,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Bytes on the wire (payload + headers).
+    pub size: u32,
+    pub seg: SegId,
+    pub kind: PacketKind,
 }
 
 impl Packet {
-    /// A TCP segment of `flow` routed from `src` to `dst`.
+    /// A packet of `flow` routed from `src` to `dst` carrying `seg` (kept at `id`).
     #[inline]
-    pub fn tcp(flow: u32, src: NodeId, dst: NodeId, seg: Segment) -> Packet {
+    pub fn tcp(flow: u32, src: NodeId, dst: NodeId, seg: &Segment, id: SegId) -> Packet {
         Packet {
             flow,
             kind: match seg.kind {
@@ -47,15 +58,109 @@ impl Packet {
             dst,
             size: seg.size,
             enqueued: SimTime::ZERO,
-            seg,
+            seg: id,
+        }
+    }
+}
+
+/// The segments of the packets alive in a simulation, each kept in one place from the moment
+/// its packet is made to the moment it is delivered or dropped. A released place is the next
+/// one taken (likely still in cache).
+#[derive(Debug, Default)]
+pub struct Segments {
+    segs: Vec<Segment>,
+    free: Vec<u32>,
+    /// Which places are taken (debug builds: a release of a free place is a bug).
+    #[cfg(debug_assertions)]
+    taken: Vec<bool>,
+}
+
+impl Segments {
+    pub fn new() -> Self {
+        Segments::default()
+    }
+
+    /// Keeps `seg`; where it is kept.
+    #[inline]
+    pub fn put(&mut self, seg: Segment) -> SegId {
+        match self.free.pop() {
+            Some(i) => {
+                self.segs[i as usize] = seg;
+                #[cfg(debug_assertions)]
+                {
+                    self.taken[i as usize] = true;
+                }
+                SegId(i)
+            }
+            None => {
+                assert!(
+                    self.segs.len() < u32::MAX as usize,
+                    "more than 2^32 - 1 packets alive"
+                );
+                self.segs.push(seg);
+                #[cfg(debug_assertions)]
+                self.taken.push(true);
+                SegId((self.segs.len() - 1) as u32)
+            }
         }
     }
 
-    /// UDP datagram number `seq` of source `flow`, `size` bytes on the wire.
-    pub fn udp(flow: u32, src: NodeId, dst: NodeId, seq: u64, size: u32) -> Packet {
+    /// A packet of `flow` from `src` to `dst` carrying `seg`, which is kept here until the
+    /// packet's life ends.
+    #[inline]
+    pub fn packet(&mut self, flow: u32, src: NodeId, dst: NodeId, seg: Segment) -> Packet {
+        let id = self.put(seg);
+        Packet::tcp(flow, src, dst, &seg, id)
+    }
+
+    /// UDP datagram number `seq` of source `flow`, `size` bytes on the wire, sent at `now`.
+    pub fn udp(&mut self, flow: u32, src: NodeId, dst: NodeId, seq: u64, size: u32, now: SimTime) -> Packet {
+        let seg = Segment {
+            ts_val: now,
+            ..Segment::data(seq, size, size)
+        };
         Packet {
             kind: PacketKind::Udp,
-            ..Packet::tcp(flow, src, dst, Segment::data(seq, size, size))
+            ..self.packet(flow, src, dst, seg)
         }
+    }
+
+    #[inline]
+    pub fn get(&self, id: SegId) -> &Segment {
+        #[cfg(debug_assertions)]
+        assert!(
+            self.taken[id.0 as usize],
+            "segment {} read after its release",
+            id.0
+        );
+        &self.segs[id.0 as usize]
+    }
+
+    /// Asks for `id`'s segment to be brought into the cache ahead of its reading.
+    #[inline]
+    pub fn prefetch(&self, id: SegId) {
+        if let Some(s) = self.segs.get(id.0 as usize) {
+            // A segment is 80 bytes: its first and its last byte's lines.
+            let p = (s as *const Segment).cast::<u8>();
+            crate::net::link::prefetch(p);
+            crate::net::link::prefetch(p.wrapping_add(std::mem::size_of::<Segment>() - 1));
+        }
+    }
+
+    /// The packet's life has ended: its place is free.
+    #[inline]
+    pub fn release(&mut self, id: SegId) {
+        #[cfg(debug_assertions)]
+        {
+            let t = &mut self.taken[id.0 as usize];
+            assert!(*t, "segment {} released twice", id.0);
+            *t = false;
+        }
+        self.free.push(id.0);
+    }
+
+    /// Segments kept now: one per packet alive (queued, on the wire, propagating).
+    pub fn live(&self) -> usize {
+        self.segs.len() - self.free.len()
     }
 }

@@ -98,6 +98,7 @@ impl Simulation {
             q: EventQueue::new(),
             links: topo.links,
             flight: crate::net::link::InFlight::new(),
+            segs: crate::net::packet::Segments::new(),
             routes: topo.routes,
             flows,
             link_snapshots: Vec::new(),

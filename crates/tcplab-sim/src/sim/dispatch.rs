@@ -57,18 +57,24 @@ impl Simulation {
                     if self.trace.traces_packets(link) {
                         let l = &self.links[link as usize];
                         let p = l.on_wire(self.q.key(), &self.flight).expect("just started");
-                        self.trace.packet(now, link, PacketEventKind::Dequeue, p, None);
+                        self.trace
+                            .packet(now, link, PacketEventKind::Dequeue, p, &self.segs, None);
                     }
                 }
+                self.release_dropped(link);
                 self.trace_queue(now, link);
             }
             Event::Deliver { link } => {
                 let l = &mut self.links[link as usize];
                 let node = l.to;
-                let (pkt, next) = l.deliver(&mut self.flight);
+                let (pkt, next, ahead) = l.deliver(&mut self.flight);
                 self.q.continue_stream(next);
-                self.trace.packet(now, link, PacketEventKind::Receive, &pkt, None);
-                self.trace.captures.delivered(now, link, &pkt);
+                if let Some(id) = ahead {
+                    self.segs.prefetch(id);
+                }
+                self.trace
+                    .packet(now, link, PacketEventKind::Receive, &pkt, &self.segs, None);
+                self.trace.captures.delivered(now, link, &pkt, &self.segs);
                 if pkt.dst == node {
                     self.to_endpoint(now, pkt);
                 } else {
@@ -111,16 +117,23 @@ impl Simulation {
         let side = match pkt.kind {
             PacketKind::Data => Side::Receiver,
             PacketKind::Ack => Side::Sender,
-            PacketKind::Udp => return self.udp_delivered(&pkt),
+            PacketKind::Udp => {
+                self.udp_delivered(&pkt);
+                return self.segs.release(pkt.seg);
+            }
         };
         // `emulating` first: the flag sits at the far end of a large `Flow`, a cache miss of
         // its own with thousands of flows (8% of `dispatch` at 10,000 flows).
         if self.emulating && self.flows[flow as usize].external {
             return self.arrived_outside(now, side, pkt);
         }
+        // The packet's life ends here; its segment's place is free for the first one the
+        // endpoint sends (still in cache).
+        let seg = *self.segs.get(pkt.seg);
+        self.segs.release(pkt.seg);
         let mut out = std::mem::take(&mut self.out);
         let f = &mut self.flows[flow as usize];
-        f.on_segment(side, now, &pkt.seg, &mut out);
+        f.on_segment(side, now, &seg, &mut out);
         if side == Side::Sender && f.finite && f.completed.is_none() && f.sender.all_acked() {
             f.completed = Some(now);
             self.finite_flows_left -= 1;
@@ -139,7 +152,8 @@ impl Simulation {
     pub(super) fn emit(&mut self, now: SimTime, flow: u32, side: Side, out: &mut Vec<Segment>) {
         let (node, peer) = self.flows[flow as usize].ends(side);
         for seg in out.drain(..) {
-            self.forward(now, node, &Packet::tcp(flow, node, peer, seg));
+            let pkt = self.segs.packet(flow, node, peer, seg);
+            self.forward(now, node, &pkt);
         }
     }
 
@@ -151,7 +165,7 @@ impl Simulation {
             "no route from {node} to {}",
             pkt.dst
         );
-        self.trace.captures.offered(now, link, pkt);
+        self.trace.captures.offered(now, link, pkt, &self.segs);
         let l = &mut self.links[link as usize];
         let offer = l.offer(self.q.key(), pkt, &mut self.flight);
         if self.emulating {
@@ -179,6 +193,24 @@ impl Simulation {
         if self.trace.traces_packets(link) {
             self.trace_offer(now, link, pkt, offer);
         }
+        // (`Link::offer` drops nothing when it queues or transmits the arrival; the run's
+        // end checks that no segment was left behind: `results`.)
+        match offer {
+            Offer::Lost => self.segs.release(pkt.seg),
+            Offer::Dropped { .. } => self.release_dropped(link),
+            Offer::Queued | Offer::Transmit(_) => {}
+        }
+    }
+
+    /// The packets `link`'s queue dropped in its last operation (an offer or a TxDone) are
+    /// gone, once traced and reported: their segments are released and the list emptied.
+    #[inline]
+    fn release_dropped(&mut self, link: u32) {
+        let l = &mut self.links[link as usize];
+        for &(p, _) in l.dropped() {
+            self.segs.release(p.seg);
+        }
+        l.forget_dropped();
     }
 
     /// A packet started its serialization on `link` at `now`, for `t`: its TxDone is scheduled

@@ -78,7 +78,8 @@ impl Simulation {
                 ..Segment::ack(0, size)
             },
         };
-        self.forward(now, node, &Packet::tcp(flow, node, peer, seg));
+        let pkt = self.segs.packet(flow, node, peer, seg);
+        self.forward(now, node, &pkt);
     }
 
     /// Moves the packets that reached an external end or were dropped since the last call into
@@ -93,8 +94,9 @@ impl Simulation {
             at: now,
             flow: pkt.flow,
             to: Some(side),
-            token: pkt.seg.seq,
+            token: self.segs.get(pkt.seg).seq,
         });
+        self.segs.release(pkt.seg);
     }
 
     /// The network dropped `pkt` (a loss module, or the queue at its arrival): if it belongs
@@ -108,7 +110,7 @@ impl Simulation {
                 at: self.q.now(),
                 flow: pkt.flow,
                 to: None,
-                token: pkt.seg.seq,
+                token: self.segs.get(pkt.seg).seq,
             });
         }
     }

@@ -65,6 +65,8 @@ pub struct Simulation {
     links: Vec<Link>,
     /// The packets propagating on the links (`net::link::InFlight`).
     flight: crate::net::link::InFlight,
+    /// The segments of the packets alive (`net::packet::Segments`).
+    segs: crate::net::packet::Segments,
     routes: crate::net::topology::Routes,
     flows: Vec<Flow>,
     /// The links' counters when the measurement window opened (empty until then).

@@ -171,6 +171,15 @@ impl Simulation {
                 }
             })
             .collect();
+        // Every packet alive is inside a link (queued, on the wire, propagating) and owns one
+        // segment: more segments kept than that is a drop path that forgot to release one,
+        // fewer a segment released twice (shared by two packets). Checked in every run.
+        let inside: u64 = self.links.iter().map(|l| l.in_link()).sum();
+        assert_eq!(
+            self.segs.live() as u64,
+            inside,
+            "segments kept for the packets alive, against the packets inside the links"
+        );
         let totals = self
             .links
             .iter()

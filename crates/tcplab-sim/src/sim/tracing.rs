@@ -18,17 +18,17 @@ impl Simulation {
     /// transmitter was idle), the queue's drops with their causes (the arrival, or packets
     /// dropped to make room for it, which is then enqueued), or a loss-module drop.
     pub(super) fn trace_offer(&mut self, now: SimTime, link: u32, pkt: &Packet, offer: Offer) {
-        let t = &mut self.trace;
+        let (t, s) = (&mut self.trace, &self.segs);
         match offer {
-            Offer::Lost => t.packet(now, link, Ev::Lost, pkt, Some(DropCause::Loss)),
-            Offer::Queued => t.packet(now, link, Ev::Enqueue, pkt, None),
+            Offer::Lost => t.packet(now, link, Ev::Lost, pkt, s, Some(DropCause::Loss)),
+            Offer::Queued => t.packet(now, link, Ev::Enqueue, pkt, s, None),
             Offer::Transmit(_) => {
-                t.packet(now, link, Ev::Enqueue, pkt, None);
-                t.packet(now, link, Ev::Dequeue, pkt, None);
+                t.packet(now, link, Ev::Enqueue, pkt, s, None);
+                t.packet(now, link, Ev::Dequeue, pkt, s, None);
             }
             Offer::Dropped { arrival } => {
                 if !arrival {
-                    t.packet(now, link, Ev::Enqueue, pkt, None);
+                    t.packet(now, link, Ev::Enqueue, pkt, s, None);
                 }
                 self.trace_drops(now, link);
             }
@@ -38,8 +38,8 @@ impl Simulation {
     /// The packets the link's queue dropped in its last operation, with their causes.
     pub(super) fn trace_drops(&mut self, now: SimTime, link: u32) {
         for &(p, cause) in self.links[link as usize].dropped() {
-            self.trace
-                .packet(now, link, Ev::Drop, &p, Some(DropCause::from(cause)));
+            let cause = Some(DropCause::from(cause));
+            self.trace.packet(now, link, Ev::Drop, &p, &self.segs, cause);
         }
     }
 }

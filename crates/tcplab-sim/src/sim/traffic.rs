@@ -20,7 +20,7 @@ impl Simulation {
                 }
             }
             Source::Udp(u) => {
-                let (pkt, next) = u.on_timer(now);
+                let (pkt, next) = u.on_timer(now, &mut self.segs);
                 let node = u.src;
                 let next = next.max(SimTime(now.ns() + 1));
                 self.q.schedule(next, Event::Traffic { source });

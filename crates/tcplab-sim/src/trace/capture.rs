@@ -4,8 +4,9 @@
 use super::pcap::frame::FlowWire;
 use super::pcap::{PcapCapture, PcapWriter};
 use crate::net::link::Link;
-use crate::net::packet::{Packet, PacketKind};
+use crate::net::packet::{Packet, PacketKind, Segments};
 use crate::scenario::{CapturePoint, PcapSpec};
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -52,26 +53,26 @@ impl Captures {
 
     /// A packet offered to `link` at `now`.
     #[inline]
-    pub fn offered(&mut self, now: SimTime, link: u32, p: &Packet) {
+    pub fn offered(&mut self, now: SimTime, link: u32, p: &Packet, segs: &Segments) {
         if let Some(&mask) = self.tap_in.get(link as usize) {
             if mask != 0 {
-                self.write(mask, now, p);
+                self.write(mask, now, p, segs.get(p.seg));
             }
         }
     }
 
     /// A packet `link` delivered at `now`.
     #[inline]
-    pub fn delivered(&mut self, now: SimTime, link: u32, p: &Packet) {
+    pub fn delivered(&mut self, now: SimTime, link: u32, p: &Packet, segs: &Segments) {
         if let Some(&mask) = self.tap_out.get(link as usize) {
             if mask != 0 {
-                self.write(mask, now, p);
+                self.write(mask, now, p, segs.get(p.seg));
             }
         }
     }
 
     #[cold]
-    fn write(&mut self, mut mask: u32, now: SimTime, p: &Packet) {
+    fn write(&mut self, mut mask: u32, now: SimTime, p: &Packet, seg: &Segment) {
         let wire = match p.kind {
             PacketKind::Udp => FlowWire::default(),
             _ => self.wires.get(p.flow as usize).copied().unwrap_or_default(),
@@ -79,7 +80,7 @@ impl Captures {
         while mask != 0 {
             let i = mask.trailing_zeros() as usize;
             mask &= mask - 1;
-            self.writers[i].packet(now, p, wire);
+            self.writers[i].packet(now, p, seg, wire);
         }
     }
 

@@ -3,7 +3,7 @@
 //! that is off costs one branch per event.
 
 use super::{CwndRecord, Ns2VarRecord, PacketEventKind, PacketRecord, QueueRecord, Traces};
-use crate::net::packet::Packet;
+use crate::net::packet::{Packet, Segments};
 use crate::net::DropCause;
 use crate::scenario::TraceSpec;
 use crate::tcp::instruments::CwndPoint;
@@ -62,11 +62,13 @@ impl TraceRecorder {
         link: u32,
         event: PacketEventKind,
         p: &Packet,
+        segs: &Segments,
         cause: Option<DropCause>,
     ) {
         if !self.packet_links[link as usize] {
             return;
         }
+        let s = segs.get(p.seg);
         let limit = self.limit;
         push(
             &mut self.traces.packets,
@@ -78,11 +80,11 @@ impl TraceRecorder {
                 event,
                 flow: p.flow,
                 kind: p.kind,
-                seq: p.seg.seq,
-                ack: p.seg.ack,
+                seq: s.seq,
+                ack: s.ack,
                 size: p.size,
-                len: p.seg.len,
-                retransmit: p.seg.retransmit,
+                len: s.len,
+                retransmit: s.retransmit,
                 cause,
             },
         );
@@ -184,18 +186,20 @@ mod tests {
     fn only_the_named_links_are_recorded_and_the_limit_marks_truncation() {
         let mut r = TraceRecorder::new(&spec(&["b"], false, 2), ["a", "b"]);
         let seg = crate::tcp::segment::Segment::data(1000, 1000, 1040);
-        let p = Packet::tcp(3, 0, 1, seg);
-        r.packet(SimTime(1), 0, PacketEventKind::Enqueue, &p, None);
-        r.packet(SimTime(2), 1, PacketEventKind::Enqueue, &p, None);
+        let mut segs = Segments::new();
+        let p = segs.packet(3, 0, 1, seg);
+        r.packet(SimTime(1), 0, PacketEventKind::Enqueue, &p, &segs, None);
+        r.packet(SimTime(2), 1, PacketEventKind::Enqueue, &p, &segs, None);
         r.packet(
             SimTime(3),
             1,
             PacketEventKind::Drop,
             &p,
+            &segs,
             Some(DropCause::Overflow),
         );
         assert!(!r.traces.truncated, "two records fit a limit of two");
-        r.packet(SimTime(4), 1, PacketEventKind::Dequeue, &p, None);
+        r.packet(SimTime(4), 1, PacketEventKind::Dequeue, &p, &segs, None);
         r.queue(SimTime(4), 1, 1, 1040); // queue trace off
         let t = r.finish();
         assert!(t.truncated);

@@ -7,7 +7,7 @@
 
 use super::dist;
 use super::SourceCounters;
-use crate::net::packet::{NodeId, Packet};
+use crate::net::packet::{NodeId, Packet, Segments};
 use crate::rng::Stream;
 use crate::scenario::{self, TrafficKind, TrafficSpec};
 use crate::time::SimTime;
@@ -90,9 +90,8 @@ impl UdpSource {
     }
 
     /// The source's timer: the datagram to send now, and when the next one leaves.
-    pub fn on_timer(&mut self, now: SimTime) -> (Packet, SimTime) {
-        let mut pkt = Packet::udp(self.id, self.src, self.dst, self.seq, self.size);
-        pkt.seg.ts_val = now;
+    pub fn on_timer(&mut self, now: SimTime, segs: &mut Segments) -> (Packet, SimTime) {
+        let pkt = segs.udp(self.id, self.src, self.dst, self.seq, self.size, now);
         self.seq += 1;
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += self.size as u64;

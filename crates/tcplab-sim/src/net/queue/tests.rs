@@ -5,7 +5,9 @@ use crate::rng::Stream;
 use crate::tcp::segment::Segment;
 
 pub(crate) fn pkt(seq: u64, size: u32) -> Packet {
-    Packet::tcp(0, 0, 1, Segment::data(seq, size.saturating_sub(40), size))
+    // The segment's place names the packet in the assertions (no `Segments` here).
+    let seg = Segment::data(seq, size.saturating_sub(40), size);
+    Packet::tcp(0, 0, 1, &seg, crate::net::packet::SegId(seq as u32))
 }
 
 const T0: SimTime = SimTime::ZERO;
@@ -45,7 +47,7 @@ fn seqs(q: &Queue) -> Vec<u64> {
         Discipline::Red(d) => d.fifo(),
         _ => unreachable!(),
     };
-    fifo.iter().map(|p| p.seg.seq).collect()
+    fifo.iter().map(|p| p.seg.0 as u64).collect()
 }
 
 #[test]
@@ -54,8 +56,8 @@ fn drop_tail_packets_limit() {
     assert!(q.offer(T0, pkt(0, 1000)).is_none());
     assert!(q.offer(T0, pkt(1, 1000)).is_none());
     let dropped = q.offer(T0, pkt(2, 1000)).expect("third arrival dropped");
-    assert_eq!(dropped.seg.seq, 2);
-    assert_eq!(q.take(T0).unwrap().seg.seq, 0);
+    assert_eq!(dropped.seg.0 as u64, 2);
+    assert_eq!(q.take(T0).unwrap().seg.0 as u64, 0);
     assert!(q.offer(T0, pkt(3, 1000)).is_none());
     assert_eq!(q.len(), 2);
     assert_eq!(q.bytes(), 2000);
@@ -78,8 +80,8 @@ fn drop_from_front_drops_the_head_and_admits_the_arrival() {
     for s in 0..3 {
         assert!(q.offer(T0, pkt(s, 1000)).is_none());
     }
-    assert_eq!(q.offer(T0, pkt(3, 1000)).unwrap().seg.seq, 0);
-    assert_eq!(q.offer(T0, pkt(4, 1000)).unwrap().seg.seq, 1);
+    assert_eq!(q.offer(T0, pkt(3, 1000)).unwrap().seg.0 as u64, 0);
+    assert_eq!(q.offer(T0, pkt(4, 1000)).unwrap().seg.0 as u64, 1);
     assert_eq!(seqs(&q), vec![2, 3, 4]);
     assert_eq!(q.bytes(), 3000);
 }
@@ -91,10 +93,10 @@ fn drop_from_front_with_bytes_drops_the_arrival_if_the_head_is_too_small() {
         assert!(q.offer(T0, pkt(s, size)).is_none());
     }
     // Dropping the 500-byte head leaves 2000 + 1500 > 2500: the arrival goes instead.
-    assert_eq!(q.offer(T0, pkt(3, 1500)).unwrap().seg.seq, 3);
+    assert_eq!(q.offer(T0, pkt(3, 1500)).unwrap().seg.0 as u64, 3);
     assert_eq!(seqs(&q), vec![0, 1, 2]);
     // A 500-byte arrival fits once the head goes: 2500 - 500 + 500 = 2500.
-    assert_eq!(q.offer(T0, pkt(4, 500)).unwrap().seg.seq, 0);
+    assert_eq!(q.offer(T0, pkt(4, 500)).unwrap().seg.0 as u64, 0);
     assert_eq!(seqs(&q), vec![1, 2, 4]);
     assert_eq!(q.bytes(), 2500);
 }
@@ -116,7 +118,7 @@ fn random_drop_victim_is_the_streams_uniform_choice() {
         let expected = shadow.remove(i);
         shadow.push(s);
         assert_eq!(
-            q.offer(T0, pkt(s, 1000)).unwrap().seg.seq,
+            q.offer(T0, pkt(s, 1000)).unwrap().seg.0 as u64,
             expected,
             "arrival {s}"
         );
@@ -136,7 +138,7 @@ fn random_drop_spreads_victims_uniformly_over_positions() {
     let mut by_pos = [0u32; 5];
     for s in 5..50_005 {
         let before = seqs(&q);
-        let v = q.offer(T0, pkt(s, 1000)).unwrap().seg.seq;
+        let v = q.offer(T0, pkt(s, 1000)).unwrap().seg.0 as u64;
         by_pos[before.iter().position(|&x| x == v).unwrap()] += 1;
     }
     // 10000 expected per position, binomial sd ~ 89: allow 5 sd.
@@ -181,7 +183,7 @@ fn red_average_is_the_ewma_of_the_queue_seen_by_arrivals() {
     // by hand: 0, 0, 0.5, 1.25, 2.125.
     let mut q = red(0.5, 50.0, 100.0, 0.1, false, 1000);
     assert!(q.offer(T0, pkt(0, 1000)).is_none()); // idle link since 0: m = 0, then q = 0
-    assert_eq!(q.take(T0).unwrap().seg.seq, 0); // on the wire
+    assert_eq!(q.take(T0).unwrap().seg.0 as u64, 0); // on the wire
     let mut got = vec![];
     for s in 1..5 {
         assert!(q.offer(T0, pkt(s, 1000)).is_none());
@@ -446,5 +448,5 @@ fn red_forced_drop_when_the_buffer_is_full() {
     for s in 0..3 {
         assert!(q.offer(T0, pkt(s, 1000)).is_none());
     }
-    assert_eq!(q.offer(T0, pkt(3, 1000)).unwrap().seg.seq, 3);
+    assert_eq!(q.offer(T0, pkt(3, 1000)).unwrap().seg.0 as u64, 3);
 }

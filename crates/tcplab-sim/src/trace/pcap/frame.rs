@@ -9,6 +9,7 @@
 //! ISN + 1, as after a handshake.
 
 use crate::net::packet::{Packet, PacketKind};
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 /// Ethernet addresses of the sender's and the receiver's side (locally administered).
@@ -78,7 +79,15 @@ fn fold(mut sum: u32) -> u16 {
 /// The frame of `p` at time `now` (Ethernet, IPv4, then TCP with its options or UDP), with a
 /// zero payload, written to `out` (cleared first). Returns the frame's full length; `out`
 /// holds at most `snap` bytes of it.
-pub fn encode(p: &Packet, wire: FlowWire, now: SimTime, ip_id: u16, snap: usize, out: &mut Vec<u8>) -> usize {
+pub fn encode(
+    p: &Packet,
+    s: &Segment,
+    wire: FlowWire,
+    now: SimTime,
+    ip_id: u16,
+    snap: usize,
+    out: &mut Vec<u8>,
+) -> usize {
     out.clear();
     let (src_mac, dst_mac) = match p.kind {
         PacketKind::Ack => (MAC_RECEIVER, MAC_SENDER),
@@ -99,19 +108,19 @@ pub fn encode(p: &Packet, wire: FlowWire, now: SimTime, ip_id: u16, snap: usize,
             6u8,
             sender_ip(p.flow),
             receiver_ip(p.flow),
-            tcp_header(p, wire, now),
+            tcp_header(p, s, wire, now),
         ),
         PacketKind::Ack => (
             6u8,
             receiver_ip(p.flow),
             sender_ip(p.flow),
-            tcp_header(p, wire, now),
+            tcp_header(p, s, wire, now),
         ),
     };
     let (l4_bytes, l4_len) = l4;
     let payload = match p.kind {
         PacketKind::Udp => p.size.saturating_sub(28) as usize,
-        _ => p.seg.len as usize,
+        _ => s.len as usize,
     };
     let total = 20 + l4_len + payload;
     out.extend_from_slice(&[0x45, 0]);
@@ -147,8 +156,7 @@ pub fn encode(p: &Packet, wire: FlowWire, now: SimTime, ip_id: u16, snap: usize,
 }
 
 /// The TCP header with options (checksum zero), and its length.
-fn tcp_header(p: &Packet, wire: FlowWire, now: SimTime) -> ([u8; 60], usize) {
-    let s = &p.seg;
+fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60], usize) {
     let f = p.flow;
     let (sport, dport, seq, ack) = match p.kind {
         PacketKind::Ack => (
@@ -222,7 +230,8 @@ fn udp_header(p: &Packet) -> ([u8; 60], usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::segment::{SackBlocks, Segment};
+    use crate::net::packet::SegId;
+    use crate::tcp::segment::SackBlocks;
 
     #[test]
     fn a_data_segment_of_flow_0_is_the_expected_bytes() {
@@ -230,13 +239,13 @@ mod tests {
             ts_val: SimTime(2_500_000),
             ..Segment::data(1000, 100, 152)
         };
-        let p = Packet::tcp(0, 0, 1, seg);
+        let p = Packet::tcp(0, 0, 1, &seg, SegId(0));
         let mut out = Vec::new();
         let wire = FlowWire {
             timestamps: true,
             window: 65535,
         };
-        let n = encode(&p, wire, SimTime(3_000_000), 7, 65535, &mut out);
+        let n = encode(&p, &seg, wire, SimTime(3_000_000), 7, 65535, &mut out);
         assert_eq!(n, 14 + 20 + 32 + 100);
         assert_eq!(out.len(), n);
         // IPv4: total length 152 (the simulated size with timestamps), id 7, 10.0.0.1 -> 10.128.0.1.
@@ -267,17 +276,17 @@ mod tests {
             ts_ecr: SimTime(1_000),
             ..Segment::ack(70_000, 40 + 20)
         };
-        let p = Packet::tcp(0, 1, 0, seg);
+        let p = Packet::tcp(0, 1, 0, &seg, SegId(0));
         let mut out = Vec::new();
         let wire = FlowWire {
             timestamps: false,
             window: 4096,
         };
-        let n = encode(&p, wire, SimTime(5_000), 1, 54, &mut out);
+        let n = encode(&p, &seg, wire, SimTime(5_000), 1, 54, &mut out);
         assert_eq!(n, 14 + 20 + 20 + 20);
         assert_eq!(out.len(), 54, "cut to the snap length");
         let mut full = Vec::new();
-        encode(&p, wire, SimTime(5_000), 1, 65535, &mut full);
+        encode(&p, &seg, wire, SimTime(5_000), 1, 65535, &mut full);
         // ack = ISN + 1 + 70000 wraps: 0xFFFF0000 + 70001 = 0x00001171.
         assert_eq!(u32::from_be_bytes(full[42..46].try_into().unwrap()), 0x0000_1171);
         assert_eq!(&full[54..58], &[1, 1, 5, 18]);

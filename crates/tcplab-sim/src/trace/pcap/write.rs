@@ -6,6 +6,7 @@ use super::frame::{self, FlowWire};
 use crate::error::Error;
 use crate::net::packet::Packet;
 use crate::scenario::PcapSpec;
+use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 /// The nanosecond-resolution pcap magic number.
@@ -60,13 +61,13 @@ impl PcapWriter {
     }
 
     /// Appends `p` as seen at `now` (or marks the capture truncated when it is full).
-    pub fn packet(&mut self, now: SimTime, p: &Packet, wire: FlowWire) {
+    pub fn packet(&mut self, now: SimTime, p: &Packet, seg: &Segment, wire: FlowWire) {
         if self.packets >= self.max_packets {
             self.truncated = true;
             return;
         }
         let id = self.packets as u16;
-        let len = frame::encode(p, wire, now, id, self.snaplen as usize, &mut self.scratch);
+        let len = frame::encode(p, seg, wire, now, id, self.snaplen as usize, &mut self.scratch);
         let ns = now.ns();
         let b = &mut self.bytes;
         b.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());

@@ -34,7 +34,7 @@ fn offer(q: &mut FqCodel, pkt: Packet) -> Option<Packet> {
 /// Takes the next packet at T0 (sojourn 0: CoDel never drops): (flow, seq).
 fn take(q: &mut FqCodel) -> Option<(u32, u64)> {
     let mut drops = Drops::new();
-    let r = q.dequeue(T0, &mut drops).map(|p| (p.flow, p.seg.seq));
+    let r = q.dequeue(T0, &mut drops).map(|p| (p.flow, p.seg.0 as u64));
     assert!(drops.is_empty());
     r
 }
@@ -127,14 +127,14 @@ fn overflow_drops_the_head_of_the_fattest_queue() {
     }
     // A sixth packet (flow 2's) is admitted; flow 1, the fattest, loses its head.
     let v = offer(&mut q, p(2, 3, 1000)).expect("over the limit");
-    assert_eq!((v.flow, v.seg.seq), (1, 1));
+    assert_eq!((v.flow, v.seg.0 as u64), (1, 1));
     assert_eq!((q.len(), q.bytes()), (5, 6000));
     // Flows 1 and 2 now hold 3000 bytes each: a tie goes to the queue used first (flow 1).
     let v = offer(&mut q, p(3, 1, 1000)).expect("over the limit");
-    assert_eq!((v.flow, v.seg.seq), (1, 2));
+    assert_eq!((v.flow, v.seg.0 as u64), (1, 2));
     // Flow 2 grows to 4000 bytes with its arrival: its head goes, not the arrival.
     let v = offer(&mut q, p(2, 4, 1000)).expect("over the limit");
-    assert_eq!((v.flow, v.seg.seq), (2, 1));
+    assert_eq!((v.flow, v.seg.0 as u64), (2, 1));
     assert_eq!((q.len(), q.bytes()), (5, 5500));
     // What is left, in DRR order with a 1514-byte quantum: flow 1's 1500 bytes; flow 2 sends
     // 2000 (its credit stays positive after the first); flow 3; flow 2 again.

@@ -216,7 +216,7 @@ impl Simulation {
     /// A packet started its serialization on `link` at `now`, for `t`: its TxDone is scheduled
     /// if the link will need it (packets wait behind it, or the link has no shortcut),
     /// otherwise only reserved (see `net::link`); then its arrival at the far end.
-    #[inline]
+    #[inline(always)]
     fn started(&mut self, now: SimTime, link: u32, t: SimTime) {
         let l = &mut self.links[link as usize];
         let needed = !l.shortcut || !l.queue.is_empty();

@@ -113,6 +113,10 @@ pub struct EventQueue {
     /// The event being processed is a Deliver still at the top of the heap, waiting for
     /// `continue_stream` to put its link's next Deliver in its place.
     held: bool,
+    /// The event being processed is a TxDone still at the top of the heap: the link's next
+    /// TxDone, if one is scheduled while it runs, takes its place (one sift instead of a pop
+    /// and a push); `end_tx_done` takes it off otherwise.
+    held_tx: bool,
 }
 
 impl EventQueue {
@@ -170,6 +174,13 @@ impl EventQueue {
         debug_assert!((at, seq) >= self.key(), "event scheduled in the past");
         let e = Entry::new(at.max(self.now), seq, event);
         match event {
+            Event::TxDone { .. } if self.held_tx => {
+                // Only the link whose TxDone runs schedules one now (`dispatch`).
+                self.held_tx = false;
+                let mut top = self.heap.peek_mut().expect("the TxDone is at the top");
+                debug_assert!(top.event == event, "a link's next TxDone");
+                *top = e;
+            }
             Event::TxDone { .. } | Event::Deliver { .. } => self.heap.push(e),
             _ => self.timers.push(e),
         }
@@ -184,6 +195,7 @@ impl EventQueue {
     #[inline]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
         debug_assert!(!self.held, "a Deliver's stream was not continued");
+        debug_assert!(!self.held_tx, "a TxDone was not ended");
         // The heaps' order is reversed: the greater entry is the earlier.
         let (top, timer) = match (self.heap.peek(), self.timers.peek()) {
             (Some(l), Some(t)) if t > l => (t, true),
@@ -199,6 +211,8 @@ impl EventQueue {
             self.timers.pop();
         } else if let Event::Deliver { .. } = event {
             self.held = true;
+        } else if let Event::TxDone { .. } = event {
+            self.held_tx = true;
         } else {
             self.heap.pop();
         }
@@ -224,6 +238,16 @@ impl EventQueue {
             None => {
                 self.heap.pop();
             }
+        }
+    }
+
+    /// Ends the TxDone being processed (see `held_tx`): off the heap, unless the link's next
+    /// TxDone took its place.
+    #[inline]
+    pub fn end_tx_done(&mut self) {
+        if self.held_tx {
+            self.held_tx = false;
+            self.heap.pop();
         }
     }
 
@@ -256,7 +280,12 @@ mod tests {
         q.schedule(SimTime(10), Event::TxDone { link: 2 });
         q.schedule(SimTime(20), Event::TxDone { link: 3 });
         q.schedule(SimTime(10), Event::TxDone { link: 4 });
-        let order: Vec<_> = std::iter::from_fn(|| q.pop_until(SimTime::MAX)).collect();
+        let order: Vec<_> = std::iter::from_fn(|| {
+            let next = q.pop_until(SimTime::MAX);
+            q.end_tx_done();
+            next
+        })
+        .collect();
         let links: Vec<u32> = order
             .iter()
             .map(|(_, e)| match e {
@@ -291,9 +320,13 @@ mod tests {
         let mut next = 1;
         while let Some((t, e)) = q.pop_until(SimTime::MAX) {
             order.push((t.0, q.key().1, e));
-            if let Event::Deliver { .. } = e {
-                q.continue_stream(d.get(next).copied());
-                next += 1;
+            match e {
+                Event::Deliver { .. } => {
+                    q.continue_stream(d.get(next).copied());
+                    next += 1;
+                }
+                Event::TxDone { .. } => q.end_tx_done(),
+                _ => {}
             }
         }
         let deliver = Event::Deliver { link: 7 };
@@ -315,6 +348,49 @@ mod tests {
                 (30, 3, deliver),
             ]
         );
+    }
+
+    /// A TxDone that schedules its link's next one while it runs is replaced by it in the
+    /// heap; one that schedules none is taken off when it ends: either way the order is the
+    /// plain heap's.
+    #[test]
+    fn a_txdone_replaced_by_its_links_next_keeps_the_heap_order() {
+        let mut q = EventQueue::new();
+        q.schedule(SimTime(10), Event::TxDone { link: 1 }); // seq 0
+        q.schedule(SimTime(20), Event::TxDone { link: 2 }); // seq 1
+        q.schedule(SimTime(30), Event::Warmup); // seq 2
+        let mut order = Vec::new();
+        while let Some((t, e)) = q.pop_until(SimTime::MAX) {
+            order.push((t.0, q.key().1, e));
+            if let Event::TxDone { link } = e {
+                // Link 1 starts two more packets (at 10: the next ends at 25, after link 2's;
+                // at 25: at 30, after the warm-up's key); link 2 none.
+                if link == 1 && t.0 < 30 {
+                    let at = if t.0 == 10 { 25 } else { 30 };
+                    q.schedule(SimTime(at), Event::TxDone { link: 1 });
+                    // A Deliver scheduled in the same event sits beside it.
+                    q.schedule(SimTime(at + 5), Event::Deliver { link: 9 });
+                }
+                q.end_tx_done();
+            } else if let Event::Deliver { .. } = e {
+                q.continue_stream(None);
+            }
+        }
+        let (tx1, tx2) = (Event::TxDone { link: 1 }, Event::TxDone { link: 2 });
+        let d = Event::Deliver { link: 9 };
+        assert_eq!(
+            order,
+            vec![
+                (10, 0, tx1),
+                (20, 1, tx2),
+                (25, 3, tx1),
+                (30, 2, Event::Warmup),
+                (30, 4, d),
+                (30, 5, tx1),
+                (35, 6, d),
+            ]
+        );
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -63,6 +63,7 @@ impl Simulation {
                 }
                 self.release_dropped(link);
                 self.trace_queue(now, link);
+                self.q.end_tx_done();
             }
             Event::Deliver { link } => {
                 let l = &mut self.links[link as usize];

@@ -11,6 +11,12 @@
 //! pending event is a timer (10,000 flows: about 22,000 timers against 500 busy links), most
 //! of which fire rarely, while the links' few hundred events run millions of times a second;
 //! in a heap of their own those stay within a few kilobytes.
+//!
+//! The event being processed stays at the top of the links' heap when it is a Deliver or a
+//! TxDone, and the link's next one of the same kind takes its place (one sift instead of a
+//! pop and a push): `continue_stream`, and `schedule_reserved` during a TxDone with
+//! `end_tx_done` after it. Every key scheduled meanwhile is later than the running event's, so
+//! the held entry is the top until then.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;

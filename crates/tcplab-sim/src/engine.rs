@@ -181,11 +181,10 @@ impl EventQueue {
         let e = Entry::new(at.max(self.now), seq, event);
         match event {
             Event::TxDone { .. } if self.held_tx => {
-                // Only the link whose TxDone runs schedules one now (`dispatch`).
+                // The held entry has run: any new entry may take its place (in `dispatch` it
+                // is the same link's next TxDone, the only one scheduled during a TxDone).
                 self.held_tx = false;
-                let mut top = self.heap.peek_mut().expect("the TxDone is at the top");
-                debug_assert!(top.event == event, "a link's next TxDone");
-                *top = e;
+                *self.heap.peek_mut().expect("the TxDone is at the top") = e;
             }
             Event::TxDone { .. } | Event::Deliver { .. } => self.heap.push(e),
             _ => self.timers.push(e),

@@ -157,18 +157,18 @@ impl Propagating {
         self.len += 1;
     }
 
-    /// The Deliver key of the packet just appended: kept in the slot ahead of it, or, if it is
-    /// the only one (true), the caller's to put in the event queue. `last_hop`: the packet's
-    /// route ends at this link's far end.
+    /// The Deliver key of the packet just appended: kept in the slot ahead of it (with its
+    /// segment, if its route ends at `far_end`), or, if it is the only one (true), the
+    /// caller's to put in the event queue.
     #[inline]
-    fn set_key(&mut self, arena: &mut InFlight, key: Key, last_hop: bool) -> bool {
+    fn set_key(&mut self, arena: &mut InFlight, key: Key, far_end: NodeId) -> bool {
         if self.len == 1 {
             return true;
         }
-        let seg = arena.slots[self.tail as usize].pkt.seg.0;
+        let p = arena.slots[self.tail as usize].pkt;
         let ahead = &mut arena.slots[self.before_tail as usize];
         ahead.next_key = key;
-        ahead.next_seg = if last_hop { seg } else { NIL };
+        ahead.next_seg = if p.dst == far_end { p.seg.0 } else { NIL };
         false
     }
 
@@ -195,11 +195,6 @@ impl Propagating {
         };
         arena.give(i);
         Some((pkt, next_key, next_seg))
-    }
-
-    #[inline]
-    fn back_mut<'a>(&self, arena: &'a mut InFlight) -> Option<&'a mut Slot> {
-        (self.tail != NIL).then(|| &mut arena.slots[self.tail as usize])
     }
 
     #[inline]
@@ -357,11 +352,11 @@ impl Link {
         if idle {
             if let Some(limit) = self.queue.transparent() {
                 if limit.admits_alone(pkt.size) {
-                    let t = self.start(now, pkt, flight);
-                    if let Some(s) = self.propagating.back_mut(flight) {
-                        s.pkt.enqueued = now;
-                    }
-                    return Offer::Transmit(t);
+                    let stamped = Packet {
+                        enqueued: now,
+                        ..*pkt
+                    };
+                    return Offer::Transmit(self.start(now, &stamped, flight));
                 }
                 self.dropped.push((*pkt, DropCause::Overflow));
             }
@@ -457,9 +452,7 @@ impl Link {
     #[inline]
     pub fn set_arrival(&mut self, key: Key, flight: &mut InFlight) -> bool {
         debug_assert!(self.propagating.len > 0, "a packet just started");
-        let to = self.to;
-        let last_hop = self.propagating.back(flight).is_some_and(|s| s.pkt.dst == to);
-        self.propagating.set_key(flight, key, last_hop)
+        self.propagating.set_key(flight, key, self.to)
     }
 
     /// The serialization in progress whose TxDone is only reserved, if packets now wait
@@ -565,10 +558,10 @@ mod tests {
         for i in 0..3u64 {
             a.push_back(&mut arena, &pkt(1, i));
             // The first packet's key is the caller's (the event queue's), the others' are kept.
-            assert_eq!(a.set_key(&mut arena, key(10 + i, 2 * i), false), i == 0);
+            assert_eq!(a.set_key(&mut arena, key(10 + i, 2 * i), 9), i == 0);
             b.push_back(&mut arena, &pkt(2, 100 + i));
-            // b's packets end their route at its far end: their segments are handed on too.
-            assert_eq!(b.set_key(&mut arena, key(20 + i, 2 * i + 1), true), i == 0);
+            // Every packet goes to node 1: b's far end (their segments are handed on), not a's (9).
+            assert_eq!(b.set_key(&mut arena, key(20 + i, 2 * i + 1), 1), i == 0);
         }
         assert_eq!((a.len, b.len, arena.slots.len()), (3, 3, 6));
         let (p, next, seg) = a.pop_front(&mut arena).unwrap();
@@ -583,9 +576,9 @@ mod tests {
         );
         // The two freed slots are taken again before the arena grows.
         a.push_back(&mut arena, &pkt(1, 3));
-        assert!(!a.set_key(&mut arena, key(13, 6), false));
+        assert!(!a.set_key(&mut arena, key(13, 6), 9));
         b.push_back(&mut arena, &pkt(2, 103));
-        assert!(!b.set_key(&mut arena, key(23, 7), true));
+        assert!(!b.set_key(&mut arena, key(23, 7), 1));
         assert_eq!(arena.slots.len(), 6);
         assert_eq!(a.back(&arena).unwrap().pkt.seg.0 as u64, 3);
         let seqs = |l: &mut Propagating, arena: &mut InFlight| {
@@ -605,7 +598,7 @@ mod tests {
         assert!(a.back(&arena).is_none() && a.pop_front(&mut arena).is_none());
         // Emptied, a list starts again from any free slot.
         b.push_back(&mut arena, &pkt(2, 104));
-        assert!(b.set_key(&mut arena, key(24, 8), true));
+        assert!(b.set_key(&mut arena, key(24, 8), 1));
         assert_eq!(
             b.pop_front(&mut arena).map(|(p, n, s)| (p.seg.0 as u64, n, s)),
             Some((104, None, None))

@@ -99,6 +99,18 @@ def test_simulated_only_traces_are_refused():
         kernel.kernel_flows({"trace": {}, "flows": []})
 
 
+def test_a_flows_count_is_that_many_kernel_flows():
+    # Table 0 stands for three flows, table 1 is left out, table 2 is one: four flows, indexed
+    # as the simulator numbers them; an error names the table, not the flow.
+    flows = kernel.kernel_flows({"trace": {}, "flows": [flow(count=3), flow(count=0, tcp="sack"), flow(ack="immediate")]})
+    assert [f.index for f in flows] == [0, 1, 2, 3]
+    assert [f.congestion_control for f in flows] == [flows[0].congestion_control] * 4
+    with pytest.raises(EmulationError, match=r"^flows\[1\]\.profile"):
+        kernel.kernel_flows({"trace": {}, "flows": [flow(count=3), flow(profile="ns2")]})
+    with pytest.raises(EmulationError, match=r"^flows: "):
+        kernel.kernel_flows({"trace": {}, "flows": [flow(count=0)]})
+
+
 def test_a_link_faster_than_the_machine_holds_is_refused(tmp_path, monkeypatch):
     cap = tmp_path / "emulator.json"
     cap.write_text(json.dumps({"max_rate_bps": 200_000_000, "when": "today"}))

@@ -48,6 +48,20 @@ def test_dict_scenarios_and_overrides_by_keyword_and_by_path():
     assert resolved["flows"][0]["ack"] == "delayed"  # defaults are filled in
 
 
+def test_a_flows_count_runs_that_many_flows_and_resolves_compactly():
+    from tcplab.simulation import flow_specs
+
+    r = tcplab.run(ONE_HOP, flows__0__count=3, duration="5s", warmup="1s")
+    assert r.flows["flow"].to_list() == [0, 1, 2]
+    resolved = tcplab.resolve(ONE_HOP, flows__0__count=3)
+    assert len(resolved["flows"]) == 1 and resolved["flows"][0]["count"] == 3
+    assert len(flow_specs(resolved)) == 3
+    # count = 1 is left out of the resolved scenario, so run keys are what they were before.
+    assert "count" not in tcplab.resolve(ONE_HOP)["flows"][0]
+    with pytest.raises(tcplab.ScenarioError, match=r"^flows: every \[\[flows\]\] table has count = 0"):
+        tcplab.run(ONE_HOP, flows__0__count=0)
+
+
 def test_same_seed_same_bytes_different_seed_different_losses():
     lossy = ONE_HOP.replace("limit = 30 }", 'limit = 30 }, loss = { model = "bernoulli", p = "1%" }')
     assert tcplab.run(lossy, seed=5).to_json() == tcplab.run(lossy, seed=5).to_json()

@@ -201,7 +201,9 @@ def check(
     except ScenarioError as e:
         message = str(e)
         fail(message if message.startswith(str(file)) else f"{file}: {message}")
-    flows = len(resolved.get("flows") or [])
+    from tcplab.simulation import flow_specs
+
+    flows = len(flow_specs(resolved))
     typer.echo(f"{file}: a valid scenario ({flows} flow{'s' if flows != 1 else ''}, "
                f"{resolved['duration']:g} s, seed {resolved['seed']})")
 

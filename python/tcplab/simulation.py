@@ -82,6 +82,12 @@ def resolve(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
     return json.loads(_core.resolve_json(text, fmt, _overrides(sets, overrides)))
 
 
+def flow_specs(resolved: Mapping[str, Any]) -> list[dict]:
+    """The flows of a resolved scenario one by one: each [[flows]] table `count` times (1 when
+    left out), in order, so item i is the table of the run's flow i."""
+    return [f for f in resolved.get("flows") or [] for _ in range(int(f.get("count", 1)))]
+
+
 #: The result tables of a run and the traces it may record (columns: docs/traces.md).
 TABLES = ("flows", "traffic", "links", "totals")
 TRACES = ("packets", "cwnd", "queue", "ns2_vars")

@@ -480,3 +480,71 @@ fn routes_are_the_all_pairs_tables() {
         }
     }
 }
+
+/// `count = n` on a [[flows]] table is n copies of it: the same run, byte for byte, as the
+/// tables written out (each copy its own random streams and, in a dumbbell, its own access
+/// links); on a graph the copies share the table's endpoints; count = 0 leaves a table out.
+#[test]
+fn a_flows_count_is_that_many_tables() {
+    let dumbbell = "seed = 3\nduration = \"3s\"\n[network.dumbbell]\n\
+        bottleneck = { rate = \"5Mbit/s\", delay = \"10ms\", queue = { limit = 20 } }\n\
+        rtts = [\"30ms\", \"40ms\", \"50ms\", \"60ms\", \"70ms\"]\n";
+    let reno = "[[flows]]\ntcp = \"reno\"\nstart = [\"0s\", \"0.5s\"]\n";
+    let cubic = "[[flows]]\ntcp = \"newreno\"\ncc = \"cubic\"\n";
+    let written = format!("{dumbbell}{}{cubic}{reno}", reno.repeat(3));
+    let counted = format!("{dumbbell}{reno}count = 3\n{cubic}{reno}");
+    let a = deterministic(&written, &[]);
+    let b = deterministic(&counted, &[]);
+    assert_eq!(a.flows.len(), 5);
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&b).unwrap()
+    );
+    // The copies drew their own start times and round trips: distinct flows, not one thrice.
+    let delivered: std::collections::BTreeSet<u64> = a.flows[..3].iter().map(|f| f.bytes_delivered).collect();
+    assert_eq!(delivered.len(), 3);
+    // A count of 0 leaves the table out; an override sets it.
+    let o = sets(&[("flows.1.count", "0"), ("flows.0.count", "4")]);
+    let c = deterministic(&counted, &o);
+    assert_eq!(c.flows.len(), 5);
+    assert!(c.flows.iter().all(|f| f.tcp == "reno"), "{:?}", c.flows);
+
+    // A graph: one endpoint pair per table, shared by its copies.
+    let graph = "duration = \"2s\"\n[network.graph]\n\
+        links = [{ from = \"a\", to = \"b\", rate = \"2Mbit/s\", delay = \"5ms\" }]\n\
+        flows = [{ from = \"a\", to = \"b\" }, { from = \"b\", to = \"a\" }]\n\
+        [[flows]]\ncount = 3\n[[flows]]\n";
+    let g = deterministic(graph, &[]);
+    assert_eq!(g.flows.len(), 4);
+    let fwd = g.links.iter().find(|l| l.link == "a-b.fwd").unwrap();
+    assert!(fwd.utilization > 0.5, "{}", fwd.utilization);
+
+    // Bad counts are named.
+    let err = |text: &str, o: &[(String, String)]| run_toml(text, o).err().expect("rejected").to_string();
+    let e = err(
+        &counted,
+        &sets(&[
+            ("flows.0.count", "0"),
+            ("flows.1.count", "0"),
+            ("flows.2.count", "0"),
+        ]),
+    );
+    assert!(e.starts_with("flows: every [[flows]] table has count = 0"), "{e}");
+    let e = err(&counted, &sets(&[("flows.0.count", "-1")]));
+    assert!(e.starts_with("flows[0].count"), "{e}");
+    let e = err(&counted, &sets(&[("flows.0.count", "2000000")]));
+    assert!(e.starts_with("flows: 2000002 connections"), "{e}");
+    // The per-flow round trips are per flow, not per table.
+    let e = err(&counted, &sets(&[("flows.0.count", "2")]));
+    assert!(
+        e.starts_with("network.dumbbell.rtts: 5 round trips for 4 flows"),
+        "{e}"
+    );
+    assert_eq!(deterministic(&format!("{graph}count = 2\n"), &[]).flows.len(), 5);
+    let e = err(
+        "duration = \"1s\"\n[network.path]\nhops = [{ rate = \"1Mbit/s\", delay = \"1ms\" }]\n\
+         [[flows]]\n[[traffic]]\nkind = \"ftp\"\ntcp = { count = 3 }\n",
+        &[],
+    );
+    assert!(e.starts_with("traffic[0].tcp.count: 3"), "{e}");
+}

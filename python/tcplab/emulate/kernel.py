@@ -9,9 +9,11 @@ rto_min, ssthresh, quickack), tcp(7) socket options (TCP_CONGESTION, TCP_WINDOW_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from tcplab.simulation import flow_specs
 
 
 class EmulationError(ValueError):
@@ -182,9 +184,14 @@ def kernel_flows(resolved: dict[str, Any], available: set[str] | None = None) ->
     if (resolved.get("trace") or {}).get("cwnd"):
         raise EmulationError("trace.cwnd: the kernel's window is not the simulator's to trace; leave "
                              "trace.cwnd out (the flows table has TCP_INFO's cwnd at the end)")
-    flows = resolved.get("flows") or []
-    if not flows:
+    tables = resolved.get("flows") or []
+    if not flow_specs(resolved):
         raise EmulationError("flows: the scenario has no flows to emulate (expected at least one [[flows]])")
     if available is None:
         available = available_congestion_control() or None
-    return [kernel_flow(i, f, available) for i, f in enumerate(flows)]
+    # Checked once per table (an error names the table), then one per flow of its count.
+    out: list[KernelFlow] = []
+    for t, f in enumerate(tables):
+        settings = kernel_flow(t, f, available)
+        out += [replace(settings, index=len(out) + k) for k in range(int(f.get("count", 1)))]
+    return out

@@ -17,6 +17,7 @@ import polars as pl
 
 from tcplab.emulate.kernel import EmulationError, KernelFlow, kernel_flows
 from tcplab.emulate.netns import Network, clean_stale, missing_requirements, sender_ip
+from tcplab.simulation import flow_specs
 
 #: Where `tcplab emulate --self-check` keeps the highest rate this machine held.
 CAPACITY_FILE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tcplab" / "emulator.json"
@@ -118,6 +119,7 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
 
     rows = []
     conns = {}
+    specs = flow_specs(resolved)
     if analysis is not None:
         for r in analysis.connections.iter_rows(named=True):
             ip = r["src"].rsplit(":", 1)[0]
@@ -126,7 +128,7 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
         fe: FlowEnds
         # The sink's samples: at warm-up (0 if none) and within 5 ms of the end.
         length = max((fe.sampled_end_s or window[1]) - (fe.sampled_warmup_s if window[0] > 0 else 0.0), 0.0)
-        f = resolved["flows"][kf.index]
+        f = specs[kf.index]
         variant = f["tcp"] if isinstance(f["tcp"], str) else f["tcp"]["variant"]
         c = conns.get(sender_ip(kf.index), {})
         delivered = fe.received_at_end - fe.received_at_warmup

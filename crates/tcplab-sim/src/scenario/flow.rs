@@ -60,6 +60,12 @@ impl AckKind {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
+    /// How many flows this table stands for (default 1): copies with consecutive indices,
+    /// each with its own random streams ("flow:<index>:start", ...) and, in a dumbbell or a
+    /// parking lot, its own access links; on a graph they share the table's endpoints. 0
+    /// leaves the table out (a sweep axis can switch a group of flows off).
+    #[serde(default = "one_flow", skip_serializing_if = "is_one_flow")]
+    pub count: u32,
     /// The TCP variant, which names its loss recovery: "reno", or a table with the recovery's
     /// options, { variant = "newreno", partial_deflation = false }.
     #[serde(default)]
@@ -296,6 +302,14 @@ pub(crate) fn default_mss() -> u32 {
 }
 fn default_iw() -> u32 {
     1
+}
+fn one_flow() -> u32 {
+    1
+}
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_one_flow(n: &u32) -> bool {
+    *n == 1
 }
 fn default_rwnd() -> Size {
     Size(64 << 20)

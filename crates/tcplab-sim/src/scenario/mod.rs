@@ -42,6 +42,29 @@ pub struct Scenario {
     pub trace: TraceSpec,
 }
 
+impl Scenario {
+    /// The flows one by one: each [[flows]] table `count` times, in order (flow `i` of the
+    /// run is the `i`-th item).
+    pub fn flow_specs(&self) -> impl Iterator<Item = &FlowSpec> + Clone {
+        self.flows
+            .iter()
+            .flat_map(|f| std::iter::repeat_n(f, f.count as usize))
+    }
+
+    /// How many flows the run has (the tables' counts summed).
+    pub fn flow_count(&self) -> usize {
+        self.flows.iter().map(|f| f.count as usize).sum()
+    }
+
+    /// For each flow of the run, the index of the [[flows]] table it comes from.
+    pub fn flow_tables(&self) -> impl Iterator<Item = usize> + '_ {
+        self.flows
+            .iter()
+            .enumerate()
+            .flat_map(|(t, f)| std::iter::repeat_n(t, f.count as usize))
+    }
+}
+
 fn default_seed() -> u64 {
     1
 }
@@ -259,7 +282,25 @@ impl Scenario {
                 "no flows (expected at least one [[flows]] table)",
             ));
         }
-        self.network.validate(self.flows.len())?;
+        // Summed in 64 bits: u32 counts cannot overflow it, and the budget below bounds it.
+        let flows: u64 = self.flows.iter().map(|f| f.count as u64).sum();
+        if flows == 0 {
+            return Err(invalid(
+                "flows",
+                "every [[flows]] table has count = 0 (expected at least one flow)",
+            ));
+        }
+        let connections = flows + self.traffic.iter().map(|t| t.count as u64).sum::<u64>();
+        if connections > budget::MAX_CONNECTIONS {
+            return Err(invalid(
+                if self.traffic.is_empty() { "flows" } else { "traffic" },
+                format!(
+                    "{connections} connections (flows plus background sources) in one run (expected at most {})",
+                    budget::MAX_CONNECTIONS
+                ),
+            ));
+        }
+        self.network.validate(self.flows.len(), flows as usize)?;
         for (i, f) in self.flows.iter().enumerate() {
             f.validate(&format!("flows[{i}]"))?;
         }
@@ -274,16 +315,6 @@ impl Scenario {
             ));
         }
         pcap::validate(&self.trace.pcap, &self.flows, &self.traffic)?;
-        let connections = self.flows.len() as u64 + self.traffic.iter().map(|t| t.count as u64).sum::<u64>();
-        if connections > budget::MAX_CONNECTIONS {
-            return Err(invalid(
-                if self.traffic.is_empty() { "flows" } else { "traffic" },
-                format!(
-                    "{connections} connections (flows plus background sources) in one run (expected at most {})",
-                    budget::MAX_CONNECTIONS
-                ),
-            ));
-        }
         let mut names = std::collections::HashMap::new();
         for (i, t) in self.traffic.iter().enumerate() {
             t.validate(&format!("traffic[{i}]"))?;

@@ -114,7 +114,8 @@ pub struct ParkingLotSpec {
 pub struct GraphSpec {
     /// Duplex links between named nodes (nodes are the names the links use).
     pub links: Vec<GraphLink>,
-    /// One entry per [[flows]] table: where the sender and the receiver sit.
+    /// One entry per [[flows]] table: where the sender and the receiver sit (every flow of a
+    /// table with a `count` sits there).
     pub flows: Vec<Endpoints>,
 }
 
@@ -221,7 +222,9 @@ impl DumbbellSpec {
 }
 
 impl Network {
-    pub(crate) fn validate(&self, flows: usize) -> Result<(), Error> {
+    /// `tables`: the [[flows]] tables (a graph names endpoints per table); `flows`: the flows
+    /// they stand for (a dumbbell's per-flow delays).
+    pub(crate) fn validate(&self, tables: usize, flows: usize) -> Result<(), Error> {
         match self {
             Network::Path(p) => {
                 if p.hops.is_empty() {
@@ -310,7 +313,7 @@ impl Network {
                     ));
                 }
             }
-            Network::Graph(g) => g.validate(flows)?,
+            Network::Graph(g) => g.validate(tables)?,
         }
         Ok(())
     }
@@ -332,7 +335,7 @@ impl GraphSpec {
         out
     }
 
-    fn validate(&self, flows: usize) -> Result<(), Error> {
+    fn validate(&self, tables: usize) -> Result<(), Error> {
         if self.links.is_empty() {
             return Err(invalid("network.graph.links", "no links (expected at least one)"));
         }
@@ -364,13 +367,13 @@ impl GraphSpec {
             }
             l.spec().validate(&at)?;
         }
-        if self.flows.len() != flows {
+        if self.flows.len() != tables {
             return Err(invalid(
                 "network.graph.flows",
                 format!(
-                    "{} endpoints for {} flows (expected one {{ from, to }} per [[flows]])",
+                    "{} endpoints for {} [[flows]] tables (expected one {{ from, to }} per table)",
                     self.flows.len(),
-                    flows
+                    tables
                 ),
             ));
         }

@@ -204,6 +204,15 @@ impl TrafficSpec {
         }
         if let Some(t) = &self.tcp {
             t.validate(&format!("{at}.tcp"))?;
+            if t.count != 1 {
+                return Err(invalid(
+                    format!("{at}.tcp.count"),
+                    format!(
+                        "{} (a group's size is its own count: expected {at}.count instead)",
+                        t.count
+                    ),
+                ));
+            }
             if t.profile == Some(super::flow::Profile::Ns2) && self.kind == TrafficKind::Http {
                 return Err(invalid(
                     format!("{at}.tcp.profile"),

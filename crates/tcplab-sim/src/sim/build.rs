@@ -20,8 +20,7 @@ impl Simulation {
         let trace_limit = sc.trace.max_points as usize;
         let cwnd_trace = sc.trace.cwnd.then_some(trace_limit);
         let mut flows: Vec<Flow> = sc
-            .flows
-            .iter()
+            .flow_specs()
             .enumerate()
             .map(|(i, f)| {
                 let (src, dst) = topo.endpoints[i];
@@ -52,7 +51,7 @@ impl Simulation {
             .collect();
         let n_foreground = flows.len();
         let setup = Background::setup(sc, &topo.traffic, n_foreground as u32);
-        let mut wires: Vec<FlowWire> = sc.flows.iter().map(flow_wire).collect();
+        let mut wires: Vec<FlowWire> = sc.flow_specs().map(flow_wire).collect();
         for c in setup.connections {
             if !sc.trace.pcap.is_empty() {
                 wires.push(flow_wire(&c.spec));
@@ -92,8 +91,8 @@ impl Simulation {
             // A traced link records its queue at every TxDone: keep them all as events.
             l.shortcut &= !trace.traces_link(i as u32);
         }
-        let all_finite = sc.flows.iter().all(|f| f.bytes.is_some());
-        let finite_flows_left = sc.flows.iter().filter(|f| f.bytes.is_some()).count();
+        let all_finite = sc.flow_specs().all(|f| f.bytes.is_some());
+        let finite_flows_left = sc.flow_specs().filter(|f| f.bytes.is_some()).count();
         let mut sim = Simulation {
             q: EventQueue::new(),
             links: topo.links,

@@ -102,7 +102,7 @@ pub(super) fn dumbbell(b: &mut Builder, d: &DumbbellSpec, sc: &Scenario) -> Resu
     }
     let egress = d.egress();
     let mut endpoints = Vec::new();
-    for i in 0..sc.flows.len() {
+    for i in 0..sc.flow_count() {
         let access = match (&d.rtts, &d.access_delays) {
             (Some(r), _) => d
                 .access_for_rtt(r[i].0, 0, h)
@@ -163,7 +163,7 @@ pub(super) fn parking_lot(b: &mut Builder, p: &ParkingLotSpec, sc: &Scenario) ->
     };
     let ad = p.access_delay.0;
     let mut endpoints = Vec::new();
-    for k in 0..sc.flows.len() {
+    for k in 0..sc.flow_count() {
         let (from, to) = if k < p.through as usize {
             (ga[0], gb[n - 1])
         } else {

@@ -158,7 +158,7 @@ pub fn draw(w: Window, rng: &mut Stream) -> SimTime {
 impl Topology {
     pub fn build(sc: &Scenario) -> Result<Topology, Error> {
         let mut b = Builder::new(sc.seed);
-        let nflows = sc.flows.len();
+        let nflows = sc.flow_count();
         let (endpoints, traffic) = match &sc.network {
             Network::Path(p) => shapes::path(&mut b, p, sc)?,
             Network::Chain(c) => shapes::chain(&mut b, c, sc)?,

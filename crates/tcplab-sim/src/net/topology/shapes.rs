@@ -35,7 +35,7 @@ fn end_to_end(
         let e = if t.reverse { (last, first) } else { (first, last) };
         traffic.push(vec![e; t.count as usize]);
     }
-    Ok((vec![(first, last); sc.flows.len()], traffic))
+    Ok((vec![(first, last); sc.flow_count()], traffic))
 }
 
 /// Nodes n0..nk joined by hop0..hop{k-1}.
@@ -94,7 +94,9 @@ pub(super) fn graph(b: &mut Builder, g: &GraphSpec, sc: &Scenario) -> Result<Pla
                 )
             })
         };
-        endpoints.push((find("from", &e.from)?, find("to", &e.to)?));
+        let ends = (find("from", &e.from)?, find("to", &e.to)?);
+        let copies = sc.flows.get(i).map_or(0, |f| f.count as usize);
+        endpoints.extend(std::iter::repeat_n(ends, copies));
     }
     let mut traffic = Vec::new();
     for (t_i, t) in sc.traffic.iter().enumerate() {

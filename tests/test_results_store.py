@@ -211,3 +211,62 @@ def test_query_empty_sql_a_bad_statement_and_huge_results(cli, tmp_path):
     assert json.loads(r.stdout) == []
     r = cli("query", "--help")
     assert "table|csv|json" in r.stdout.replace(" ", "")
+
+
+MANY = """
+seed = 2
+duration = "2s"
+[network.dumbbell]
+bottleneck = { rate = "50Mbit/s", delay = "10ms", queue = { limit = 100 } }
+"""
+
+
+def test_a_runs_store_row_does_not_grow_with_its_flows(tmp_path):
+    # A dumbbell's flows each have their own access and egress links: the store keeps the
+    # shared links' columns only (the rest stay in the run's links table), and a per-flow list
+    # of round trips is one list column. 40 flows and 4 flows give the same columns.
+    import tcplab
+    from tcplab.sweep import run_key
+
+    def store_columns(n: int) -> list[str]:
+        rtts = ", ".join(f'"{25 + i % 50}ms"' for i in range(n))
+        text = MANY + f"rtts = [{rtts}]\n[[flows]]\ncount = {n}\n"
+        resolved = tcplab.resolve(text)
+        r = tcplab.run(text)
+        assert r.links.filter(~pl.col("shared")).height == 4 * n
+        df = results.rows(run_key(resolved), resolved, r)
+        assert df.height == n
+        return df.columns
+
+    small, large = store_columns(4), store_columns(80)
+    assert [c for c in small if not c.startswith("network.dumbbell.rtts")] == \
+        [c for c in large if not c.startswith("network.dumbbell.rtts")]
+    assert "network.dumbbell.rtts.3" in small and "network.dumbbell.rtts" in large
+    assert any(c.startswith("link.bottleneck.fwd.") for c in large)
+    assert not any(c.startswith("link.access") or c.startswith("link.egress") for c in large)
+
+
+def test_a_scenario_too_wide_for_a_store_is_refused_before_it_runs(tmp_path):
+    from conftest import run_cli
+
+    scenario = tmp_path / "wide.toml"
+    scenario.write_text(MANY + '[[flows]]\ntcp = "reno"\n' * 200)
+    out = tmp_path / "wide.parquet"
+    r = run_cli("run", str(scenario), "--out", str(out))
+    assert r.returncode == 2 and not out.exists()
+    assert "input columns" in r.stderr and "count = N" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_many_flows_print_as_their_distribution(tmp_path):
+    from conftest import run_cli
+
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(MANY + "[[flows]]\ncount = 40\n")
+    r = run_cli("run", str(scenario))
+    assert r.returncode == 0, r.stderr
+    assert "their distribution" in r.stdout and "40 flows (reno/del)" in r.stdout
+    assert "Jain's fairness index" in r.stdout
+    for label in ("min", "10%", "median", "90%", "max", "mean"):
+        assert any(line.startswith(label) for line in r.stdout.splitlines()), label
+    wide = run_cli("run", str(scenario), "--wide")
+    assert "their distribution" not in wide.stdout

@@ -139,12 +139,16 @@ def run(
     sets = dict(parse_sets(set_))
     try:
         resolved = resolve(source, sets)
+        if out is not None:
+            results.check_inputs(resolved)
         if trace_out is not None and not traces_enabled(resolved):
             sets.update(DEFAULT_TRACES)
         result = run_scenario(source, sets)
     except ScenarioError as e:
         message = str(e)
         fail(message if message.startswith(label) else f"{label}: {message}")
+    except results.StoreError as e:
+        fail(f"--out {out}: {e}")
     except KeyboardInterrupt:
         _interrupted()
     if out is not None:

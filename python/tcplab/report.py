@@ -12,6 +12,8 @@ from tcplab.tables import Column, num, print_table
 
 #: At most this many link directions are printed; the rest are in --json / --out.
 MAX_LINK_ROWS = 12
+#: More flows than this are printed as their distribution (--wide prints every one).
+MAX_FLOW_ROWS = 32
 
 FLOWS_CAPTION = ("Mathis: BW = MSS/RTT * C/sqrt(p) from each flow's own p and mean RTT, C = 1.22 "
                  "(ACK every segment) or 0.87 (delayed ACKs). losses: CA+nonCA+other.")
@@ -24,18 +26,46 @@ def flows_rows(result: RunResult, wide: bool = False) -> tuple[list[Column], lis
     if wide:
         cols += [Column("loss ev.\nrate"), Column("retrans\nsegments"), Column("mean cwnd\nbytes"),
                  Column("done\ns")]
-    rows = []
-    for f in result.with_predictions().iter_rows(named=True):
-        rtt = f["mean_rtt_s"]
-        row = [str(f["flow"]), f"{f['tcp']}/{f['ack'][:3]}", num(f["goodput_bps"] / 1e6, ".3f"),
-               num(rtt * 1e3 if rtt == rtt else float("nan"), ".1f"), num(f["p"], ".2e") if f["p"] else "0",
-               f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}", str(f["timeouts"]),
-               num(f["mathis_bps"] / 1e6, ".3f"), num(f["ratio"], ".2f")]
-        if wide:
-            row += [num(f.get("loss_event_rate"), ".2e"), str(f.get("segments_retransmitted", "-")),
-                    num(f.get("mean_cwnd_bytes"), ".0f"), num(f.get("completion_time_s"), ".3f")]
-        rows.append(row)
-    return cols, rows
+    return cols, [_flow_row(f, wide) for f in result.with_predictions().iter_rows(named=True)]
+
+
+def _flow_row(f: dict, wide: bool) -> list[str]:
+    rtt = f["mean_rtt_s"]
+    row = [str(f["flow"]), f"{f['tcp']}/{f['ack'][:3]}", num(f["goodput_bps"] / 1e6, ".3f"),
+           num(rtt * 1e3 if rtt == rtt else float("nan"), ".1f"), num(f["p"], ".2e") if f["p"] else "0",
+           f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}", str(f["timeouts"]),
+           num(f["mathis_bps"] / 1e6, ".3f"), num(f["ratio"], ".2f")]
+    if wide:
+        row += [num(f.get("loss_event_rate"), ".2e"), str(f.get("segments_retransmitted", "-")),
+                num(f.get("mean_cwnd_bytes"), ".0f"), num(f.get("completion_time_s"), ".3f")]
+    return row
+
+
+def flow_summary_rows(result: RunResult) -> tuple[list[Column], list[list[str]], str]:
+    """Many flows as their distribution: the minimum, deciles 1, 5 and 9 and the maximum of
+    each column (each taken over the flows on its own), the mean, and Jain's fairness index of
+    the goodputs in the caption."""
+    import polars as pl
+
+    df = result.with_predictions().with_columns(
+        (pl.col("ca_events") + pl.col("non_ca_events") + pl.col("other_losses")).alias("losses"))
+    cols = [Column("", left=True), Column("goodput\nMbit/s"), Column("RTT\nms"), Column("p\nCA/seg"),
+            Column("losses"), Column("time\nouts"), Column("Mathis\nMbit/s"), Column("sim/\nmodel")]
+    fields = [("goodput_bps", 1e-6, ".3f"), ("mean_rtt_s", 1e3, ".1f"), ("p", 1, ".2e"), ("losses", 1, ".0f"),
+              ("timeouts", 1, ".0f"), ("mathis_bps", 1e-6, ".3f"), ("ratio", 1, ".2f")]
+    stats = [("min", lambda c: c.min()), ("10%", lambda c: c.quantile(0.1, "nearest")),
+             ("median", lambda c: c.quantile(0.5, "nearest")), ("90%", lambda c: c.quantile(0.9, "nearest")),
+             ("max", lambda c: c.max()), ("mean", lambda c: c.mean())]
+    summary = df.select([(f(pl.col(name).fill_nan(None)) * scale).alias(f"{label}:{name}")
+                         for label, f in stats for name, scale, _ in fields]).row(0, named=True)
+    rows = [[label] + [num(summary[f"{label}:{name}"], fmt) for name, _, fmt in fields] for label, _ in stats]
+    g = df["goodput_bps"].fill_nan(None).drop_nulls()
+    jain = (g.sum() ** 2 / (len(g) * (g ** 2).sum())) if len(g) and (g ** 2).sum() > 0 else float("nan")
+    kinds = df.select(pl.concat_str("tcp", pl.col("ack").str.slice(0, 3), separator="/")).to_series().unique().sort()
+    caption = (f"{df.height:,} flows ({', '.join(kinds.head(4))}{', ...' if len(kinds) > 4 else ''}); "
+               f"Jain's fairness index of the goodputs {num(jain, '.3f')}. Each column's statistics are over "
+               "the flows on their own. Every flow: --wide, --json or --out.")
+    return cols, rows, caption
 
 
 def links_rows(result: RunResult, wide: bool = False) -> tuple[list[Column], list[list[str]], int]:
@@ -81,8 +111,13 @@ def print_result(result: RunResult, console: Console | None = None, wide: bool =
                   f"seed {result.seed}, {result.events:,} events")
     for w in result.warnings:
         console.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
-    cols, rows = flows_rows(result, wide)
-    print_table(console, "Flows (measurement window)", cols, rows, caption=FLOWS_CAPTION)
+    if result.flows.height > MAX_FLOW_ROWS and not wide:
+        cols, rows, caption = flow_summary_rows(result)
+        print_table(console, "Flows (measurement window): their distribution", cols, rows,
+                    caption=caption + " " + FLOWS_CAPTION)
+    else:
+        cols, rows = flows_rows(result, wide)
+        print_table(console, "Flows (measurement window)", cols, rows, caption=FLOWS_CAPTION)
     if result.traffic.height:
         cols, rows = traffic_rows(result)
         print_table(console, "Background traffic (per group, measurement window)", cols, rows)

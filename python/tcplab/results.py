@@ -49,10 +49,22 @@ class StoreError(ValueError):
     """A store that cannot be read or written (missing, locked, not a store)."""
 
 
+#: A list of plain values longer than this (a dumbbell's per-flow `rtts` for thousands of
+#: flows) is one list-valued column, not a column per entry.
+LONG_LIST = 64
+#: At most this many input columns per run: a store's width must not grow with the flows.
+MAX_INPUT_COLUMNS = 5000
+
+
 def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """The resolved scenario as {dotted path: value}, list entries by index (as `--set`). The
-    values are already SI numbers (`tcplab.resolve`): seconds, bit/s, bytes, probabilities."""
+    values are already SI numbers (`tcplab.resolve`): seconds, bit/s, bytes, probabilities. A
+    list of more than `LONG_LIST` plain values is one column holding the list."""
     out: dict[str, Any] = {}
+    if isinstance(resolved, list) and len(resolved) > LONG_LIST and not any(
+            isinstance(v, (Mapping, list)) for v in resolved):
+        out[prefix.rstrip(".")] = list(resolved)
+        return out
     items: Iterable = resolved.items() if isinstance(resolved, Mapping) else enumerate(resolved)
     for key, value in items:
         path = f"{prefix}{key}"
@@ -63,21 +75,48 @@ def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, A
     return out
 
 
+def check_inputs(resolved: Mapping[str, Any]) -> None:
+    """Raises StoreError unless a run of `resolved` fits a results store's row (checked before
+    the run, so a long run is not lost at the end)."""
+    _check_width(resolved, len(flatten_inputs(resolved)))
+
+
+def _check_width(resolved: Mapping[str, Any], columns: int) -> None:
+    if columns <= MAX_INPUT_COLUMNS:
+        return
+    tables = len(resolved.get("flows") or [])
+    hint = (f"its {tables} [[flows]] tables are a column group each: write flows that differ only in "
+            "their random draws as one table with count = N") if tables > 16 else \
+        "a list of tables in it is a column group per entry"
+    raise StoreError(f"the scenario flattens to {columns} input columns (expected at most "
+                     f"{MAX_INPUT_COLUMNS} per run in a results store): {hint}")
+
+
 def rows(run_key: str, resolved: Mapping[str, Any], result: RunResult) -> pl.DataFrame:
     """The store rows of one run (one per flow) from its resolved scenario and its result."""
-    return table_rows(run_key, resolved, result.with_predictions(), result.events, result.links)
+    return table_rows(run_key, resolved, result.with_predictions(), result.events, result.links,
+                      result.traffic)
 
 
 def table_rows(run_key: str, resolved: Mapping[str, Any], flows: pl.DataFrame, events: int,
-               links: pl.DataFrame) -> pl.DataFrame:
-    """Store rows from a run's flows table: its inputs before, its links' columns after."""
+               links: pl.DataFrame, traffic: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Store rows from a run's flows table: its inputs before, its shared links' columns after
+    (a connection's own access and egress links stay in the run's links table: their columns
+    would grow with the flows, and every row would carry every flow's)."""
     inputs = flatten_inputs(resolved)
+    _check_width(resolved, len(inputs))
     n = flows.height
     head = pl.DataFrame({"run_key": [run_key] * n, **{k: [v] * n for k, v in inputs.items()}},
                         strict=False)
+    if "shared" in links.columns:
+        links = links.filter(pl.col("shared")).drop("shared")
     tail = pl.DataFrame({"events": pl.Series([events] * n, dtype=pl.UInt64)}).with_columns(
         pl.lit(value, dtype=links.schema[metric]).alias(f"link.{link['link']}.{metric}")
         for link in links.iter_rows(named=True) for metric, value in link.items() if metric != "link")
+    if traffic is not None and traffic.height:
+        tail = tail.with_columns(
+            pl.lit(value, dtype=traffic.schema[metric]).alias(f"group.{g['name']}.{metric}")
+            for g in traffic.iter_rows(named=True) for metric, value in g.items() if metric not in ("name", "kind"))
     return pl.concat([head, flows, tail], how="horizontal")
 
 

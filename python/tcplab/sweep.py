@@ -152,6 +152,7 @@ class Sweep:
     def runs(self) -> list[Run]:
         """The runs of the sweep, each resolved and keyed; errors name the run's axis values.
         Runs that resolve to the same scenario appear once (the first occurrence)."""
+        from tcplab.results import StoreError, check_inputs
         from tcplab.simulation import ScenarioError, resolve
 
         out: list[Run] = []
@@ -163,7 +164,8 @@ class Sweep:
                     sets["seed"] = seed
                 try:
                     resolved = resolve(self.base, sets)
-                except ScenarioError as e:
+                    check_inputs(resolved)
+                except (ScenarioError, StoreError) as e:
                     where = ", ".join(f"{k}={v!r}" for k, v in {**point, **({"seed": seed} if seed is not None else {})}.items())
                     raise SweepError(f"{self.source}: run with {where}: {e}") from None
                 key = run_key(resolved)

@@ -195,6 +195,10 @@ pub struct TrafficResult {
 #[derive(Clone, Debug, Serialize)]
 pub struct LinkResult {
     pub link: String,
+    /// False for a link direction of one connection's own: a flow's or a background
+    /// source's access or egress link in a dumbbell or a parking lot. A results store keeps
+    /// the shared ones as columns (their number does not grow with the flows).
+    pub shared: bool,
     pub rate_bps: u64,
     pub delay_s: f64,
     pub packets_in: u64,

@@ -80,6 +80,7 @@ pub fn links(rows: &[LinkResult]) -> Result<RecordBatch, ArrowError> {
     let it = || rows.iter();
     batch(vec![
         strs("link", it().map(|l| l.link.as_str())),
+        bools("shared", it().map(|l| l.shared)),
         u64s("rate_bps", it().map(|l| l.rate_bps)),
         f64s("delay_s", it().map(|l| l.delay_s)),
         u64s("packets_in", it().map(|l| l.packets_in)),

@@ -255,6 +255,8 @@ pub struct Link {
     /// The end of a serialization need not be an event when nothing waits (the discipline is
     /// transparent and the link is not traced).
     pub shortcut: bool,
+    /// Not one connection's own access or egress link (`LinkResult::shared`).
+    pub shared: bool,
     /// The last packet size serialized and its time: most packets on a link direction have
     /// the same size, so the 128-bit division is rarely needed.
     memo: (u32, SimTime),
@@ -288,6 +290,7 @@ impl Link {
             loss: loss.map(Box::new),
             wire: None,
             shortcut,
+            shared: true,
             memo: (0, SimTime::ZERO),
             propagating: Propagating::EMPTY,
             counters: LinkCounters::default(),

@@ -144,6 +144,7 @@ impl Simulation {
                 let drops = c.drops_queue + c.drops_loss;
                 LinkResult {
                     link: l.name.clone(),
+                    shared: l.shared,
                     rate_bps: l.rate_bps,
                     delay_s: l.delay.secs_f64(),
                     packets_in: c.arrivals,

@@ -29,8 +29,8 @@ impl Access<'_> {
         let s = b.node(format!("{name}.src"));
         let d = b.node(format!("{name}.dst"));
         let link = |delay: SimTime| LinkSpec::plain(self.rate, Duration(delay), self.queue.clone());
-        b.duplex(&format!("{name}.access"), s, from, &link(delays.0));
-        b.duplex(&format!("{name}.egress"), to, d, &link(delays.1));
+        b.own_duplex(&format!("{name}.access"), s, from, &link(delays.0));
+        b.own_duplex(&format!("{name}.egress"), to, d, &link(delays.1));
         (s, d)
     }
 }
@@ -113,8 +113,8 @@ pub(super) fn dumbbell(b: &mut Builder, d: &DumbbellSpec, sc: &Scenario) -> Resu
         let s = b.node(format!("s{i}"));
         let r = b.node(format!("d{i}"));
         let link = |delay: SimTime| LinkSpec::plain(d.access_rate, Duration(delay), d.access_queue.clone());
-        b.duplex(&format!("access{i}"), s, routers[0], &link(access));
-        b.duplex(&format!("egress{i}"), routers[h], r, &link(egress));
+        b.own_duplex(&format!("access{i}"), s, routers[0], &link(access));
+        b.own_duplex(&format!("egress{i}"), routers[h], r, &link(egress));
         endpoints.push((s, r));
     }
     let acc = Access {

@@ -129,6 +129,16 @@ impl Builder {
         self.index.get(name).copied()
     }
 
+    /// Adds both directions of a connection's own link (its access or egress link): as
+    /// `duplex`, marked as not shared.
+    pub(crate) fn own_duplex(&mut self, name: &str, a: NodeId, b: NodeId, spec: &LinkSpec) {
+        self.duplex(name, a, b, spec);
+        let n = self.links.len();
+        for l in &mut self.links[n - 2..] {
+            l.shared = false;
+        }
+    }
+
     /// Adds both directions of a link: `name.fwd` from a to b and `name.rev` back.
     pub(crate) fn duplex(&mut self, name: &str, a: NodeId, b: NodeId, spec: &LinkSpec) {
         let rq = spec.reverse_queue.as_ref().unwrap_or(&spec.queue);

@@ -55,14 +55,6 @@ impl Scenario {
     pub fn flow_count(&self) -> usize {
         self.flows.iter().map(|f| f.count as usize).sum()
     }
-
-    /// For each flow of the run, the index of the [[flows]] table it comes from.
-    pub fn flow_tables(&self) -> impl Iterator<Item = usize> + '_ {
-        self.flows
-            .iter()
-            .enumerate()
-            .flat_map(|(t, f)| std::iter::repeat_n(t, f.count as usize))
-    }
 }
 
 fn default_seed() -> u64 {
@@ -282,8 +274,8 @@ impl Scenario {
                 "no flows (expected at least one [[flows]] table)",
             ));
         }
-        // Summed in 64 bits: u32 counts cannot overflow it, and the budget below bounds it.
-        let flows: u64 = self.flows.iter().map(|f| f.count as u64).sum();
+        // u32 counts summed in a usize (64 bits here) cannot overflow; the budget bounds it.
+        let flows = self.flow_count() as u64;
         if flows == 0 {
             return Err(invalid(
                 "flows",

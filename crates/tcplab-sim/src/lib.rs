@@ -61,8 +61,8 @@ pub fn load_value(doc: toml::Value) -> Result<Scenario, Error> {
 fn placed(sc: Scenario) -> Result<Scenario, Error> {
     let topo = net::topology::Topology::build(&sc)?;
     for (i, name) in sc.trace.links.iter().enumerate() {
-        if !topo.links.iter().any(|l| l.name == *name) {
-            let names: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
+        if topo.link_names.position(name).is_none() {
+            let names: Vec<&str> = topo.link_names.iter().collect();
             let shown = if names.len() > 8 {
                 format!("{}, ... ({} in all)", names[..8].join(", "), names.len())
             } else {
@@ -76,8 +76,8 @@ fn placed(sc: Scenario) -> Result<Scenario, Error> {
     }
     for (i, c) in sc.trace.pcap.iter().enumerate() {
         for (j, name) in c.link.iter().enumerate() {
-            if !topo.links.iter().any(|l| l.name == *name) {
-                let names: Vec<&str> = topo.links.iter().map(|l| l.name.as_str()).collect();
+            if topo.link_names.position(name).is_none() {
+                let names: Vec<&str> = topo.link_names.iter().collect();
                 return Err(scenario::invalid(
                     format!("trace.pcap[{i}].link[{j}]"),
                     format!(

@@ -240,7 +240,6 @@ impl Wire {
 
 #[derive(Clone, Debug)]
 pub struct Link {
-    pub name: String,
     pub from: NodeId,
     pub to: NodeId,
     pub rate_bps: u64,
@@ -271,7 +270,6 @@ pub struct Link {
 
 impl Link {
     pub fn new(
-        name: String,
         from: NodeId,
         to: NodeId,
         rate_bps: u64,
@@ -281,7 +279,6 @@ impl Link {
     ) -> Self {
         let shortcut = queue.transparent().is_some();
         Link {
-            name,
             from,
             to,
             rate_bps,

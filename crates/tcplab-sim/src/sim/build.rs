@@ -7,7 +7,6 @@ use crate::net::topology::{self, Topology};
 use crate::rng::Stream;
 use crate::scenario::FlowSpec;
 use crate::scenario::Scenario;
-use crate::stats::FlowCounters;
 use crate::tcp::{self, endpoint::AnySender};
 use crate::time::SimTime;
 use crate::trace::pcap::frame::FlowWire;
@@ -41,7 +40,6 @@ impl Simulation {
                     receiver,
                     sender_armed: None,
                     receiver_armed: None,
-                    snapshot: FlowCounters::default(),
                     finite: f.bytes.is_some(),
                     completed: None,
                     role: Role::Foreground,
@@ -75,16 +73,21 @@ impl Simulation {
                 receiver,
                 sender_armed: None,
                 receiver_armed: None,
-                snapshot: FlowCounters::default(),
                 finite: false,
                 completed: None,
                 role: c.role,
                 external: false,
             });
         }
-        let mut trace = TraceRecorder::new(&sc.trace, topo.links.iter().map(|l| l.name.as_str()));
+        let mut trace = TraceRecorder::new(&sc.trace, topo.link_names.iter());
         if !sc.trace.pcap.is_empty() {
-            trace.captures = Captures::new(&sc.trace.pcap, &topo.links, &topo.node_names, wires);
+            trace.captures = Captures::new(
+                &sc.trace.pcap,
+                &topo.links,
+                &topo.link_names,
+                &topo.node_names,
+                wires,
+            );
         }
         let mut topo = topo;
         for (i, l) in topo.links.iter_mut().enumerate() {
@@ -96,10 +99,12 @@ impl Simulation {
         let mut sim = Simulation {
             q: EventQueue::new(),
             links: topo.links,
+            link_names: topo.link_names,
             flight: crate::net::link::InFlight::new(),
             segs: crate::net::packet::Segments::new(),
             routes: topo.routes,
             flows,
+            flow_snapshots: Vec::new(),
             link_snapshots: Vec::new(),
             out: Vec::with_capacity(64),
             end: sc.duration.0,

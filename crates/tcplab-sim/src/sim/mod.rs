@@ -36,8 +36,6 @@ struct Flow {
     /// Earliest timer event known to be pending, per side (lazy cancellation).
     sender_armed: Option<SimTime>,
     receiver_armed: Option<SimTime>,
-    /// The counters at the start of the measurement window.
-    snapshot: FlowCounters,
     /// A foreground transfer of a given size (the run may end when all are done).
     finite: bool,
     completed: Option<SimTime>,
@@ -63,12 +61,17 @@ pub use external::Arrival;
 pub struct Simulation {
     q: EventQueue,
     links: Vec<Link>,
+    link_names: crate::net::topology::LinkNames,
     /// The packets propagating on the links (`net::link::InFlight`).
     flight: crate::net::link::InFlight,
     /// The segments of the packets alive (`net::packet::Segments`).
     segs: crate::net::packet::Segments,
     routes: crate::net::topology::Routes,
     flows: Vec<Flow>,
+    /// The flows' counters when the measurement window opened (empty until then: with no
+    /// warm-up it opens at 0 and nothing is subtracted; kept beside the flows rather than in
+    /// them, so a run without warm-up does not hold 144 bytes of zeros per flow).
+    flow_snapshots: Vec<FlowCounters>,
     /// The links' counters when the measurement window opened (empty until then).
     link_snapshots: Vec<LinkCounters>,
     /// Scratch buffer for the segments an endpoint emits (no allocation per event).

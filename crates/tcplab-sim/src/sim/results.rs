@@ -2,9 +2,9 @@
 //! end the per-flow, per-link and per-group results derived from the instruments (the same
 //! derivation for every endpoint implementation).
 
-use super::Simulation;
+use super::{Flow, Simulation};
 use crate::engine::Key;
-use crate::stats::{FlowResult, LinkCounters, LinkResult, LinkTotals, RunResult};
+use crate::stats::{FlowCounters, FlowResult, LinkCounters, LinkResult, LinkTotals, RunResult};
 use crate::tcp::endpoint::{AnySender, TcpSender};
 use crate::tcp::ns2::agent::VAR_NAMES;
 use crate::time::SimTime;
@@ -23,9 +23,7 @@ impl Simulation {
     /// The measurement window opens: every counter's value now is subtracted at the end.
     pub(super) fn snapshot(&mut self, now: SimTime) {
         self.integrate_all(now);
-        for f in &mut self.flows {
-            f.snapshot = f.counters();
-        }
+        self.flow_snapshots = self.flows.iter().map(Flow::counters).collect();
         let key = self.q.key();
         self.link_snapshots = self.links.iter().map(|l| l.counters_at(key)).collect();
         self.bg.snapshot();
@@ -66,12 +64,31 @@ impl Simulation {
                 f64::NAN
             }
         };
+        // Every packet alive is inside a link (queued, on the wire, propagating) and owns one
+        // segment: more segments kept than that is a drop path that forgot to release one,
+        // fewer a segment released twice (shared by two packets). Checked in every run.
+        let inside: u64 = self.links.iter().map(|l| l.in_link()).sum();
+        assert_eq!(
+            self.segs.live() as u64,
+            inside,
+            "segments kept for the packets alive, against the packets inside the links"
+        );
+        // What is not read below is freed before the rows are built, so the results do not add
+        // to the peak memory of a run of many flows: the pending events, the packets still
+        // propagating and their segments (the links keep only their counts).
+        let events = self.q.processed();
+        self.q = crate::engine::EventQueue::new();
+        self.flight = crate::net::link::InFlight::new();
+        self.segs = crate::net::packet::Segments::new();
         self.collect_sender_traces();
+        let zero_flow = FlowCounters::default();
+        let flow_snapshots = &self.flow_snapshots;
+        let since = |i: usize, f: &Flow| f.counters().since(flow_snapshots.get(i).unwrap_or(&zero_flow));
         let flows = self.flows[..self.n_foreground]
             .iter()
             .enumerate()
             .map(|(id, f)| {
-                let c = f.counters().since(&f.snapshot);
+                let c = since(id, f);
                 let from = f.start.max(self.warmup);
                 let to_end_ns = stop.ns().saturating_sub(from.ns());
                 let until = f.completed.map_or(stop, |t| t.min(stop));
@@ -119,31 +136,22 @@ impl Simulation {
             })
             .collect();
         let flows_ref = &self.flows;
-        let traffic = self.bg.results(
-            |i| {
-                let f = &flows_ref[i as usize];
-                f.counters().since(&f.snapshot)
-            },
-            window_ns,
-        );
-        // What is not read below is freed before the links' rows are built, so the results
-        // do not add to the peak memory of a run of many flows: the endpoints, the pending
-        // events and the packets still propagating (the links keep only their counts).
-        let events = self.q.processed();
+        let traffic = self
+            .bg
+            .results(|i| since(i as usize, &flows_ref[i as usize]), window_ns);
+        // The endpoints are freed before the links' rows are built.
         self.flows = Vec::new();
-        self.q = crate::engine::EventQueue::new();
-        self.flight = crate::net::link::InFlight::new();
         let zero = LinkCounters::default();
         let links = self
             .links
             .iter()
             .enumerate()
-            .map(|(i, l)| (l, self.link_snapshots.get(i).unwrap_or(&zero)))
-            .map(|(l, s)| {
+            .map(|(i, l)| (i, l, self.link_snapshots.get(i).unwrap_or(&zero)))
+            .map(|(i, l, s)| {
                 let c = l.counters_at(stop_key).since(s);
                 let drops = c.drops_queue + c.drops_loss;
                 LinkResult {
-                    link: l.name.clone(),
+                    link: self.link_names.get(i).to_string(),
                     shared: l.shared,
                     rate_bps: l.rate_bps,
                     delay_s: l.delay.secs_f64(),
@@ -172,20 +180,12 @@ impl Simulation {
                 }
             })
             .collect();
-        // Every packet alive is inside a link (queued, on the wire, propagating) and owns one
-        // segment: more segments kept than that is a drop path that forgot to release one,
-        // fewer a segment released twice (shared by two packets). Checked in every run.
-        let inside: u64 = self.links.iter().map(|l| l.in_link()).sum();
-        assert_eq!(
-            self.segs.live() as u64,
-            inside,
-            "segments kept for the packets alive, against the packets inside the links"
-        );
         let totals = self
             .links
             .iter()
-            .map(|l| LinkTotals {
-                link: l.name.clone(),
+            .zip(self.link_names.iter())
+            .map(|(l, name)| LinkTotals {
+                link: name.to_string(),
                 arrivals: l.counters.arrivals,
                 drops_queue: l.counters.drops_queue,
                 drops_loss: l.counters.drops_loss,

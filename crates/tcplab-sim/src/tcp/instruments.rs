@@ -50,15 +50,24 @@ pub struct Instruments {
     started: bool,
     /// The receive window in bytes (0: none): the usable window is min(cwnd, this).
     window_limit: u64,
-    trace: Option<Vec<CwndPoint>>,
-    trace_limit: usize,
+    /// Boxed: most senders are not traced (8 bytes instead of 32 in each).
+    trace: Option<Box<WindowTrace>>,
+}
+
+/// A bounded window trace.
+#[derive(Clone, Debug)]
+struct WindowTrace {
+    points: Vec<CwndPoint>,
+    limit: usize,
 }
 
 impl Instruments {
     /// Keeps a bounded trace of the window at every change.
     pub fn enable_trace(&mut self, max_points: usize) {
-        self.trace = Some(Vec::new());
-        self.trace_limit = max_points;
+        self.trace = Some(Box::new(WindowTrace {
+            points: Vec::new(),
+            limit: max_points,
+        }));
     }
 
     /// The receiver's window (bytes) that caps the usable window, for `window_area`.
@@ -142,15 +151,15 @@ impl Instruments {
         self.integrate(now);
         if cwnd == self.cwnd
             && ssthresh == self.ssthresh
-            && self.trace.as_ref().is_some_and(|t| !t.is_empty())
+            && self.trace.as_ref().is_some_and(|t| !t.points.is_empty())
         {
             return;
         }
         self.cwnd = cwnd;
         self.ssthresh = ssthresh;
         if let Some(t) = &mut self.trace {
-            if t.len() < self.trace_limit {
-                t.push(CwndPoint {
+            if t.points.len() < t.limit {
+                t.points.push(CwndPoint {
                     time: now,
                     cwnd_bytes: cwnd,
                     ssthresh_bytes: (ssthresh < SSTHRESH_UNSET).then_some(ssthresh),
@@ -178,8 +187,8 @@ impl Instruments {
     /// The window trace, and whether it hit its limit.
     pub fn take_trace(&mut self) -> Option<(Vec<CwndPoint>, bool)> {
         let t = self.trace.take()?;
-        let full = t.len() >= self.trace_limit;
-        Some((t, full))
+        let full = t.points.len() >= t.limit;
+        Some((t.points, full))
     }
 }
 

@@ -13,7 +13,7 @@
 //! send and its next deadline.
 
 use super::cc::{Ack, CaState, CongestionControl, Controller, Delivery};
-use super::rate::{RateSample, RateSampler};
+use super::rate::RateSample;
 use super::recovery::{AckEvent, LossRecovery};
 use super::rto::RtoEstimator;
 use super::segment::Segment;
@@ -91,11 +91,13 @@ impl Sender {
     ) -> Self {
         let mut core = SenderCore::new(flow, node, peer, cfg, cc.initial_window(), rtt);
         if cc.wants_delivery_rate() {
-            core.rate = Some(RateSampler::default());
+            core.rate = Some(Box::default());
         }
-        core.pacing = cc.pacing_rate_bps().map(|rate_bps| Pacing {
-            rate_bps,
-            ..Default::default()
+        core.pacing = cc.pacing_rate_bps().map(|rate_bps| {
+            Box::new(Pacing {
+                rate_bps,
+                ..Default::default()
+            })
         });
         Sender {
             core,
@@ -138,7 +140,7 @@ impl Sender {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        match self.core.pacing {
+        match self.core.pacing.as_deref() {
             Some(p) if p.blocked => Some(d.map_or(p.next_send, |d| d.min(p.next_send))),
             _ => d,
         }
@@ -234,6 +236,7 @@ impl Sender {
             state,
             edt_wait: c
                 .pacing
+                .as_deref()
                 .map_or(SimTime::ZERO, |p| p.next_send.saturating_sub(now)),
         };
         if self.cc.cong_control(&mut c.win, &d) {
@@ -460,7 +463,7 @@ impl Sender {
     /// and the timer backs off.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         // Pacing let the next segment go.
-        if matches!(self.core.pacing, Some(p) if p.blocked && p.next_send <= now) {
+        if matches!(self.core.pacing.as_deref(), Some(p) if p.blocked && p.next_send <= now) {
             self.send(now, out);
             self.core.record_trace(now);
         }
@@ -566,7 +569,7 @@ mod tests {
     fn rto_after_a_stalled_sack_recovery_takes_ssthresh_from_pipe() {
         let mut s = sender();
         s.core.cfg.sack = true;
-        s.core.sb = Some(crate::tcp::sack::Scoreboard::default());
+        s.core.sb = Some(Box::default());
         s.recovery = LossRecovery::Sack(crate::tcp::recovery::sack::SackRecovery::new(false));
         s.core.win.cwnd = 400_000;
         let mut out = vec![];

@@ -92,8 +92,10 @@ pub struct SenderCore {
     /// halve the window again.
     pub recover: u64,
     pub rtt: RtoEstimator,
-    /// The SACK scoreboard, for SACK-based variants.
-    pub sb: Option<Scoreboard>,
+    /// The SACK scoreboard, for SACK-based variants. The optional parts (this, `rate`,
+    /// `pacing`) are boxed: inline they took 176 bytes of every sender that has none of them
+    /// (a Reno flow), a sixth of a flow's memory in a 10,000-flow run.
+    pub sb: Option<Box<Scoreboard>>,
     // The retransmit timer, Karn's timed segment and the last transmission: the sender's
     // (sender.rs), set here only by the transmission primitives.
     pub(super) rto_deadline: Option<SimTime>,
@@ -106,9 +108,9 @@ pub struct SenderCore {
     /// Mathis' instruments: what this sender reports of its sends, samples and reductions.
     pub inst: Instruments,
     /// Delivery-rate estimation, for a congestion control that reads it (BBR); None otherwise.
-    pub rate: Option<RateSampler>,
+    pub rate: Option<Box<RateSampler>>,
     /// The pacing the congestion control asks for, if any (`Controller::pacing_rate_bps`).
-    pub pacing: Option<Pacing>,
+    pub pacing: Option<Box<Pacing>>,
 }
 
 /// Linux's internal TCP pacing (`tcp_update_skb_after_send`, `tcp_pacing_check`): each
@@ -139,7 +141,7 @@ impl SenderCore {
             node,
             peer,
             win,
-            sb: cfg.sack.then(Scoreboard::default),
+            sb: cfg.sack.then(Box::default),
             cfg,
             snd_una: 0,
             snd_nxt: 0,

@@ -5,6 +5,7 @@ use super::pcap::frame::FlowWire;
 use super::pcap::{PcapCapture, PcapWriter};
 use crate::net::link::Link;
 use crate::net::packet::{Packet, PacketKind, Segments};
+use crate::net::topology::LinkNames;
 use crate::scenario::{CapturePoint, PcapSpec};
 use crate::tcp::segment::Segment;
 use crate::time::SimTime;
@@ -23,7 +24,13 @@ pub struct Captures {
 impl Captures {
     /// The captures of `specs` over `links`, whose nodes are named `nodes`. Names were
     /// checked when the scenario was loaded (`crate::load`).
-    pub fn new(specs: &[PcapSpec], links: &[Link], nodes: &[String], wires: Vec<FlowWire>) -> Self {
+    pub fn new(
+        specs: &[PcapSpec],
+        links: &[Link],
+        names: &LinkNames,
+        nodes: &[String],
+        wires: Vec<FlowWire>,
+    ) -> Self {
         let mut c = Captures {
             tap_in: vec![0; links.len()],
             tap_out: vec![0; links.len()],
@@ -40,7 +47,7 @@ impl Captures {
                     if nodes[link.to as usize] == *node {
                         c.tap_out[l] |= bit;
                     }
-                } else if s.link.iter().any(|n| *n == link.name) {
+                } else if s.link.iter().any(|n| n == names.get(l)) {
                     match s.at {
                         CapturePoint::In => c.tap_in[l] |= bit,
                         CapturePoint::Out => c.tap_out[l] |= bit,

@@ -264,15 +264,7 @@ mod tests {
                 seed: 1,
             },
         ));
-        Link::new(
-            String::new(),
-            from,
-            to,
-            1_000_000,
-            crate::time::SimTime::ZERO,
-            q,
-            None,
-        )
+        Link::new(from, to, 1_000_000, crate::time::SimTime::ZERO, q, None)
     }
 
     fn same_as_table(n: usize, pairs: &[(NodeId, NodeId)]) {

@@ -106,3 +106,20 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
                        env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"})
     assert r.returncode == 2
     assert r.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9") and "Traceback" not in r.stderr
+
+
+def test_workers_import_the_simulator_while_the_plan_is_made(cluster):
+    """`run_sweep` has a cluster's workers import what a run needs as soon as it connects
+    (`_warm`, an unawaited `Client.run`, which Dask accepts only for a coroutine)."""
+    from distributed import Client
+
+    def imported() -> bool:
+        return "tcplab.simulation" in sys.modules and "tcplab.results" in sys.modules
+
+    with Client(cluster, timeout=30) as client:
+        assert list(client.run(imported).values()) == [False, False]  # fresh workers
+        sw._warm(client)
+        deadline = time.monotonic() + 60
+        while list(client.run(imported).values()) != [True, True]:
+            assert time.monotonic() < deadline, "the workers did not import tcplab.simulation"
+            time.sleep(0.2)

@@ -5,8 +5,9 @@
 `sweeps/bench-500.toml` with `duration = 1000s` (500 runs of about 35 ms each), a fresh store per
 measurement, alternating 1 and 2 workers for `--rounds` rounds; the parent's CPU per run from
 getrusage. Dask: a local `dask scheduler` and one, then two, `dask worker --nworkers 1 --nthreads 1`
-processes started and stopped by this script; for each Dask measurement it also prints the CPU
-seconds the scheduler and each worker (with its nanny) used. Prints one table; record it with the machine's load
+processes started and stopped by this script, measured twice: fresh (the workers import tcplab
+during the sweep) and warm (a second sweep on the same workers). For each Dask measurement it
+also prints the CPU seconds the scheduler and each worker (with its nanny) used. Prints one table; record it with the machine's load
 (it prints the load average before and after) in bench/README.md.
 
 Run from the repository: `.venv/bin/python bench/sweep_scaling.py [--rounds 2] [--no-dask]`.
@@ -107,13 +108,16 @@ def main():
                                for _ in range(w)]
                     try:
                         wait_workers(address, w)
-                        c0, t0 = cpu_seconds(procs + workers), time.perf_counter()
-                        res.setdefault(("dask", w), []).append(measure(scheduler=address))
-                        c1, wall = cpu_seconds(procs + workers), time.perf_counter() - t0
-                        used = [b - a for a, b in zip(c0, c1)]
-                        print("dask", w, res[("dask", w)][-1], flush=True)
-                        print(f"  CPU seconds in {wall:.2f} s wall: scheduler {used[0]:.2f}, workers (with "
-                              f"nannies) {', '.join(f'{u:.2f}' for u in used[1:])}", flush=True)
+                        # Fresh workers, then the same workers again (they have imported
+                        # tcplab: the second sweep on an existing cluster).
+                        for kind in ("dask", "dask, warm"):
+                            c0, t0 = cpu_seconds(procs + workers), time.perf_counter()
+                            res.setdefault((kind, w), []).append(measure(scheduler=address))
+                            c1, wall = cpu_seconds(procs + workers), time.perf_counter() - t0
+                            used = [b - a for a, b in zip(c0, c1)]
+                            print(kind, w, res[(kind, w)][-1], flush=True)
+                            print(f"  CPU seconds in {wall:.2f} s wall: scheduler {used[0]:.2f}, workers (with "
+                                  f"nannies) {', '.join(f'{u:.2f}' for u in used[1:])}", flush=True)
                     finally:
                         for p in workers:
                             p.terminate()
@@ -127,7 +131,7 @@ def main():
     print(f"load after: {os.getloadavg()}")
     print("| | 1 worker, runs/s | 2 workers, runs/s | speed-up | parent CPU per run, 1 / 2 workers |")
     print("|---|---:|---:|---:|---:|")
-    for kind in ("local", "dask"):
+    for kind in ("local", "dask", "dask, warm"):
         if (kind, 1) not in res:
             continue
         one = [x for x, _ in res[(kind, 1)]]

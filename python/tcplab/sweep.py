@@ -41,7 +41,8 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key"]
 
@@ -627,12 +628,30 @@ def _warm(client) -> None:
         pass
 
 
-def execute_chunk(tasks: list) -> tuple[list, float]:
+class Chunk:
+    """Several runs' tasks as one Dask argument. Dask walks the lists, tuples and dicts in a
+    task's arguments looking for futures, and the runs' resolved scenarios made that about 80
+    calls per run in the client (0.25 s of its CPU per 500 runs, on the cores the workers
+    need); an object of its own is passed as it is."""
+
+    __slots__ = ("tasks",)
+
+    def __init__(self, tasks: list):
+        self.tasks = tasks
+
+    def __getstate__(self):
+        return self.tasks
+
+    def __setstate__(self, tasks):
+        self.tasks = tasks
+
+
+def execute_chunk(chunk: Chunk) -> tuple[list, float]:
     """Runs several tasks in one go (one Dask task): their results and the seconds it took."""
     import time
 
     t0 = time.perf_counter()
-    out = [execute(t) for t in tasks]
+    out = [execute(t) for t in chunk.tasks]
     return out, time.perf_counter() - t0
 
 
@@ -664,7 +683,7 @@ def _dask(tasks: list, client):
                 per_run = busy / done_runs
                 k = max(1, min(int(CHUNK_SECONDS / max(per_run, 1e-6)), len(left) // (4 * threads), 256))
             chunk = [left.pop() for _ in range(min(k, len(left)))]
-            return client.submit(execute_chunk, chunk, pure=False)
+            return client.submit(execute_chunk, Chunk(chunk), pure=False)
 
         first = [f for f in (submit() for _ in range(2 * threads)) if f is not None]
         if not first:

@@ -233,3 +233,26 @@ def test_ctrl_c_stops_the_run_and_removes_everything(tmp_path):
     assert p.returncode == 130, err
     assert "interrupted" in err
     assert not any(n.startswith(f"{netns.PREFIX}{p.pid}-") for n in _ours())
+
+
+@needs_machine
+def test_emulated_store_rows_have_the_columns_of_simulated_ones(tmp_path):
+    """`tcplab emulate --out` writes the rows `tcplab run --out` would: the inputs, the flow's
+    columns, the shared links' and the background groups' (`group.<name>.<metric>`)."""
+    from tcplab import results
+
+    sc = tmp_path / "cbr.toml"
+    sc.write_text(SHORT.replace('duration = "4s"', 'duration = "2s"').replace('warmup = "1s"', 'warmup = "0.5s"')
+                  + '[[traffic]]\nname = "voice"\nkind = "cbr"\nrate = "1Mbit/s"\npacket = 1000\n')
+    r = run_cli("emulate", str(sc), "--out", str(tmp_path / "emulated.parquet"), timeout=180)
+    assert r.returncode == 0, r.stderr
+    r = run_cli("run", str(sc), "--out", str(tmp_path / "simulated.parquet"))
+    assert r.returncode == 0, r.stderr
+    emulated = results.load(tmp_path / "emulated.parquet")
+    simulated = results.load(tmp_path / "simulated.parquet")
+    assert emulated["mode"].to_list() == ["emulated"]
+    # The CBR source sends 1 Mbit/s of 1000-byte datagrams over the 1.5 s window in both.
+    for df in (emulated, simulated):
+        assert 0.9e6 < df["group.voice.goodput_bps"][0] <= 1.01e6, df["group.voice.goodput_bps"][0]
+    assert {c for c in simulated.columns if c.startswith(("group.", "link."))} \
+        == {c for c in emulated.columns if c.startswith(("group.", "link."))}

@@ -183,7 +183,7 @@ def register(app: typer.Typer) -> None:
 
             flows = r.flows.with_columns(pl.lit("emulated").alias("mode"))
             rows = results.table_rows(f"emulated-{run_key(r.resolved)}", r.resolved, flows,
-                                      r.selfcheck["events"], r.links)
+                                      r.selfcheck["events"], r.links, r.traffic)
             write_atomically(out, lambda tmp: results.write_file(rows, tmp))
         if json_out:
             doc = json.loads(r.to_json())

@@ -94,7 +94,7 @@ pub struct SenderCore {
     pub rtt: RtoEstimator,
     /// The SACK scoreboard, for SACK-based variants. The optional parts (this, `rate`,
     /// `pacing`) are boxed: inline they took 176 bytes of every sender that has none of them
-    /// (a Reno flow), a sixth of a flow's memory in a 10,000-flow run.
+    /// (a Reno flow), 14% of a `Flow`.
     pub sb: Option<Box<Scoreboard>>,
     // The retransmit timer, Karn's timed segment and the last transmission: the sender's
     // (sender.rs), set here only by the transmission primitives.

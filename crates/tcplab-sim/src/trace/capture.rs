@@ -22,8 +22,8 @@ pub struct Captures {
 }
 
 impl Captures {
-    /// The captures of `specs` over `links`, whose nodes are named `nodes`. Names were
-    /// checked when the scenario was loaded (`crate::load`).
+    /// The captures of `specs` over `links` (named `names`), whose nodes are named `nodes`.
+    /// Names were checked when the scenario was loaded (`crate::load`).
     pub fn new(
         specs: &[PcapSpec],
         links: &[Link],

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np

@@ -35,8 +35,8 @@ outputs of `RunResult.with_predictions()`, the run's `events`, and every link's 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl

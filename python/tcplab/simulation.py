@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -83,10 +83,15 @@ def resolve(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
     return json.loads(_core.resolve_json(text, fmt, _overrides(sets, overrides)))
 
 
+def table_count(table: Mapping[str, Any]) -> int:
+    """How many flows a resolved [[flows]] table stands for (its `count`, 1 when left out)."""
+    return int(table.get("count", 1))
+
+
 def flow_specs(resolved: Mapping[str, Any]) -> list[dict]:
-    """The flows of a resolved scenario one by one: each [[flows]] table `count` times (1 when
-    left out), in order, so item i is the table of the run's flow i."""
-    return [f for f in resolved.get("flows") or [] for _ in range(int(f.get("count", 1)))]
+    """The flows of a resolved scenario one by one: each [[flows]] table `count` times, in
+    order, so item i is the table of the run's flow i."""
+    return [f for f in resolved.get("flows") or [] for _ in range(table_count(f))]
 
 
 #: The result tables of a run and the traces it may record (columns: docs/traces.md).

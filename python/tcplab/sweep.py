@@ -39,9 +39,9 @@ import hashlib
 import json
 import math
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key"]

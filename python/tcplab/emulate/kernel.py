@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tcplab.simulation import flow_specs
+from tcplab.simulation import flow_specs, table_count
 
 
 class EmulationError(ValueError):
@@ -193,5 +193,5 @@ def kernel_flows(resolved: dict[str, Any], available: set[str] | None = None) ->
     out: list[KernelFlow] = []
     for t, f in enumerate(tables):
         settings = kernel_flow(t, f, available)
-        out += [replace(settings, index=len(out) + k) for k in range(int(f.get("count", 1)))]
+        out += [replace(settings, index=len(out) + k) for k in range(table_count(f))]
     return out

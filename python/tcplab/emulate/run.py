@@ -9,9 +9,9 @@ import signal
 import struct
 import tempfile
 import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import polars as pl

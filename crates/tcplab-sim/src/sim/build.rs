@@ -49,9 +49,16 @@ impl Simulation {
             .collect();
         let n_foreground = flows.len();
         let setup = Background::setup(sc, &topo.traffic, n_foreground as u32);
-        let mut wires: Vec<FlowWire> = sc.flow_specs().map(flow_wire).collect();
+        // The captures' per-flow wire settings, made only when something is captured (one per
+        // flow: 100,000 of them otherwise made and dropped at set-up).
+        let capturing = !sc.trace.pcap.is_empty();
+        let mut wires: Vec<FlowWire> = if capturing {
+            sc.flow_specs().map(flow_wire).collect()
+        } else {
+            Vec::new()
+        };
         for c in setup.connections {
-            if !sc.trace.pcap.is_empty() {
+            if capturing {
                 wires.push(flow_wire(&c.spec));
             }
             let id = flows.len() as u32;
@@ -80,7 +87,7 @@ impl Simulation {
             });
         }
         let mut trace = TraceRecorder::new(&sc.trace, topo.link_names.iter());
-        if !sc.trace.pcap.is_empty() {
+        if capturing {
             trace.captures = Captures::new(
                 &sc.trace.pcap,
                 &topo.links,

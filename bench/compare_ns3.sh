@@ -4,9 +4,10 @@
 # bench/compare_peers.py for the method and options (--rounds, --flows, --skip ns-2 ns-3).
 #
 # The peers are benchmark companions, never tcplab dependencies:
-#   ns-2: Debian's `ns` (apt-get install ns2), runs bench/ns2_dumbbell.tcl;
-#   ns-3: an interpreter with `pip install ns3` in its own venv (NS3_PYTHON, default
-#         /work/peers-venv/bin/python), runs bench/ns3_dumbbell.py.
+#   ns-2: Debian's `ns` (apt-get install ns2; NS2_BIN, default `ns` on PATH), runs
+#         bench/ns2_dumbbell.tcl;
+#   ns-3: an interpreter with `pip install ns3` in its own venv (NS3_PYTHON, no default),
+#         runs bench/ns3_dumbbell.py.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 exec python3 "$HERE/compare_peers.py" "$@"

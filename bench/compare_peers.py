@@ -16,12 +16,18 @@ ratios, so a load change between rounds cancels out as far as it can).
 With --scale, then runs the scale benchmark (crates/tcplab-sim/benches/scale.rs: 1,000 /
 10,000 / 100,000 flows over a 10 Gbit/s bottleneck with a 10,000-packet queue).
 
-The peers are benchmark companions only, never tcplab dependencies.
+The peers are benchmark companions only, never tcplab dependencies. Where they are:
+  * NS2_BIN: the ns-2 executable (default `ns` on PATH; `--ns2` overrides);
+  * NS3_PYTHON: a Python interpreter with `pip install ns3` (no default; `--ns3-python`
+    overrides).
+A peer that cannot be found stops the run with a one-line error naming its variable; `--skip
+ns-2 ns-3` leaves peers out.
 """
 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -81,13 +87,23 @@ def main():
     ap.add_argument("--flows", type=int, nargs="+", default=[16, 128])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=30)
-    ap.add_argument("--ns2", default=os.environ.get("NS2", "ns"))
-    ap.add_argument("--ns3-python", default=os.environ.get("NS3_PYTHON",
-                                                           "/work/peers-venv/bin/python"))
+    ap.add_argument("--ns2", default=os.environ.get("NS2_BIN", "ns"),
+                    help="the ns-2 executable (default $NS2_BIN, else `ns` on PATH)")
+    ap.add_argument("--ns3-python", default=os.environ.get("NS3_PYTHON"),
+                    help="a Python interpreter with `pip install ns3` (default $NS3_PYTHON)")
     ap.add_argument("--skip", nargs="*", default=[], choices=["ns-2", "ns-3"])
     ap.add_argument("--scale", type=int, nargs="*", metavar="FLOWS",
                     help="also run the scale benchmark (default counts 1000 10000 100000)")
     a = ap.parse_args()
+    if "ns-2" not in a.skip and shutil.which(a.ns2) is None:
+        raise SystemExit(f"error: no ns-2 executable {a.ns2!r}: set NS2_BIN (or --ns2) to ns-2's `ns` "
+                         "(Debian: apt-get install ns2), or pass --skip ns-2")
+    if "ns-3" not in a.skip:
+        if not a.ns3_python:
+            raise SystemExit("error: NS3_PYTHON is not set: set it (or --ns3-python) to a Python "
+                             "interpreter with `pip install ns3`, or pass --skip ns-3")
+        if shutil.which(a.ns3_python) is None:
+            raise SystemExit(f"error: NS3_PYTHON={a.ns3_python!r} is not an executable interpreter")
 
     load = open("/proc/loadavg").read().split()[:3]
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,

@@ -14,8 +14,9 @@ meets the coincidence. Both sides therefore run a 40 ms delayed-ACK timeout, Lin
 (`TCP_DELACK_MIN`), which is what a Linux receiver uses on a connection that ACKs often.
 
 A validation script, not part of the tcplab package and never a dependency of it: tcplab runs
-from the repository's .venv, ns-3 from an interpreter with `pip install ns3` (default
-/work/peers-venv/bin/python, or $NS3_PYTHON), each ns-3 run in its own process.
+from the repository's .venv, ns-3 from the interpreter $NS3_PYTHON names (one with `pip install
+ns3`; no default: a run that needs ns-3 stops with an error naming the variable when it is
+unset), each ns-3 run in its own process.
 
 The path: one TCP bulk flow over a single 10 Mbit/s link (one-way delay 10 or 50 ms, so RTT 20
 or 100 ms) with a 1000-packet drop-tail queue, Bernoulli loss p on the data direction only, 60 s
@@ -62,7 +63,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-NS3_PYTHON = os.environ.get("NS3_PYTHON", "/work/peers-venv/bin/python")
+NS3_PYTHON = os.environ.get("NS3_PYTHON")
 TCPLAB_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 RATE = "10Mbit/s"
 DURATION, WARMUP = 60.0, 10.0
@@ -297,9 +298,18 @@ def ns3_child(cc: str, delay_ms: float, p: float, seed: int, every: int = 0) -> 
                                   "mean_cwnd": mean_cwnd, "exit_jump": jump}), flush=True)
 
 
+def ns3_python():
+    """The ns-3 interpreter from $NS3_PYTHON, or a one-line error naming the variable."""
+    if not NS3_PYTHON:
+        raise SystemExit("error: NS3_PYTHON is not set: set it to a Python interpreter with `pip install ns3`")
+    if not (os.path.isfile(NS3_PYTHON) and os.access(NS3_PYTHON, os.X_OK)):
+        raise SystemExit(f"error: NS3_PYTHON={NS3_PYTHON!r} is not an executable interpreter")
+    return NS3_PYTHON
+
+
 def run_ns3(cc, delay_ms, p, seed, every=0, delack_ms=DELACK_MS, env=None):
     """`env`: the child's switches (NS3_TRACE, NS3_RATE_FIX, NS3_CLOCK_GRANULARITY_MS; see ns3_child)."""
-    cmd = [NS3_PYTHON, os.path.abspath(__file__), "--ns3-child", cc, str(delay_ms), str(p), str(seed), str(every)]
+    cmd = [ns3_python(), os.path.abspath(__file__), "--ns3-child", cc, str(delay_ms), str(p), str(seed), str(every)]
     out = subprocess.run(cmd, capture_output=True, text=True,
                          env={**os.environ, "NS3_DELACK_MS": str(delack_ms), **(env or {})})
     line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
@@ -872,6 +882,8 @@ def main():
                     help="with --explain: only these cells (the other's results are kept)")
     ap.add_argument("--ns3-child", nargs=5, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if not (a.render or a.redo_tcplab or a.ns3_child):
+        ns3_python()  # every other mode runs ns-3: say so before the first run, not after tcplab's
     if a.render:
         with open(a.render) as f:
             publish(json.load(f), a.docs)

@@ -28,8 +28,9 @@ counters after the run: enqueued - still queued; no per-packet callback into Pyt
 the bottleneck, goodput (bytes received by the PacketSinks) and peak RSS (ru_maxrss).
 ns-3 has no public event counter, so events are not reported.
 
-Usage (with an interpreter that has `pip install ns3`, e.g. /work/ns3venv/bin/python):
-    ns3_dumbbell.py [--flows 1 16 128] [--reps 3] [--duration 30]
+Usage (with an interpreter that has `pip install ns3`, the one bench/compare_peers.py takes
+from $NS3_PYTHON):
+    "$NS3_PYTHON" bench/ns3_dumbbell.py [--flows 1 16 128] [--reps 3] [--duration 30]
                     [--count queue|native-trace|python-trace]
 --count native-trace also counts PhyTxEnd with a C++ callback (cross-check of the queue
 counters); --count python-trace counts PhyTxEnd with a Python callback (one call from C++ into
@@ -37,6 +38,7 @@ Python per bottleneck packet), to show what tracing through cppyy costs.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -232,6 +234,9 @@ def main():
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--json", action="store_true", help="also print every run as JSON")
     a = ap.parse_args()
+    if importlib.util.find_spec("ns") is None:
+        raise SystemExit(f"error: {sys.executable} has no ns-3 (`pip install ns3`): run this script "
+                         "with the interpreter NS3_PYTHON names")
     if a.child is not None:
         child(a.child, a.duration, a.count)
         return

@@ -9,7 +9,7 @@ Layout of a store `runs.parquet/` (a directory; DuckDB reads it as `runs.parquet
 
 A sweep writes its finished runs in batches (`Batch`: at most every 2 s or 256 runs), one file and
 one fsync per batch instead of per run: on a 2-core machine the parent's per-run file and fsync
-were what kept two workers from running twice the runs per second of one (bench/README.md). A
+were what kept two workers from running twice the runs per second of one (bench/README.md, "2026-11-24, 0f02998"). A
 killed sweep loses the runs of its unwritten batch (at most the last 2 s of finished runs), which
 the next run of the same command simply runs again. At the end (and every `compact_every` runs)
 the batches are merged into one part.

@@ -620,7 +620,7 @@ async def _import_for_runs_async() -> None:
 
 def _warm(client) -> None:
     """Has every worker of the cluster import what a run needs, without waiting: a fresh
-    worker took about 0.35 s over its first task (bench/README.md, "Session 12"), while the
+    worker took about 0.35 s over its first task (bench/README.md, "2026-11-27, d65c556"), while the
     parent made the plan."""
     try:
         client.run(_import_for_runs_async, wait=False)
@@ -658,7 +658,7 @@ def execute_chunk(chunk: Chunk) -> tuple[list, float]:
 
 #: Seconds of simulation one Dask task aims at: each task costs the scheduler, the client and
 #: the worker a few milliseconds, which with runs of tens of milliseconds was a third of the
-#: work (bench/README.md, "Sweep scaling").
+#: work (bench/README.md, "2026-11-24, 0f02998").
 CHUNK_SECONDS = 0.5
 
 

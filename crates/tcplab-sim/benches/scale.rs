@@ -9,7 +9,7 @@
 //! ("sim peak KiB/flow": the peak resident set from the end of the parse to the end of the run,
 //! minus the resident set at the end of the parse, per flow). The flows are one `[[flows]]`
 //! table with `count = N`; before `count` existed the bench wrote N tables, whose parse took
-//! 0.55 s at 100,000 flows and left memory with the allocator (bench/README.md, session 11).
+//! 0.55 s at 100,000 flows and left memory with the allocator (bench/README.md, "2026-11-27, d4da9f3").
 //!
 //! Run: `cargo bench -p tcplab-sim --bench scale -- 1000 10000 100000` (default those counts);
 //! env TCPLAB_SCALE_DURATION (simulated seconds, default 5).

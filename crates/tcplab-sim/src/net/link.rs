@@ -59,7 +59,7 @@ const NIL: u32 = u32::MAX;
 /// elsewhere, `net::packet::Segments`; a packet's own key is in the event queue while it is
 /// the oldest on its link, and before that in the slot of the packet ahead of it, so that
 /// continuing a link's stream does not wait for a second slot: at 10,000 flows that read was
-/// a quarter of the run's time, bench/README.md, "Session 10".)
+/// a quarter of the run's time, bench/README.md, "2026-11-27, d7a0a86".)
 #[derive(Clone, Copy, Debug)]
 #[repr(align(64))]
 struct Slot {
@@ -78,7 +78,7 @@ struct Slot {
 /// It replaced a ring per link: a ring grew by reallocation whenever a link held more packets
 /// than its ring (a sender's burst, a flow's packets spaced by a faster bottleneck), and gave
 /// that memory back when it emptied; 10,000 flows reallocated 2.3 million times in 5 simulated
-/// seconds, 128 flows 124,000 times in 30 (bench/README.md, "Session 9"). The arena grows only
+/// seconds, 128 flows 124,000 times in 30 (bench/README.md, "2026-11-27, 2de4bee"). The arena grows only
 /// to the most packets in flight at once, whatever the links.
 #[derive(Debug)]
 pub struct InFlight {

@@ -26,8 +26,8 @@ pub struct SegId(pub u32);
 ///
 /// The segment (80 bytes) stays in one place for the packet's whole life instead of being
 /// copied with it: a packet is 32 bytes, so a propagating packet with its Deliver key fits in
-/// one cache line, and a queue of packets is a quarter of the size (bench/README.md, "Session
-/// 10"). A packet owns its segment: whoever ends its life (an endpoint's delivery, a drop, a
+/// one cache line, and a queue of packets is a quarter of the size (bench/README.md,
+/// "2026-11-27, d7a0a86"). A packet owns its segment: whoever ends its life (an endpoint's delivery, a drop, a
 /// loss) releases it (`Segments::release`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Packet {

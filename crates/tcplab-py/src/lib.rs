@@ -235,7 +235,7 @@ fn jacobson_series(samples: Vec<u64>, gain: u32) -> PyResult<Vec<(i64, i64, u64)
         .collect())
 }
 
-/// Analyzes a capture file (`tcplab_sim::trace::analyze`): its tables (connections,
+/// Analyzes a capture file (`tcplab_sim::capture::analyze`): its tables (connections,
 /// segments, rtt) and a summary (counts, warnings). `from_s`/`to_s` are seconds after the
 /// capture's first packet.
 #[pyfunction]
@@ -248,7 +248,7 @@ fn analyze_capture<'py>(
     record_conn: Option<u32>,
     max_points: usize,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    use tcplab_sim::trace::analyze::{analyze, Options};
+    use tcplab_sim::capture::analyze::{analyze, Options};
     let ns = |s: f64| (s * 1e9).round() as u64;
     let opt = Options {
         from_ns: ns(from_s),

@@ -4,7 +4,7 @@
 //!     cargo bench -p tcplab-sim --bench analyze
 
 use std::time::Instant;
-use tcplab_sim::trace::analyze::{analyze, Options};
+use tcplab_sim::capture::analyze::{analyze, Options};
 
 fn main() {
     let text = r#"

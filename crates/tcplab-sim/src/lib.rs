@@ -15,6 +15,7 @@
 
 #[cfg(feature = "arrow")]
 pub mod arrow;
+pub mod capture;
 #[cfg(all(feature = "emulate", target_os = "linux"))]
 pub mod emulate;
 pub mod engine;

@@ -2,6 +2,7 @@
 //! per-link counters, kept as plain sums so that a measurement window is `end - warmup
 //! snapshot`, and the results reported for a run.
 
+use crate::tcp::instruments::EpisodeCounts;
 use crate::time::SimTime;
 use crate::trace::Traces;
 use serde::Serialize;
@@ -14,17 +15,12 @@ pub struct FlowCounters {
     pub bytes_acked: u64,
     pub bytes_delivered: u64,
     pub acks_sent: u64,
-    /// Loss episodes that ended as one successful, clock-preserving halving (Mathis Sec. 3.3).
-    pub ca_events: u64,
-    /// Loss episodes with a timeout or a further window reduction (Mathis footnote 10).
-    pub non_ca_events: u64,
-    /// Retransmissions inside a loss episode after its first (Mathis footnote 10).
-    pub other_losses: u64,
+    /// Mathis' loss episodes: CA and non-CA events, other losses, loss events
+    /// (`tcp::instruments::episode`, the rules a capture's analysis follows too).
+    pub episodes: EpisodeCounts,
     /// Retransmit-timer expirations.
     pub timeouts: u64,
     pub fast_retransmits: u64,
-    /// Loss events (Parvez et al. 2010 Sec. II-B): losses in one window form one event.
-    pub loss_events: u64,
     pub rtt_samples: u64,
     pub rtt_sum_ns: u128,
     /// Integral of cwnd (bytes) over time (ns), for the time-average.
@@ -92,12 +88,9 @@ counter_arithmetic!(FlowCounters {
     bytes_acked,
     bytes_delivered,
     acks_sent,
-    ca_events,
-    non_ca_events,
-    other_losses,
+    episodes,
     timeouts,
     fast_retransmits,
-    loss_events,
     rtt_samples,
     rtt_sum_ns,
     cwnd_area,

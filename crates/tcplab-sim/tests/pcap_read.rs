@@ -6,7 +6,7 @@
 
 mod common;
 
-use tcplab_sim::trace::analyze::{analyze, Analysis, DirectionResult, Options};
+use tcplab_sim::capture::analyze::{analyze, Analysis, DirectionResult, Options};
 
 fn capture(extra: &str) -> Vec<u8> {
     let text = format!(

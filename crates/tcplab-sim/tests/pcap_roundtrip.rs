@@ -4,8 +4,8 @@
 
 mod common;
 
+use tcplab_sim::capture::analyze::{self, DirectionResult, Options};
 use tcplab_sim::stats::FlowResult;
-use tcplab_sim::trace::analyze::{self, DirectionResult, Options};
 
 const VARIANTS: [&str; 6] = ["tahoe", "reno", "newreno", "sack", "fack", "sackrh"];
 

@@ -1,9 +1,9 @@
-//! A capture analysis (`trace::analyze`) as Arrow record batches: `connections` (one row per
+//! A capture analysis (`capture::analyze`) as Arrow record batches: `connections` (one row per
 //! data direction), `segments` and `rtt` (the recorded connection's packets and RTT samples).
 //! Columns: docs/pcap.md.
 
 use super::{batch, bools, dict, f64s, strs, u32s, u64s, Column};
-use crate::trace::analyze::{Analysis, DirectionResult, RttRecord, SegmentRecord};
+use crate::capture::analyze::{Analysis, DirectionResult, RttRecord, SegmentRecord};
 use arrow_array::{Int64Array, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field};
 use std::sync::Arc;

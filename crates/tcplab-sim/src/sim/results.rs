@@ -115,19 +115,19 @@ impl Simulation {
                     segments_retransmitted: c.segments_retransmitted,
                     bytes_acked: c.bytes_acked,
                     acks_sent: c.acks_sent,
-                    ca_events: c.ca_events,
-                    non_ca_events: c.non_ca_events,
+                    ca_events: c.episodes.ca_events,
+                    non_ca_events: c.episodes.non_ca_events,
                     timeouts: c.timeouts,
                     fast_retransmits: c.fast_retransmits,
-                    other_losses: c.other_losses,
-                    loss_events: c.loss_events,
+                    other_losses: c.episodes.other_losses,
+                    loss_events: c.episodes.loss_events,
                     p: if segments_acked > 0.0 {
-                        c.ca_events as f64 / segments_acked
+                        c.episodes.ca_events as f64 / segments_acked
                     } else {
                         0.0
                     },
                     loss_event_rate: if c.segments_sent > 0 {
-                        c.loss_events as f64 / c.segments_sent as f64
+                        c.episodes.loss_events as f64 / c.segments_sent as f64
                     } else {
                         0.0
                     },

@@ -2,17 +2,15 @@
 //! (the RFC senders and the `ns2` agents alike). A sender reports what it does — segments
 //! sent, RTT samples, window reductions, the cumulative ACK advancing, its window after each
 //! event — and the instruments derive the loss episodes, CA / non-CA events, other losses,
-//! loss events, mean RTT and the time-average window from those reports.
+//! loss events, mean RTT and the time-average window from those reports. The loss-episode
+//! rules are [`episode`]'s, which the capture analyzer (`capture::analyze`) feeds as well.
+
+pub mod episode;
+
+pub use episode::{EpisodeCounts, EpisodeEnd, LossEpisodes, LossSignal};
 
 use crate::stats::FlowCounters;
 use crate::time::SimTime;
-
-/// Why the window was cut: the start of (or a further reduction inside) a loss episode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LossSignal {
-    FastRetransmit,
-    Timeout,
-}
 
 /// One point of the window trace: the window after an event that changed it. `ssthresh` is
 /// `None` while it is still "arbitrarily high" (RFC 5681 Sec. 3.1), before the first loss.
@@ -26,23 +24,12 @@ pub struct CwndPoint {
 /// ssthresh at or above this is reported as unset (the initial "infinite" value).
 pub const SSTHRESH_UNSET: u64 = u64::MAX / 8;
 
-/// A loss episode in Mathis et al. 1997 Sec. 3.3 and footnote 10: from the first window
-/// reduction until everything outstanding at that moment is acknowledged. It counts as one CA
-/// event if it was a single fast retransmit that kept the self-clock, otherwise as one non-CA
-/// event; every retransmission in it after the first is an "other loss".
-#[derive(Clone, Copy, Debug)]
-struct Episode {
-    /// One past the highest sequence sent when the episode began (in the sender's own units).
-    recover: u64,
-    clean: bool,
-    retransmissions: u64,
-}
-
 /// The instruments of one sender.
 #[derive(Clone, Debug, Default)]
 pub struct Instruments {
     pub counters: FlowCounters,
-    episode: Option<Episode>,
+    /// The loss-episode instrument (its counts are `counters.episodes`).
+    episodes: LossEpisodes,
     /// The window as last reported, and since when (for the time integral).
     cwnd: u64,
     ssthresh: u64,
@@ -93,9 +80,7 @@ impl Instruments {
         self.counters.segments_sent += 1;
         if retransmit {
             self.counters.segments_retransmitted += 1;
-            if let Some(e) = &mut self.episode {
-                e.retransmissions += 1;
-            }
+            self.episodes.retransmitted();
         }
     }
 
@@ -109,16 +94,8 @@ impl Instruments {
     /// sent so far. Opens a loss episode (one loss event, Parvez et al. 2010 Sec. II-B), or
     /// marks the open one as not clean.
     pub fn window_reduced(&mut self, signal: LossSignal, snd_max: u64) {
-        match (&mut self.episode, signal) {
-            (None, s) => {
-                self.counters.loss_events += 1;
-                self.episode = Some(Episode {
-                    recover: snd_max,
-                    clean: s == LossSignal::FastRetransmit,
-                    retransmissions: 0,
-                });
-            }
-            (Some(e), _) => e.clean = false,
+        if self.episodes.window_reduced(signal, snd_max as i64) {
+            self.counters.episodes.opened();
         }
         match signal {
             LossSignal::FastRetransmit => self.counters.fast_retransmits += 1,
@@ -131,16 +108,8 @@ impl Instruments {
     #[inline]
     pub fn acked(&mut self, snd_una: u64, newly_acked: u64) {
         self.counters.bytes_acked += newly_acked;
-        if let Some(e) = self.episode {
-            if snd_una >= e.recover {
-                if e.clean {
-                    self.counters.ca_events += 1;
-                } else {
-                    self.counters.non_ca_events += 1;
-                }
-                self.counters.other_losses += e.retransmissions.saturating_sub(1);
-                self.episode = None;
-            }
+        if let Some(end) = self.episodes.acked(snd_una as i64) {
+            self.counters.episodes.ended(end);
         }
     }
 
@@ -202,18 +171,19 @@ mod tests {
         i.window_reduced(LossSignal::FastRetransmit, 10_000);
         i.sent(true);
         i.acked(5_000, 5_000); // partial: episode still open
-        assert_eq!(i.counters.ca_events, 0);
+        assert_eq!(i.counters.episodes.ca_events, 0);
         i.acked(10_000, 5_000);
-        assert_eq!((i.counters.ca_events, i.counters.non_ca_events), (1, 0));
+        let e = i.counters.episodes;
+        assert_eq!((e.ca_events, e.non_ca_events), (1, 0));
         i.window_reduced(LossSignal::FastRetransmit, 20_000);
         i.sent(true);
         i.window_reduced(LossSignal::Timeout, 20_000);
         i.sent(true);
         i.sent(true);
         i.acked(20_000, 10_000);
-        let c = i.counters;
-        assert_eq!((c.ca_events, c.non_ca_events, c.other_losses), (1, 1, 2));
-        assert_eq!((c.loss_events, c.fast_retransmits, c.timeouts), (2, 2, 1));
+        let (c, e) = (i.counters, i.counters.episodes);
+        assert_eq!((e.ca_events, e.non_ca_events, e.other_losses), (1, 1, 2));
+        assert_eq!((e.loss_events, c.fast_retransmits, c.timeouts), (2, 2, 1));
         assert_eq!((c.segments_sent, c.segments_retransmitted), (4, 4));
     }
 

@@ -2,9 +2,9 @@
 //! variables, as records with named fields. `docs/traces.md` documents every field and the
 //! columns they become in Python (Arrow record batches, then polars frames); a pcap reader or
 //! an emulated run is to produce the same records. The simulation writes them through the
-//! bounded [`TraceRecorder`].
+//! bounded [`TraceRecorder`], and its captures through [`pcap`]'s writer. Reading and
+//! analyzing captures is `crate::capture`'s.
 
-pub mod analyze;
 pub mod capture;
 pub mod pcap;
 mod recorder;

@@ -244,9 +244,9 @@ impl Background {
                     segments_sent: tcp.segments_sent,
                     segments_retransmitted: tcp.segments_retransmitted,
                     timeouts: tcp.timeouts,
-                    loss_events: tcp.loss_events,
+                    loss_events: tcp.episodes.loss_events,
                     loss_event_rate: if tcp.segments_sent > 0 {
-                        tcp.loss_events as f64 / tcp.segments_sent as f64
+                        tcp.episodes.loss_events as f64 / tcp.segments_sent as f64
                     } else {
                         0.0
                     },

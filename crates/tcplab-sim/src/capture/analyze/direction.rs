@@ -1,8 +1,10 @@
 //! One data direction of a TCP connection, as a capture near its sender shows it: sequence
 //! numbers unwrapped to 64-bit offsets, retransmissions and their causes, the loss episodes
-//! of Mathis et al. 1997 with the instruments the simulator's senders report
-//! (`tcp::instruments`, followed rule for rule), RTT samples, and the flight size.
+//! of Mathis et al. 1997 (counted by the simulated senders' own rules,
+//! `tcp::instruments::episode`, fed with what the wire shows), RTT samples, and the flight
+//! size.
 
+use crate::tcp::instruments::{EpisodeCounts, LossEpisodes, LossSignal};
 use std::collections::VecDeque;
 
 /// Why a retransmission left.
@@ -34,10 +36,8 @@ pub struct DirCounters {
     /// Pure ACKs (no payload) for this direction's data.
     pub acks: u64,
     pub bytes_acked: u64,
-    pub ca_events: u64,
-    pub non_ca_events: u64,
-    pub other_losses: u64,
-    pub loss_events: u64,
+    /// Mathis' loss episodes (counted when an episode opens, or ends, inside the window).
+    pub episodes: EpisodeCounts,
     pub rtt_samples: u64,
     pub rtt_sum_ns: u128,
     pub rtt_min_ns: u64,
@@ -53,15 +53,6 @@ pub struct DirCounters {
 
 /// A send this soon after an ACK answers it (a host's processing time; 0 in a simulation).
 const ACK_CLOCKED_NS: f64 = 50e3;
-
-#[derive(Clone, Copy, Debug)]
-struct Episode {
-    recover: i64,
-    clean: bool,
-    retransmissions: u64,
-    /// The snd_una last retransmitted in this episode.
-    una_rtx: Option<i64>,
-}
 
 /// What a packet told this direction, for the caller's optional per-packet records.
 #[derive(Clone, Copy, Debug, Default)]
@@ -103,7 +94,12 @@ pub struct Direction {
     /// Relative sequence of the sender's FIN (it takes one sequence number, not a byte).
     fin_at: Option<i64>,
     last_timeout_episode: bool,
-    episode: Option<Episode>,
+    /// The loss-episode instrument, fed with the window reductions the retransmissions'
+    /// causes imply (`Fast`: a fast retransmit, `Timeout`: a timeout), every retransmission
+    /// and every advance of the cumulative ACK.
+    episodes: LossEpisodes,
+    /// The snd_una last retransmitted in the open episode (reset when an episode opens).
+    una_rtx: Option<i64>,
     /// New segments not yet acknowledged: (end, time sent, retransmitted since).
     karn: VecDeque<(i64, u64, bool)>,
     /// Distinct TSvals of data segments not yet echoed, with the time first seen.
@@ -196,7 +192,7 @@ impl Direction {
             match cause {
                 RtxCause::Fast => {
                     self.fast_since_advance = true;
-                    self.signal(true, inside);
+                    self.signal(LossSignal::FastRetransmit, inside);
                 }
                 RtxCause::Timeout => {
                     let since = self.last_ack_ns.or(self.first_send_ns).unwrap_or(now);
@@ -204,7 +200,7 @@ impl Direction {
                         self.c.rto_samples += 1;
                         self.c.rto_sum_ns += (now - since) as u128;
                     }
-                    self.signal(false, inside);
+                    self.signal(LossSignal::Timeout, inside);
                     // The sender's recovery after a timeout runs to what it had sent by then
                     // (RFC 6582 Sec. 4's `recover`); its repairs up to there signal nothing new,
                     // even after the episode (which ends where its first signal's recovery
@@ -224,11 +220,8 @@ impl Direction {
                     RtxCause::Recovery => self.c.recovery_retransmits += 1,
                 }
             }
-            if let Some(e) = &mut self.episode {
-                e.retransmissions += 1;
-                if start == self.snd_una {
-                    e.una_rtx = Some(start);
-                }
+            if self.episodes.retransmitted() && start == self.snd_una {
+                self.una_rtx = Some(start);
             }
             // Karn: samples of the repeated bytes are ambiguous.
             for k in self.karn.iter_mut().filter(|k| k.0 > start) {
@@ -281,43 +274,36 @@ impl Direction {
         // NewReno; RACK's repair answers an ACK). A timer firing inside a stream of duplicate
         // ACKs lands within a packet time of one of them, so the gap rule above cannot see it.
         if start == self.snd_una
-            && self.episode.is_some_and(|e| e.una_rtx == Some(start))
+            && self.episodes.is_open()
+            && self.una_rtx == Some(start)
             && since_ack.is_some_and(|g| g > ACK_CLOCKED_NS)
         {
             return RtxCause::Timeout;
         }
-        match self.episode {
-            None if self.snd_una < self.rto_recover => RtxCause::Recovery,
-            None => RtxCause::Fast,
-            // Reno leaves recovery on a partial ACK and halves again at the third duplicate;
-            // a SACK sender (RFC 6675, Linux) stays in its recovery until `recover`.
-            Some(_)
-                if !self.sack_seen
-                    && start == self.snd_una
-                    && self.dupacks == DUPTHRESH
-                    && !self.fast_since_advance =>
-            {
+        if !self.episodes.is_open() {
+            return if self.snd_una < self.rto_recover {
+                RtxCause::Recovery
+            } else {
                 RtxCause::Fast
-            }
-            Some(_) => RtxCause::Recovery,
+            };
+        }
+        // Reno leaves recovery on a partial ACK and halves again at the third duplicate;
+        // a SACK sender (RFC 6675, Linux) stays in its recovery until `recover`.
+        if !self.sack_seen && start == self.snd_una && self.dupacks == DUPTHRESH && !self.fast_since_advance {
+            RtxCause::Fast
+        } else {
+            RtxCause::Recovery
         }
     }
 
-    /// A window reduction (Instruments::window_reduced): opens an episode or spoils it.
-    fn signal(&mut self, fast: bool, inside: bool) {
-        match &mut self.episode {
-            None => {
-                if inside {
-                    self.c.loss_events += 1;
-                }
-                self.episode = Some(Episode {
-                    recover: self.snd_max,
-                    clean: fast,
-                    retransmissions: 0,
-                    una_rtx: None,
-                });
+    /// A window reduction, as a sender reports it to its instruments: opens an episode (a
+    /// loss event, counted inside the window) or spoils the open one.
+    fn signal(&mut self, signal: LossSignal, inside: bool) {
+        if self.episodes.window_reduced(signal, self.snd_max) {
+            self.una_rtx = None;
+            if inside {
+                self.c.episodes.opened();
             }
-            Some(e) => e.clean = false,
         }
     }
 
@@ -425,17 +411,9 @@ impl Direction {
             if let Some(s) = seen.rtt_ts.or(seen.rtt_karn) {
                 self.rtt_sample(s as f64);
             }
-            if let Some(e) = self.episode {
-                if self.snd_una >= e.recover {
-                    if inside {
-                        if e.clean {
-                            self.c.ca_events += 1;
-                        } else {
-                            self.c.non_ca_events += 1;
-                        }
-                        self.c.other_losses += e.retransmissions.saturating_sub(1);
-                    }
-                    self.episode = None;
+            if let Some(end) = self.episodes.acked(self.snd_una) {
+                if inside {
+                    self.c.episodes.ended(end);
                 }
             }
         } else if rel == self.snd_una && pure && self.snd_max > self.snd_una {
@@ -485,6 +463,6 @@ impl Direction {
 
     /// Is a loss episode still open (the capture ended inside it)?
     pub fn episode_open(&self) -> bool {
-        self.episode.is_some()
+        self.episodes.is_open()
     }
 }

@@ -7,7 +7,7 @@
 
 pub mod direction;
 
-use super::pcap::read::{Capture, CaptureError, Skipped, TcpPacket};
+use super::read::{Capture, CaptureError, Skipped, TcpPacket};
 use direction::Direction;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -495,16 +495,16 @@ fn result(
         } else {
             f64::NAN
         },
-        ca_events: c.ca_events,
-        non_ca_events: c.non_ca_events,
-        other_losses: c.other_losses,
-        loss_events: c.loss_events,
+        ca_events: c.episodes.ca_events,
+        non_ca_events: c.episodes.non_ca_events,
+        other_losses: c.episodes.other_losses,
+        loss_events: c.episodes.loss_events,
         p: if c.bytes_acked == 0 {
             f64::NAN
         } else {
-            c.ca_events as f64 * mss as f64 / c.bytes_acked as f64
+            c.episodes.ca_events as f64 * mss as f64 / c.bytes_acked as f64
         },
-        loss_event_rate: ratio(c.loss_events, c.segments_sent),
+        loss_event_rate: ratio(c.episodes.loss_events, c.segments_sent),
         packet_loss_rate: ratio(c.segments_retransmitted, c.segments_sent),
         rtt_samples: c.rtt_samples,
         mean_rtt_s: mean(c.rtt_sum_ns, c.rtt_samples),

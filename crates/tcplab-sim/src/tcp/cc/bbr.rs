@@ -39,7 +39,7 @@
 //! delayed ACK (Linux skips `is_ack_delayed` samples there). Units: bytes and nanoseconds
 //! (Linux: packets and us).
 
-use super::{Ack, CaState, Controller, Delivery, Loss, Window};
+use super::{Ack, CaState, Controller, Delivery, FromOptions, Loss, NoOptions, Setup, Window};
 use crate::rng::Stream;
 use crate::time::SimTime;
 
@@ -548,6 +548,17 @@ impl Bbr {
             cwnd = cwnd.min(CWND_MIN_SEGMENTS * mss);
         }
         w.cwnd = cwnd;
+    }
+}
+
+impl FromOptions for Bbr {
+    type Options = NoOptions;
+
+    fn build(_: &NoOptions, f: &Setup) -> Self {
+        Bbr::new(BbrConfig {
+            mss: f.mss,
+            initial_window: f.initial_window,
+        })
     }
 }
 

@@ -23,7 +23,7 @@
 //!
 //! # The hooks, and how CUBIC and BBR use them
 //!
-//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438, `cubic.rs`) | BBR v1 (`bbr.rs`) |
+//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438, `cubic/`) | BBR v1 (`bbr/`) |
 //! |------|--------|------------------|------------------------|-----------|
 //! | `initial_window` | once | IW, initial ssthresh (RFC 5681 Sec. 3.1) | the same | IW, no ssthresh; Startup, pacing at 2.885 x IW / 1 ms |
 //! | `on_ack` | every ACK of new data, with `now`, bytes acked, the RTT sample, bytes in flight, and whether the recovery set cwnd | slow start / `u` per RTT, unless the recovery set the window | track min RTT from `ack.rtt`; outside recovery set cwnd to W_cubic(t) (Sec. 4.2, t = `ack.now` - the epoch start, K from W_max and the cwnd at the epoch start) or the Reno-friendly W_est (Sec. 4.3, fed by `ack.acked`) | nothing: it works in `cong_control` |

@@ -125,17 +125,17 @@ BAD_SEAM_OPTIONS = [
      "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style)"),
     ({"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}}, "flows[0].cc.hystart",
      "unknown variant `on`, expected one of `off`, `linux`, `rfc9406`"),
-    ({"flows.0.cc": {"algorithm": "aimd", "hystart": "linux"}}, "flows[0].cc.hystart",
-     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule)"),
+    ({"flows.0.cc": {"algorithm": "aimd", "style": "linux"}}, "flows[0].cc.style",
+     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart)"),
     # An option that does not belong to the chosen algorithm.
     ({"flows.0.cc": {"algorithm": "none", "d": 0.5}}, "flows[0].cc.d", "not an option of none (none has no options)"),
     ({"flows.0.tcp": "bsd43", "flows.0.rwnd": "16KiB", "flows.0.cc.u": 2}, "flows[0].cc.u",
      "not an option of none (none has no options)"),
     ({"flows.0.cc.partial_deflation": False}, "flows[0].cc.partial_deflation",
-     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule; "
+     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart; "
      "partial_deflation belongs to the loss recovery: flows[0].tcp.partial_deflation)"),
     ({"flows.0.cc.beta": 0.7}, "flows[0].cc.beta",
-     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule)"),
+     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart)"),
     # The flat options of earlier releases say where they went.
     ({"flows.0.ssthresh_rule": "cwnd"}, "flows[0].ssthresh_rule",
      "no longer a flow option: it is written flows[0].cc.ssthresh_rule (docs/tcp-family.md)"),

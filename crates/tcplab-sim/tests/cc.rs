@@ -277,7 +277,7 @@ fn every_option_is_checked_against_its_algorithm_and_range() {
         ("cc = 7", "flows[0].cc: invalid type: integer `7`, expected a congestion control (\"aimd\") or a table { algorithm = \"aimd\", <its options> }"),
         ("cc = { algorithm = \"none\", u = 2 }", "flows[0].cc.u: not an option of none (none has no options)"),
         ("tcp = \"bsd43\"\ncc = { d = 0.7 }", "flows[0].cc.d: not an option of none (none has no options)"),
-        ("cc = { guard = true }", "flows[0].cc.guard: not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule; guard belongs to the loss recovery: flows[0].tcp.guard)"),
+        ("cc = { guard = true }", "flows[0].cc.guard: not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart; guard belongs to the loss recovery: flows[0].tcp.guard)"),
         ("tcp = { variant = \"reno\", partial_deflation = false }", "flows[0].tcp.partial_deflation: not an option of reno (options of reno: guard)"),
         ("tcp = { variant = \"tahoe\", d = 0.7 }", "flows[0].tcp.d: not an option of tahoe (tahoe has no options; d belongs to the congestion control: flows[0].cc.d)"),
         ("tcp = { variant = \"fack\", window = 3 }", "flows[0].tcp.window: not an option of fack (fack has no options)"),
@@ -319,9 +319,17 @@ fn the_schema_describes_each_algorithms_options() {
         "partial_deflation".into(),
         "variant".into()
     ]));
-    let aimd: Vec<String> = ["abc_limit", "algorithm", "d", "growth", "ssthresh_rule", "u"]
-        .map(String::from)
-        .into();
+    let aimd: Vec<String> = [
+        "abc_limit",
+        "algorithm",
+        "d",
+        "growth",
+        "hystart",
+        "ssthresh_rule",
+        "u",
+    ]
+    .map(String::from)
+    .into();
     assert!(tables.contains(&aimd), "{tables:?}");
     let cubic: Vec<String> = [
         "abc_limit",
@@ -339,12 +347,13 @@ fn the_schema_describes_each_algorithms_options() {
 }
 
 #[test]
-fn the_architecture_docs_show_the_real_aimd_code() {
-    // docs/architecture.md, "How to add a congestion control", quotes aimd.rs and the
-    // registration in cc/mod.rs: every ```rust block of that section must be in the source.
+fn the_architecture_docs_show_the_real_controller_code() {
+    // docs/architecture.md, "How to add a congestion control", quotes fixed.rs (the test
+    // build's controller) and the list in cc/mod.rs: every ```rust block of that section must
+    // be in the source.
     let docs = include_str!("../../../docs/architecture.md");
     let sources = [
-        include_str!("../src/tcp/cc/aimd.rs"),
+        include_str!("../src/tcp/cc/fixed.rs"),
         include_str!("../src/tcp/cc/mod.rs"),
     ];
     let section = docs

@@ -3,7 +3,16 @@
 
 mod common;
 use common::*;
-use tcplab_sim::scenario::{AckKind, Algorithm, FlowSpec, HyStartKind, Variant, WindowGrowth};
+use tcplab_sim::scenario::{AckKind, Algorithm, CcOptions, FlowSpec, HyStart, Variant, WindowGrowth};
+
+/// growth, abc_limit and hystart as a flow's `cc` table gives them (AIMD's or CUBIC's).
+fn slow_start(f: &FlowSpec) -> (Option<WindowGrowth>, Option<u32>, Option<HyStart>) {
+    match &f.cc.as_ref().unwrap().options {
+        CcOptions::Aimd(o) => (o.growth, o.abc_limit, o.hystart),
+        CcOptions::Cubic(o) => (o.growth, o.abc_limit, o.hystart),
+        o => panic!("no slow-start options: {o:?}"),
+    }
+}
 use tcplab_sim::time::SimTime;
 
 fn flow(extra: &str, sets: &[(&str, &str)]) -> FlowSpec {
@@ -27,8 +36,9 @@ fn every_linux_default() {
     assert_eq!((f.tcp.prr, f.tcp.rack), (Some(true), Some(true)));
     let cc = f.cc.as_ref().unwrap();
     assert_eq!(cc.algorithm, Some(Algorithm::Cubic));
-    assert_eq!((cc.growth, cc.abc_limit), (Some(WindowGrowth::Abc), Some(65535)));
-    assert_eq!(cc.hystart, Some(HyStartKind::Linux));
+    let (growth, abc_limit, hystart) = slow_start(&f);
+    assert_eq!((growth, abc_limit), (Some(WindowGrowth::Abc), Some(65535)));
+    assert_eq!(hystart, Some(HyStart::Linux));
     assert_eq!(f.initial_window, 10);
     assert!(f.timestamps);
     assert_eq!(f.header(), 52);
@@ -54,10 +64,10 @@ fn every_linux_default() {
 fn each_field_overrides_only_itself() {
     let f = flow("cc = \"aimd\"\ntcp = \"newreno\"\nack = \"delayed\"", &[]);
     assert_eq!(f.cc.as_ref().unwrap().algorithm, Some(Algorithm::Aimd));
-    assert_eq!(f.cc.as_ref().unwrap().growth, Some(WindowGrowth::Abc));
-    assert_eq!(f.cc.as_ref().unwrap().hystart, None);
+    assert_eq!(slow_start(&f).0, Some(WindowGrowth::Abc));
+    assert_eq!(slow_start(&f).2, None);
     let off = flow("cc = { hystart = \"off\" }", &[]);
-    assert_eq!(off.cc.as_ref().unwrap().hystart, Some(HyStartKind::Off));
+    assert_eq!(slow_start(&off).2, Some(HyStart::Off));
     assert_eq!(
         (f.tcp.variant, f.tcp.prr, f.tcp.rack),
         (Variant::Newreno, None, None)
@@ -69,7 +79,7 @@ fn each_field_overrides_only_itself() {
     assert_eq!(f.min_rto.0, SimTime::from_secs(1));
     let f = flow("cc = { growth = \"per_ack\" }", &[]);
     assert_eq!(
-        (f.cc.as_ref().unwrap().growth, f.cc.as_ref().unwrap().abc_limit),
+        (slow_start(&f).0, slow_start(&f).1),
         (Some(WindowGrowth::PerAck), None)
     );
 }

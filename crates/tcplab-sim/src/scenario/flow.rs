@@ -4,7 +4,7 @@
 mod cc;
 mod tcp;
 
-pub use cc::{Algorithm, CcSpec, CubicStyle, HyStartKind, SsthreshRule, WindowGrowth, MAX_U};
+pub use cc::{Algorithm, CcOptions, CcSpec, CubicStyle, HyStart, SsthreshRule, WindowGrowth, MAX_U};
 pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
@@ -554,7 +554,7 @@ impl FlowSpec {
         match self.cc.as_ref().and_then(|c| c.algorithm) {
             Some(a) => a,
             None if self.tcp.variant == Variant::Bsd43 => Algorithm::None,
-            None => Algorithm::Aimd,
+            None => Algorithm::DEFAULT,
         }
     }
 

@@ -21,15 +21,9 @@ pub mod sender;
 pub mod state;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{
-    AckKind, Algorithm, CcSpec, CubicStyle, Estimator, FlowSpec, HyStartKind, PartialAckTimer, SsthreshRule,
-    Variant, WindowGrowth,
-};
+use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant};
 use crate::time::SimTime;
-use cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
-use cc::bbr::{Bbr, BbrConfig};
-use cc::cubic::{Cubic, CubicConfig, HyStart, Style};
-use cc::{CongestionControl, Millionths, NoControl};
+use cc::CongestionControl;
 use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
 use recovery::LossRecovery;
@@ -128,57 +122,13 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
 /// The congestion control a flow's spec describes (`cc`, or the variant's default).
 pub fn cc_for(f: &FlowSpec) -> CongestionControl {
     let mss = f.mss as u64;
-    let unset = CcSpec::default();
-    let opts = f.cc.as_ref().unwrap_or(&unset);
-    // Validated: d and u are in range to 6 decimal places (scenario/flow/cc.rs).
-    let millionths = |x: Option<f64>, default| x.and_then(Millionths::from_f64).unwrap_or(default);
-    match f.algorithm() {
-        Algorithm::None => CongestionControl::None(NoControl { rwnd: f.rwnd.0 }),
-        Algorithm::Bbr => CongestionControl::Bbr(Box::new(Bbr::new(BbrConfig {
-            mss,
-            initial_window: f.initial_window as u64 * mss,
-        }))),
-        Algorithm::Cubic => CongestionControl::Cubic(Box::new(Cubic::new(CubicConfig {
-            mss,
-            initial_window: f.initial_window as u64 * mss,
-            initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
-            beta: millionths(opts.beta, Millionths(700_000)),
-            c: opts.c.unwrap_or(0.4),
-            fast_convergence: opts.fast_convergence.unwrap_or(true),
-            hystart: match opts.hystart.unwrap_or(HyStartKind::Off) {
-                HyStartKind::Off => HyStart::Off,
-                HyStartKind::Linux => HyStart::Linux,
-                HyStartKind::Rfc9406 => HyStart::Rfc9406,
-            },
-            style: match opts.style.unwrap_or(CubicStyle::Rfc9438) {
-                CubicStyle::Rfc9438 => Style::Rfc9438,
-                CubicStyle::Linux => Style::Linux,
-            },
-            growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
-                WindowGrowth::PerAck => Growth::PerAck,
-                WindowGrowth::Abc => Growth::Abc {
-                    limit: opts.abc_limit.unwrap_or(2),
-                },
-            },
-        }))),
-        Algorithm::Aimd => CongestionControl::Aimd(Aimd::new(AimdConfig {
-            mss,
-            initial_window: f.initial_window as u64 * mss,
-            initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
-            d: millionths(opts.d, Millionths::HALF),
-            u: millionths(opts.u, Millionths::ONE),
-            growth: match opts.growth.unwrap_or(WindowGrowth::PerAck) {
-                WindowGrowth::PerAck => Growth::PerAck,
-                WindowGrowth::Abc => Growth::Abc {
-                    limit: opts.abc_limit.unwrap_or(2),
-                },
-            },
-            base: match opts.ssthresh_rule.unwrap_or(SsthreshRule::FlightSize) {
-                SsthreshRule::FlightSize => SsthreshBase::FlightSize,
-                SsthreshRule::Cwnd => SsthreshBase::Cwnd,
-            },
-        })),
-    }
+    let setup = cc::Setup {
+        mss,
+        initial_window: f.initial_window as u64 * mss,
+        initial_ssthresh: f.initial_ssthresh.map_or(u64::MAX / 4, |s| s.0),
+        rwnd: f.rwnd.0,
+    };
+    CongestionControl::build(f.algorithm(), f.cc.as_ref(), &setup)
 }
 
 /// The receiver a flow's spec describes.

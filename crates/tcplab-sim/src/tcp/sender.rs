@@ -522,8 +522,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::cc::aimd::{Aimd, AimdConfig, Growth, SsthreshBase};
-    use crate::tcp::cc::Millionths;
+    use crate::tcp::cc::{Aimd, FromOptions, Setup};
     use crate::tcp::recovery::reno::Reno;
     use crate::tcp::rto::RttEstimator;
 
@@ -541,15 +540,13 @@ mod tests {
             frto: false,
             rto_restart_on_retransmit: false,
         };
-        let cc = CongestionControl::Aimd(Aimd::new(AimdConfig {
+        let setup = Setup {
             mss: 1000,
             initial_window: 1000,
             initial_ssthresh: u64::MAX / 4,
-            d: Millionths::HALF,
-            u: Millionths::ONE,
-            growth: Growth::PerAck,
-            base: SsthreshBase::FlightSize,
-        }));
+            rwnd: 1 << 30,
+        };
+        let cc = CongestionControl::Aimd(Aimd::build(&Default::default(), &setup));
         let rtt = RtoEstimator::Rfc6298(RttEstimator::new(
             SimTime::from_secs(1),
             SimTime::from_ms(200),

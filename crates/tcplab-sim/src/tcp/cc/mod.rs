@@ -23,7 +23,7 @@
 //!
 //! # The hooks, and how CUBIC and BBR use them
 //!
-//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438, `cubic.rs`) | BBR v1 (`bbr.rs`) |
+//! | hook | called | AIMD (`aimd.rs`) | CUBIC (RFC 9438, `cubic/`) | BBR v1 (`bbr/`) |
 //! |------|--------|------------------|------------------------|-----------|
 //! | `initial_window` | once | IW, initial ssthresh (RFC 5681 Sec. 3.1) | the same | IW, no ssthresh; Startup, pacing at 2.885 x IW / 1 ms |
 //! | `on_ack` | every ACK of new data, with `now`, bytes acked, the RTT sample, bytes in flight, and whether the recovery set cwnd | slow start / `u` per RTT, unless the recovery set the window | track min RTT from `ack.rtt`; outside recovery set cwnd to W_cubic(t) (Sec. 4.2, t = `ack.now` - the epoch start, K from W_max and the cwnd at the epoch start) or the Reno-friendly W_est (Sec. 4.3, fed by `ack.acked`) | nothing: it works in `cong_control` |
@@ -34,28 +34,29 @@
 //! | `pacing_rate_bps` | the send loop (`state.rs`: `Pacing`) | None | None (or cwnd / srtt with pacing) | pacing_gain x BtlBw |
 //! | `cong_control` | every ACK, with a delivery-rate sample, if `wants_delivery_rate` | - | - | model update, mode, cwnd and pacing rate on every ACK, also in recovery (Linux's `bbr_main`) |
 //!
-//! CUBIC therefore is one file, `cc/cubic.rs`, a variant of [`CongestionControl`], its options in
-//! the scenario's `cc` table, and no change to any recovery: each of them keeps asking
-//! `ssthresh_after_loss` and gets beta x cwnd instead of d x FlightSize. (So it was built.)
+//! Slow start's early exits (HyStart, HyStart++) are `slow_start.rs`, for any controller with a
+//! slow start: AIMD and CUBIC both take the option `hystart`.
 //!
 //! # Adding a controller
 //!
-//! One file with a struct that implements [`Controller`], one line in the `controllers!` list
-//! below, its name and options in the scenario (`scenario/flow/cc.rs`) and one arm in
-//! `tcp::cc_for`, which builds it. See docs/architecture.md, "How to add a congestion control".
+//! One file with a struct that implements [`Controller`] and [`FromOptions`] (its options
+//! type, their checks, and how it is built from them), and one line in the `controllers!`
+//! list below. The list generates the rest (`registry.rs`): the [`CongestionControl`] enum and
+//! its dispatch, the scenario's names ([`Algorithm`]), its `cc` table ([`CcSpec`]: the short
+//! form, the table form, their validation and the JSON schema). CUBIC (`cubic/`) was added
+//! so, with no change to any recovery: each of them keeps asking `ssthresh_after_loss` and gets
+//! beta x cwnd instead of d x FlightSize. See docs/architecture.md, "How to add a congestion
+//! control".
 
-pub mod aimd;
-pub mod bbr;
-pub mod cubic;
-pub mod none;
+#[macro_use]
+mod registry;
+pub mod slow_start;
 
 use super::rate::RateSample;
 use crate::rng::Stream;
 use crate::time::SimTime;
-pub use aimd::Aimd;
-pub use bbr::Bbr;
-pub use cubic::Cubic;
-pub use none::NoControl;
+pub(crate) use registry::invalid;
+pub use registry::{CcSpec, FromOptions, NoOptions, Setup, ALL_OPTIONS};
 
 /// The window state both seams see and change (ns-3's `TcpSocketState`, reduced to what they
 /// share). The sender keeps it in `SenderCore::win`.
@@ -204,62 +205,27 @@ pub trait Controller {
     fn seed(&mut self, _rng: Stream) {}
 }
 
-/// Declares the [`CongestionControl`] enum and forwards every [`Controller`] method to the
-/// variant: registering a controller is one line in the list below.
-macro_rules! controllers {
-    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
-        /// The congestion controllers, one file each.
-        #[derive(Clone, Debug)]
-        pub enum CongestionControl {
-            $($(#[$doc])* $variant($ty),)*
-        }
-
-        impl Controller for CongestionControl {
-            fn initial_window(&self) -> Window {
-                match self { $(Self::$variant(c) => c.initial_window(),)* }
-            }
-            #[inline]
-            fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-                match self { $(Self::$variant(c) => c.on_ack(w, ack),)* }
-            }
-            fn ssthresh_after_loss(&mut self, loss: &Loss) -> u64 {
-                match self { $(Self::$variant(c) => c.ssthresh_after_loss(loss),)* }
-            }
-            fn reduce(&self, window: u64) -> u64 {
-                match self { $(Self::$variant(c) => c.reduce(window),)* }
-            }
-            fn on_timeout(&mut self, w: Window, loss: &Loss, repeated: bool) -> Window {
-                match self { $(Self::$variant(c) => c.on_timeout(w, loss, repeated),)* }
-            }
-            fn on_idle(&mut self, w: &mut Window) {
-                match self { $(Self::$variant(c) => c.on_idle(w),)* }
-            }
-            fn pacing_rate_bps(&self) -> Option<u64> {
-                match self { $(Self::$variant(c) => c.pacing_rate_bps(),)* }
-            }
-            fn wants_delivery_rate(&self) -> bool {
-                match self { $(Self::$variant(c) => c.wants_delivery_rate(),)* }
-            }
-            fn cong_control(&mut self, w: &mut Window, d: &Delivery) -> bool {
-                match self { $(Self::$variant(c) => c.cong_control(w, d),)* }
-            }
-            fn seed(&mut self, rng: Stream) {
-                match self { $(Self::$variant(c) => c.seed(rng),)* }
-            }
-        }
-    };
+// The registry: one line per controller, `Variant(module::Type) = "name"`, `boxed` for a
+// large state (registry.rs says what it generates). The first is the default.
+controllers! {
+    /// Additive increase, multiplicative decrease (Jacobson & Karels 1988), with their d and u.
+    Aimd(aimd::Aimd) = "aimd",
+    /// CUBIC (RFC 9438): W_cubic(t) = C (t - K)^3 + W_max, beta 0.7, the Reno-friendly region.
+    Cubic(cubic::Cubic) = "cubic" boxed,
+    /// BBR v1 as Linux ships it (tcp_bbr.c): a model of bottleneck bandwidth and round-trip
+    /// propagation time from delivery-rate samples, paced sending; no options.
+    Bbr(bbr::Bbr) = "bbr" boxed,
+    /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
+    None(none::NoControl) = "none",
+    #[cfg(test)]
+    /// A fixed window of `segments` (a test of the registry: one file and this line).
+    Fixed(fixed::Fixed) = "fixed",
 }
 
-controllers! {
-    /// Jacobson & Karels' additive increase, multiplicative decrease, with their d and u.
-    Aimd(Aimd),
-    /// CUBIC (RFC 9438). Boxed, as BBR: their states (HyStart's, BBR's filters) would make
-    /// every sender, AIMD's included, as large as the largest (384 bytes instead of 56).
-    Cubic(Box<Cubic>),
-    /// BBR v1 (Linux's tcp_bbr.c).
-    Bbr(Box<Bbr>),
-    /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
-    None(NoControl),
+impl Algorithm {
+    /// The algorithm of a table without `algorithm` (and of a flow without `cc`, except
+    /// tcp = "bsd43"): the first of the list.
+    pub const DEFAULT: Algorithm = Algorithm::Aimd;
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! cwnd and ssthresh are reported as rwnd. A recovery may still set cwnd during its recovery
 //! (Tahoe's one segment, Reno's inflation); the next ACK outside it restores rwnd.
 
-use super::{Ack, Controller, Loss, Window};
+use super::{Ack, Controller, FromOptions, Loss, NoOptions, Setup, Window};
 
 #[derive(Clone, Debug)]
 pub struct NoControl {
@@ -24,6 +24,14 @@ impl NoControl {
             cwnd: self.rwnd,
             ssthresh: self.rwnd,
         }
+    }
+}
+
+impl FromOptions for NoControl {
+    type Options = NoOptions;
+
+    fn build(_: &NoOptions, f: &Setup) -> Self {
+        NoControl { rwnd: f.rwnd }
     }
 }
 

@@ -39,7 +39,10 @@
 //! delayed ACK (Linux skips `is_ack_delayed` samples there). Units: bytes and nanoseconds
 //! (Linux: packets and us).
 
-use super::{Ack, CaState, Controller, Delivery, Loss, Window};
+mod model;
+
+use super::{Ack, CaState, Controller, Delivery, FromOptions, Loss, NoOptions, Setup, Window};
+use model::MaxFilter;
 use crate::rng::Stream;
 use crate::time::SimTime;
 
@@ -92,49 +95,6 @@ pub struct BbrConfig {
     pub mss: u64,
     /// IW, bytes (Linux's TCP_INIT_CWND is 10 segments).
     pub initial_window: u64,
-}
-
-/// Kathleen Nichols' windowed running max of three samples (Linux's `lib/minmax.c`).
-#[derive(Clone, Copy, Debug, Default)]
-struct MaxFilter {
-    s: [(u64, u64); 3], // (round, value)
-}
-
-impl MaxFilter {
-    fn get(&self) -> u64 {
-        self.s[0].1
-    }
-
-    fn reset(&mut self, t: u64, v: u64) -> u64 {
-        self.s = [(t, v); 3];
-        v
-    }
-
-    fn running_max(&mut self, win: u64, t: u64, v: u64) -> u64 {
-        let val = (t, v);
-        if v >= self.s[0].1 || t - self.s[2].0 > win {
-            return self.reset(t, v);
-        }
-        if v >= self.s[1].1 {
-            self.s[2] = val;
-            self.s[1] = val;
-        } else if v >= self.s[2].1 {
-            self.s[2] = val;
-        }
-        let dt = t - self.s[0].0;
-        if dt > win {
-            self.s = [self.s[1], self.s[2], val];
-            if t - self.s[0].0 > win {
-                self.s = [self.s[1], self.s[2], val];
-            }
-        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
-            self.s[2] = val;
-            self.s[1] = val;
-        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
-            self.s[2] = val;
-        }
-        self.s[0].1
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -358,58 +318,6 @@ impl Bbr {
         }
     }
 
-    fn update_bw(&mut self, d: &Delivery) {
-        self.round_start = false;
-        let (Some(delivered), interval) = (d.rs.delivered, d.rs.interval) else {
-            return;
-        };
-        if d.rs.prior_delivered >= self.next_rtt_delivered {
-            self.next_rtt_delivered = d.delivered;
-            self.rtt_cnt += 1;
-            self.round_start = true;
-            self.packet_conservation = false;
-        }
-        let bw = (delivered as u128 * 1_000_000_000 / interval.ns() as u128) as u64;
-        if !d.rs.is_app_limited || bw >= self.bw.get() {
-            self.bw.running_max(BW_RTTS, self.rtt_cnt, bw);
-        }
-    }
-
-    fn update_ack_aggregation(&mut self, d: &Delivery, cwnd: u64) {
-        if d.rs.acked_sacked == 0 || d.rs.delivered.is_none() {
-            return;
-        }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx = 1 - self.extra_acked_win_idx;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch = d.delivered_time - self.ack_epoch_stamp.min(d.delivered_time);
-        let mut expected = (self.bw.get() as u128 * epoch.ns() as u128 / 1_000_000_000) as u64;
-        if self.ack_epoch_acked <= expected
-            || self.ack_epoch_acked + d.rs.acked_sacked >= ACK_EPOCH_RESET_SEGMENTS * self.cfg.mss
-        {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_stamp = d.delivered_time;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + d.rs.acked_sacked).min(0xfffff * self.cfg.mss);
-        let extra = (self.ack_epoch_acked - expected.min(self.ack_epoch_acked)).min(cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        *slot = (*slot).max(extra);
-    }
-
-    fn ack_aggregation_cwnd(&self) -> u64 {
-        if !self.full_bw_reached {
-            return 0;
-        }
-        let max = (self.bw.get() as u128 * EXTRA_ACKED_MAX.ns() as u128 / 1_000_000_000) as u64;
-        self.extra_acked[0].max(self.extra_acked[1]).min(max)
-    }
-
     fn is_next_cycle_phase(&self, d: &Delivery) -> bool {
         let rtt = self.min_rtt.unwrap_or(SimTime::ZERO);
         let full_length = d.delivered_time - self.cycle_stamp.min(d.delivered_time) > rtt;
@@ -422,20 +330,6 @@ impl Bbr {
             return full_length && in_flight >= self.inflight(bw, self.pacing_gain);
         }
         full_length || in_flight <= self.inflight(bw, UNIT)
-    }
-
-    fn check_full_bw_reached(&mut self, d: &Delivery) {
-        if self.full_bw_reached || !self.round_start || d.rs.is_app_limited {
-            return;
-        }
-        let thresh = (self.full_bw as u128 * FULL_BW_THRESH as u128 / UNIT as u128) as u64;
-        if self.bw.get() >= thresh {
-            self.full_bw = self.bw.get();
-            self.full_bw_cnt = 0;
-            return;
-        }
-        self.full_bw_cnt += 1;
-        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
     }
 
     fn check_drain(&mut self, w: &mut Window, d: &Delivery) {
@@ -551,6 +445,17 @@ impl Bbr {
     }
 }
 
+impl FromOptions for Bbr {
+    type Options = NoOptions;
+
+    fn build(_: &NoOptions, f: &Setup) -> Self {
+        Bbr::new(BbrConfig {
+            mss: f.mss,
+            initial_window: f.initial_window,
+        })
+    }
+}
+
 impl Controller for Bbr {
     fn initial_window(&self) -> Window {
         Window {
@@ -643,84 +548,4 @@ impl Controller for Bbr {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tcp::rate::RateSample;
-
-    const MSS: u64 = 1448;
-
-    /// A BBR in ProbeBW (phase 3, gain 1) past Startup: BtlBw 1,206,666 B/s, RTprop
-    /// 41.36576 ms, no ACK aggregation measured yet. Its cwnd target is then
-    /// bbr_quantization_budget(bbr_bdp(2)) = 69 segments (1,206,666 x 0.04136576 x 2 / 1448 =
-    /// 68.94, rounded up) + 3 x the TSO goal of 2 (the pacing rate, 1,194,599 B/s, is above
-    /// 1.2 Mbit/s and under 1448 x 1024 B/s) = 75, rounded up to even: 76 segments.
-    fn probe_bw() -> Bbr {
-        let mut b = Bbr::new(BbrConfig {
-            mss: MSS,
-            initial_window: 10 * MSS,
-        });
-        b.mode = Mode::ProbeBw;
-        b.full_bw_reached = true;
-        b.cycle_idx = 3;
-        b.pacing_gain = UNIT;
-        b.cwnd_gain = CWND_GAIN;
-        b.bw.reset(5, 1_206_666);
-        b.rtt_cnt = 5;
-        b.min_rtt = Some(SimTime::from_ns(41_365_760));
-        b.min_rtt_stamp = SimTime::from_secs(1);
-        b
-    }
-
-    fn ack(state: CaState, acked: u64) -> Delivery {
-        Delivery {
-            now: SimTime::from_secs(2),
-            rs: RateSample {
-                acked_sacked: acked,
-                ..RateSample::default()
-            },
-            delivered: 0,
-            delivered_time: SimTime::from_secs(2),
-            prior_in_flight: 50 * MSS,
-            in_flight: 50 * MSS,
-            srtt: None,
-            state,
-            edt_wait: SimTime::ZERO,
-        }
-    }
-
-    /// Linux's tcp_cong_control gives a `cong_control` controller the window alone: past the
-    /// packet-conservation round of a recovery, cwnd = min(BBR's own cwnd + acked, target),
-    /// whatever PRR would have made of it. Here BBR's window is 60 segments and the recovery's
-    /// PRR step has just written 40: two segments acknowledged give 62 segments (89,776 bytes),
-    /// not 42; ACKs keep adding until the 76-segment target (110,048 bytes), where it stays.
-    #[test]
-    fn in_a_recovery_bbr_grows_its_own_window_not_the_one_prr_wrote() {
-        let mut b = probe_bw();
-        b.prev_state = CaState::Recovery;
-        b.packet_conservation = false;
-        b.own_cwnd = Some(60 * MSS);
-        let mut w = Window {
-            cwnd: 40 * MSS,
-            ssthresh: 80 * MSS,
-        };
-        b.cong_control(&mut w, &ack(CaState::Recovery, 2 * MSS));
-        assert_eq!(w.cwnd, 62 * MSS);
-        assert_eq!(w.cwnd, 89_776);
-        for _ in 0..20 {
-            w.cwnd = 30 * MSS; // what PRR writes on each of these ACKs
-            b.cong_control(&mut w, &ack(CaState::Recovery, 2 * MSS));
-        }
-        assert_eq!(w.cwnd, 76 * MSS);
-        assert_eq!(w.cwnd, 110_048);
-        // The ACK that ends the recovery (the recovery wrote cwnd = ssthresh): BBR's own window,
-        // at least the one saved before the recovery (bbr_set_cwnd_to_recover_or_restore).
-        b.prior_cwnd = 70 * MSS;
-        w.cwnd = 20 * MSS;
-        b.cong_control(&mut w, &ack(CaState::Open, 2 * MSS));
-        assert_eq!(w.cwnd, 76 * MSS);
-        // In the open state the window is BBR's as it stands (nothing else writes it there).
-        w.cwnd = 50 * MSS;
-        b.cong_control(&mut w, &ack(CaState::Open, 2 * MSS));
-        assert_eq!(w.cwnd, 52 * MSS);
-    }
-}
+mod tests;

@@ -266,6 +266,21 @@ pub struct Link {
     last_change: SimTime,
     /// What the queue dropped during the last `offer` or `tx_done`.
     dropped: Drops,
+    /// The device queue under the discipline, if the link has one (`device_queue` in the
+    /// scenario; boxed: most links have none, and the packet path tests only the pointer).
+    device: Option<Box<DeviceQueue>>,
+}
+
+/// A device (driver) queue of `cap` packets between the discipline and the transmitter, with
+/// flow control, as ns-3's `PointToPointNetDevice` under its traffic-control layer and a Linux
+/// NIC's ring without BQL: the discipline is asked for a packet whenever the ring has room, so
+/// while the transmitter is busy up to `cap` packets wait here, already out of the discipline.
+/// The packet being serialized is not in the ring (ns-3's device dequeues it from its queue
+/// when its transmission starts). docs/queues.md, "Device queue".
+#[derive(Clone, Debug)]
+struct DeviceQueue {
+    cap: usize,
+    ring: VecDeque<Packet>,
 }
 
 impl Link {
@@ -293,7 +308,31 @@ impl Link {
             counters: LinkCounters::default(),
             last_change: SimTime::ZERO,
             dropped: Drops::new(),
+            device: None,
         }
+    }
+
+    /// Gives the link a device queue of `n` packets under its discipline (none if `n` is 0).
+    /// Every end of a serialization is then an event (the ring is refilled there).
+    pub fn with_device_queue(mut self, n: u32) -> Self {
+        if n > 0 {
+            self.device = Some(Box::new(DeviceQueue {
+                cap: n as usize,
+                ring: VecDeque::with_capacity(n as usize),
+            }));
+            self.shortcut = false;
+        }
+        self
+    }
+
+    /// The device queue's capacity in packets (0: none).
+    pub fn device_queue(&self) -> usize {
+        self.device.as_ref().map_or(0, |d| d.cap)
+    }
+
+    /// Packets waiting in the device queue (out of the discipline, not yet on the wire).
+    pub fn in_device_queue(&self) -> usize {
+        self.device.as_ref().map_or(0, |d| d.ring.len())
     }
 
     /// Brings the integral of RED's average up to `now` (RED queues only; called when the
@@ -345,6 +384,9 @@ impl Link {
             }
         }
         self.dropped.clear();
+        if self.device.is_some() {
+            return self.offer_device(now, pkt, flight);
+        }
         // An idle transmitter means an empty queue: the arrival passes straight through, and
         // the queue's length stays zero, so the integrals need no update.
         self.settle(key);
@@ -493,7 +535,72 @@ impl Link {
         self.wire = None;
         self.integrate(now);
         self.dropped.clear();
+        if self.device.is_some() {
+            return self.pump(now, flight);
+        }
         self.start_next(now, flight)
+    }
+
+    /// `offer` on a link with a device queue (after the loss module): the arrival enters the
+    /// discipline, which is then asked for packets while the device queue has room
+    /// (`pump`). The discipline holds packets only while the ring is full, so an arrival at an
+    /// idle link goes straight through both to the wire.
+    fn offer_device(&mut self, now: SimTime, pkt: &Packet, flight: &mut InFlight) -> Offer {
+        self.integrate(now);
+        if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
+            self.dropped.push((*pkt, cause));
+        }
+        debug_assert!(
+            self.dropped.len() <= 1,
+            "one drop per enqueue (Offer reports one)"
+        );
+        self.count_from(0);
+        let dropped = self.dropped.len();
+        let started = self.pump(now, flight);
+        // With room in the ring the discipline held only the arrival, whose sojourn is zero:
+        // nothing is dropped on its way out.
+        debug_assert_eq!(self.dropped.len(), dropped, "a drop at dequeue during an offer");
+        if let Some(t) = started {
+            return Offer::Transmit(t);
+        }
+        match self.dropped.first() {
+            Some((d, _)) => Offer::Dropped { arrival: d == pkt },
+            None => Offer::Queued,
+        }
+    }
+
+    /// The transmitter and the device queue take what they can at `now`: an idle transmitter
+    /// starts the ring's oldest packet (or, with the ring empty, the discipline's next one),
+    /// then the discipline is asked for packets while the ring has room, each dequeue being
+    /// the discipline's (its sojourn times and drops are measured there). ns-3 does the same
+    /// in `PointToPointNetDevice::TransmitComplete` (the device queue's head starts) followed
+    /// by the device queue's wake (`NetDeviceQueue::Wake`, scheduled at the same time) and
+    /// `QueueDisc::Run`. Returns the serialization time of the packet that started, if one did.
+    fn pump(&mut self, now: SimTime, flight: &mut InFlight) -> Option<SimTime> {
+        let mut started = None;
+        if self.wire.is_none() {
+            let head = self.device.as_mut().and_then(|d| d.ring.pop_front());
+            started = match head {
+                Some(p) => Some(self.start(now, &p, flight)),
+                None => self.start_next(now, flight),
+            };
+        }
+        loop {
+            let d = self.device.as_ref().expect("a device queue");
+            if d.ring.len() >= d.cap || self.queue.is_empty() {
+                break;
+            }
+            let counted = self.dropped.len();
+            let next = self.queue.dequeue(now, &mut self.dropped);
+            if self.dropped.len() > counted {
+                self.count_from(counted);
+            }
+            match next {
+                Some(p) => self.device.as_mut().expect("a device queue").ring.push_back(p),
+                None => break,
+            }
+        }
+        started
     }
 
     /// The packets the queue dropped during the last `offer` or `tx_done`, in order, with
@@ -527,9 +634,10 @@ impl Link {
         }
     }
 
-    /// Packets inside the link: queued, on the wire, or propagating.
+    /// Packets inside the link: queued (in the discipline or the device queue), on the wire, or
+    /// propagating.
     pub fn in_link(&self) -> u64 {
-        (self.queue.len() + self.propagating.len as usize) as u64
+        (self.queue.len() + self.in_device_queue() + self.propagating.len as usize) as u64
     }
 }
 
@@ -604,5 +712,155 @@ mod tests {
             Some((104, None, None))
         );
         assert_eq!(arena.slots.len(), 6);
+    }
+
+    /// A link of 8 Mbit/s (one byte per microsecond) with queue `q` and a device queue of `n`
+    /// packets, fed `arrivals` (time in µs, packet id, bytes); arrivals are processed before
+    /// an end of serialization at the same time. Returns, per packet id, the time (µs) the
+    /// discipline let it go (its dequeue) and the time its serialization started, and the
+    /// packets the discipline dropped with the time.
+    #[allow(clippy::type_complexity)]
+    fn drive(
+        q: Queue,
+        n: u32,
+        arrivals: &[(u64, u32, u32)],
+    ) -> (Vec<(u32, u64, u64)>, Vec<(u32, u64, DropCause)>) {
+        const US: u64 = 1000;
+        let mut l = Link::new(0, 1, 8_000_000, SimTime::ZERO, q, None).with_device_queue(n);
+        let mut flight = InFlight::new();
+        let mut out_of_queue: Vec<(u32, u64)> = Vec::new();
+        let mut started: Vec<(u32, u64)> = Vec::new();
+        let mut drops = Vec::new();
+        let mut next = 0;
+        let mut wire_end: Option<SimTime> = None;
+        let mut seq = 0u64;
+        loop {
+            let arrival = arrivals.get(next).map(|a| SimTime(a.0 * US));
+            let now = match (arrival, wire_end) {
+                (None, None) => break,
+                (Some(a), Some(w)) => a.min(w),
+                (a, w) => a.or(w).unwrap(),
+            };
+            seq += 1;
+            let t = if arrival == Some(now) {
+                let (_, id, size) = arrivals[next];
+                next += 1;
+                let mut p = pkt(id, id as u64);
+                p.size = size;
+                match l.offer((now, seq), &p, &mut flight) {
+                    Offer::Transmit(t) => Some(t),
+                    _ => None,
+                }
+            } else {
+                wire_end = None;
+                l.tx_done(now, &mut flight)
+            };
+            drops.extend(l.dropped().iter().map(|&(p, c)| (p.flow, now.ns() / US, c)));
+            l.forget_dropped();
+            if let Some(t) = t {
+                l.set_wire(seq, true);
+                wire_end = Some(now + t);
+                let p = l.on_wire((now, seq), &flight).unwrap();
+                started.push((p.flow, now.ns() / US));
+            } else if l.wire.is_some() && wire_end.is_none() {
+                // A link without a device queue reserved the TxDone (transparent queue).
+                let w = l.wire.unwrap();
+                wire_end = Some(w.until);
+                l.set_wire(w.seq, true);
+            }
+            // What has left the discipline by now: the packet on the wire and the ring's.
+            let ring = l.device.as_ref().map(|d| d.ring.iter().copied().collect()).unwrap_or(Vec::new());
+            for p in ring.iter().chain(l.on_wire((now, seq), &flight)) {
+                if !out_of_queue.iter().any(|&(id, _)| id == p.flow) {
+                    out_of_queue.push((p.flow, now.ns() / US));
+                }
+            }
+            assert!(l.device_queue() == 0 || ring.len() <= l.device_queue());
+        }
+        let times = started
+            .iter()
+            .map(|&(id, s)| {
+                let d = out_of_queue.iter().find(|&&(i, _)| i == id).unwrap().1;
+                (id, d, s)
+            })
+            .collect();
+        (times, drops)
+    }
+
+    fn droptail() -> Queue {
+        Queue::drop_tail(crate::net::queue::Limit::Packets(100))
+    }
+
+    /// With a one-packet device queue the discipline is asked for a packet as soon as the ring
+    /// has room: each packet leaves it when the packet ahead of it starts its serialization,
+    /// one packet-time early, and its sojourn there is shorter by that time; the wire sees the
+    /// same packets at the same times. 8 Mbit/s: 1000 bytes take 1000 µs.
+    #[test]
+    fn device_queue_asks_the_discipline_one_packet_early() {
+        // (µs, id, bytes)
+        let arrivals = [(0, 1, 1000), (0, 2, 500), (200, 3, 1500), (300, 4, 200), (4000, 5, 1000)];
+        let (times, drops) = drive(droptail(), 1, &arrivals);
+        assert!(drops.is_empty());
+        // (id, left the discipline at, started at): 1 goes straight to the idle wire; 2, at
+        // once, into the empty ring; 3 and 4 wait in the discipline until the packet ahead of
+        // them starts (2 at 1000 µs, 3 at 1500 µs); 5 finds the link idle.
+        assert_eq!(
+            times,
+            vec![(1, 0, 0), (2, 0, 1000), (3, 1000, 1500), (4, 1500, 3000), (5, 4000, 4000)]
+        );
+        // Sojourn times in the discipline: 0, 0, 800, 1200, 0 µs.
+        let sojourn: Vec<u64> = times.iter().map(|&(id, d, _)| d - arrivals[id as usize - 1].0).collect();
+        assert_eq!(sojourn, vec![0, 0, 800, 1200, 0]);
+        // Without a device queue (0 is none): each leaves when it starts.
+        let (times, _) = drive(droptail(), 0, &arrivals);
+        assert_eq!(
+            times,
+            vec![(1, 0, 0), (2, 1000, 1000), (3, 1500, 1500), (4, 3000, 3000), (5, 4000, 4000)]
+        );
+        // A ring of 2: 3 joins 2 in the ring on arrival, 4 leaves when 2 starts.
+        let (times, _) = drive(droptail(), 2, &arrivals);
+        assert_eq!(
+            times,
+            vec![(1, 0, 0), (2, 0, 1000), (3, 200, 1500), (4, 1000, 3000), (5, 4000, 4000)]
+        );
+    }
+
+    /// CoDel (target 5 ms, interval 10 ms) with sixteen packets queued at once, the twelfth
+    /// of 200 bytes and the others of 1500 (1500 µs each on the wire, the small one 200 µs).
+    /// Without a device queue packet k leaves at its start, 1.5 (k - 1) ms for k <= 12: the
+    /// first sojourn of at least 5 ms is packet 5's at 6 ms, so dropping is allowed from 16 ms,
+    /// and the first dequeue from then on is packet 12's, at 16.5 ms: the small packet is
+    /// dropped. With a device queue of one, packet k (k >= 2) leaves when packet k - 1 starts,
+    /// 1.5 (k - 2) ms: packet 6 is the first above target (6 ms), dropping is again allowed from
+    /// 16 ms, packet 12 leaves at 15 ms and packet 13 at 16.5 ms: a large packet is dropped.
+    #[test]
+    fn device_queue_moves_codels_drop_to_another_packet() {
+        let codel = || {
+            let spec: crate::net::queue::QueueSpec = toml::from_str(
+                "discipline = \"codel\"\nlimit = 1000\ncodel = { target = \"5ms\", interval = \"10ms\" }",
+            )
+            .unwrap();
+            let ctx = crate::net::queue::LinkContext {
+                name: "l",
+                rate_bps: 8_000_000,
+                seed: 1,
+            };
+            Queue::new(crate::net::queue::Discipline::build(&spec, &ctx))
+        };
+        let arrivals: Vec<(u64, u32, u32)> = (1..=16).map(|k| (0, k, if k == 12 { 200 } else { 1500 })).collect();
+        let (times, drops) = drive(codel(), 0, &arrivals);
+        assert_eq!(drops, vec![(12, 16_500, DropCause::Sojourn)]);
+        let start = |t: &[(u32, u64, u64)], id: u32| t.iter().find(|x| x.0 == id).map(|x| (x.1, x.2));
+        assert_eq!(start(&times, 11), Some((15_000, 15_000)));
+        assert_eq!(start(&times, 13), Some((16_500, 16_500)));
+        assert_eq!(start(&times, 16), Some((21_000, 21_000)));
+        let (times, drops) = drive(codel(), 1, &arrivals);
+        assert_eq!(drops, vec![(13, 16_500, DropCause::Sojourn)]);
+        // 12 left at 15 ms and starts at 16.5; 14 left at 16.5 (when 13 was dropped), and
+        // starts after the small packet, at 16.7 ms.
+        assert_eq!(start(&times, 6), Some((6_000, 7_500)));
+        assert_eq!(start(&times, 12), Some((15_000, 16_500)));
+        assert_eq!(start(&times, 14), Some((16_500, 16_700)));
+        assert_eq!(start(&times, 16), Some((18_200, 19_700)));
     }
 }

@@ -30,6 +30,13 @@ pub struct LinkSpec {
     /// Loss module in the reverse (ACK) direction.
     #[serde(default)]
     pub reverse_loss: Option<LossSpec>,
+    /// A device (driver) queue of this many packets under each direction's queue discipline,
+    /// with flow control: the discipline is asked for its next packet as soon as the device
+    /// queue has room, not when the transmitter is free (ns-3's point-to-point device under its
+    /// traffic-control layer; a Linux NIC's ring without BQL). Default none (0): the
+    /// transmitter takes packets straight from the discipline. docs/queues.md, "Device queue".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_queue: Option<u64>,
 }
 
 impl LinkSpec {
@@ -43,7 +50,27 @@ impl LinkSpec {
             reverse_queue: None,
             loss: None,
             reverse_loss: None,
+            device_queue: None,
         }
+    }
+
+    /// The device queue's capacity in packets (0: none).
+    pub fn device_queue_packets(&self) -> u32 {
+        self.device_queue.unwrap_or(0) as u32
+    }
+}
+
+/// Checks a link's `device_queue` (`at` is the link's field path).
+pub(crate) fn validate_device_queue(n: Option<u64>, at: &str) -> Result<(), Error> {
+    match n {
+        Some(n) if n > super::budget::MAX_DEVICE_QUEUE_PACKETS => Err(invalid(
+            format!("{at}.device_queue"),
+            format!(
+                "{n} packets (expected 0, for none, to {})",
+                super::budget::MAX_DEVICE_QUEUE_PACKETS
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -146,6 +173,7 @@ impl LinkSpec {
             ));
         }
         self.queue.validate(&format!("{at}.queue"))?;
+        validate_device_queue(self.device_queue, at)?;
         if let Some(q) = &self.reverse_queue {
             q.validate(&format!("{at}.reverse_queue"))?;
         }

@@ -252,6 +252,9 @@ pub mod budget {
     pub const MAX_QUEUE_PACKETS: u64 = 10_000_000;
     /// Bytes one queue may hold (`limit_bytes`).
     pub const MAX_QUEUE_BYTES: u64 = 1_000_000_000;
+    /// Packets a link's device queue may hold (`device_queue`): a NIC's transmit ring has at
+    /// most a few thousand descriptors.
+    pub const MAX_DEVICE_QUEUE_PACKETS: u64 = 65_536;
 }
 
 impl Scenario {

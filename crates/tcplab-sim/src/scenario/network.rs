@@ -140,6 +140,9 @@ pub struct GraphLink {
     pub loss: Option<super::LossSpec>,
     #[serde(default)]
     pub reverse_loss: Option<super::LossSpec>,
+    /// A device queue of this many packets under each direction's discipline (`LinkSpec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_queue: Option<u64>,
 }
 
 impl GraphLink {
@@ -157,6 +160,7 @@ impl GraphLink {
             reverse_queue: self.reverse_queue.clone(),
             loss: self.loss.clone(),
             reverse_loss: self.reverse_loss.clone(),
+            device_queue: self.device_queue,
         }
     }
 }

@@ -201,9 +201,11 @@ impl Builder {
         let lr = loss(&spec.reverse_loss, self.seed, &format!("loss:{rev}"));
         let qf = queue(&spec.queue, spec.rate.0, self.seed, &fwd);
         let qr = queue(rq, rrate, self.seed, &rev);
+        let dq = spec.device_queue_packets();
         self.links
-            .push(Link::new(a, b, spec.rate.0, spec.delay.0, qf, lf));
-        self.links.push(Link::new(b, a, rrate, spec.delay.0, qr, lr));
+            .push(Link::new(a, b, spec.rate.0, spec.delay.0, qf, lf).with_device_queue(dq));
+        self.links
+            .push(Link::new(b, a, rrate, spec.delay.0, qr, lr).with_device_queue(dq));
         self.link_names.push(&fwd);
         self.link_names.push(&rev);
     }

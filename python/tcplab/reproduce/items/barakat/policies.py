@@ -12,9 +12,9 @@ from tcplab.reproduce.items.barakat.shared import (
     PIPE,
     WARMUP,
     cwnd_xy,
-    fig,
     kbps,
     med,
+    new_figure,
     ns2_path,
     tahoe_cycles,
 )
@@ -94,7 +94,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
                   ", ".join(f"{thr[b, 'drop-tail']:.0f}" for b in dt_lost) or "-", "717 (B = 18)", "-"]])]
     figs = []
     try:
-        fig = fig(3, 1, 4.6, 3.8)
+        fig = new_figure(3, 1, 4.6, 3.8)
         b = 18 if 18 in dt_lost else (dt_lost[0] if dt_lost else 18)
         for j, (a, _) in enumerate(POLICIES[:2]):
             ax = fig.add_subplot(1, 3, j + 1)

@@ -97,7 +97,7 @@ def med(xs) -> float:
     return float(np.median(xs)) if xs else math.nan
 
 
-def fig(ncols: int = 1, nrows: int = 1, w: float = 6.4, h: float = 4.0):
+def new_figure(ncols: int = 1, nrows: int = 1, w: float = 6.4, h: float = 4.0):
     from matplotlib.figure import Figure
 
     return Figure(figsize=(w * ncols, h * nrows), layout="constrained")

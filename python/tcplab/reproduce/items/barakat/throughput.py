@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, fmt, pct, register, rel
 from tcplab.reproduce.items.barakat.shared import (
     MU,
@@ -16,9 +17,9 @@ from tcplab.reproduce.items.barakat.shared import (
     WARMUP,
     T,
     cwnd_xy,
-    fig,
     kbps,
     med,
+    new_figure,
     ns2_path,
     tahoe_cycles,
 )
@@ -82,7 +83,7 @@ def _evaluate_78(ctx: Context) -> Outcome:
     errs = [rel(mod[k], sim[k]) for k in grid]
     figs = []
     try:
-        fig = fig(2, 2, 5.0, 3.6)
+        fig = new_figure(2, 2, 5.0, 3.6)
         x = np.linspace(1.02, 1.98, 200)
         ax = fig.add_subplot(2, 2, 1)
         ax.plot(x, x / (x - 1) * B_78, label=f"S, B = {B_78}")
@@ -202,7 +203,7 @@ def _evaluate_2(ctx: Context) -> Outcome:
     ]
     figs = []
     try:
-        fig = fig(1, 1, 7.0, 3.8)
+        fig = new_figure(1, 1, 7.0, 3.8)
         ax = fig.add_subplot(1, 1, 1)
         for i, m in enumerate(MU1_2):
             x, y = cwnd_xy(ctx.trace(i, "cwnd"), WARMUP, WARMUP + 500)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tcplab.models import newreno as nr
-from tcplab.reproduce.items.parvez import PAPER_TABLE_IV, table_iv_model_kbps
+from tcplab.models.newreno_paper import PAPER_TABLE_IV, table_iv_model_kbps
 
 # Table IV (Calgary to Japan): imposed PLR, actual LER p, RTT (ms), measured and model Kbps, from
 # the table the reproduction item parvez-table4 prints (tcplab.reproduce.items.parvez).

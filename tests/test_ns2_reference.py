@@ -22,7 +22,7 @@ import os
 
 import pytest
 
-from tcplab import ns2ref
+from tcplab.validation import ns2ref
 
 # test: (+ at r1, - at r1, ACKs sent by the sink, [(seq, us of its + at r1)] retransmissions)
 SHORT = {

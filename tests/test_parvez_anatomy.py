@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import tcplab
-from tcplab.reproduce.items.parvez import timeout_anatomy
+from tcplab.reproduce.items.parvez.anatomy import timeout_anatomy
 
 #: One packet of a window of 8 (a fast retransmit, no timeout); a whole window of 8 (arrivals
 #: 201-208: no duplicate ACK, a timeout) and the retransmission after it (a backed-off repeat);
@@ -76,7 +76,7 @@ def test_eq29_terms_rebuild_the_model():
     import math
 
     from tcplab.models import newreno
-    from tcplab.reproduce.items.parvez import eq29, eq29_model_terms
+    from tcplab.models.newreno_paper import eq29, eq29_model_terms
 
     for p in (0.005, 0.03, 0.0892):
         w = math.ceil(float(newreno.window(p, p)))
@@ -99,6 +99,6 @@ def test_eq29_terms_measured_on_the_cycles():
     assert 2 * me["S"] == seqs[400] - seqs[100]
     assert me["Y"] + me["R"] == 2 * me["S"]
     # All five terms measured: Eq. 29 is the packets covered over the two cycles' time.
-    from tcplab.reproduce.items.parvez import eq29
+    from tcplab.models.newreno_paper import eq29
 
     assert eq29(me, flow["mss_bytes"], rtt) == pytest.approx(me["bps"], rel=1e-9)

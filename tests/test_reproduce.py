@@ -161,12 +161,12 @@ def test_the_package_does_not_read_the_repository(tmp_path):
 def test_the_shipped_ns2_reference_is_the_shared_one():
     """The package's copy of shared/reference/ns2-tcpVariants (summary, traces, vars) has the same
     bytes as the folder beside the checkout, where that folder exists."""
-    from tcplab import ns2ref
+    from tcplab.validation import ns2ref
 
     shared = ROOT.parent / "shared" / "reference" / "ns2-tcpVariants"
     if not (shared / "summary.csv").exists():
         pytest.skip("no shared/reference/ns2-tcpVariants beside the checkout")
-    shipped = Path(ns2ref.__file__).resolve().parent / "validation" / "data" / "ns2-tcpVariants"
+    shipped = Path(ns2ref.__file__).resolve().parent / "data" / "ns2-tcpVariants"
     for sub in ("summary.csv", "README.md"):
         assert (shipped / sub).read_bytes() == (shared / sub).read_bytes(), sub
     for sub in ("traces", "vars"):
@@ -197,7 +197,7 @@ def test_the_table4_runs_digest_sees_every_number_and_not_the_row_order():
     """The digest on docs/validation/mathis.md is the guard that a change leaves Table 4's runs alone."""
     import polars as pl
 
-    from tcplab.reproduce.items.mathis import DIGEST_COLUMNS, runs_digest
+    from tcplab.reproduce.items.mathis.table4 import DIGEST_COLUMNS, runs_digest
 
     df = pl.DataFrame({"run_key": ["b", "a"], **{c: [1.0, 2.0] for c in DIGEST_COLUMNS}, "other": [0, 0]})
     d = runs_digest(df)

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import tcplab
 from tcplab.capture import analyze
 from tcplab.cli import app, write_traces
-from tcplab.run_plots import flow_frames
+from tcplab.capture.run_plots import flow_frames
 
 SCENARIO = """
 duration = "20s"

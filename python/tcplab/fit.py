@@ -117,7 +117,7 @@ def window_frame(df: pl.DataFrame, p: str = "auto") -> tuple[pl.DataFrame, str]:
     return out, source
 
 
-def _groups(df: pl.DataFrame, by: Sequence[str]) -> list[tuple[dict, pl.DataFrame]]:
+def groups_of(df: pl.DataFrame, by: Sequence[str]) -> list[tuple[dict, pl.DataFrame]]:
     """(key, rows) per distinct value of `by`, keys in sorted order (nulls last)."""
     for col in by:
         if col not in df.columns:
@@ -176,7 +176,7 @@ def fit(df: pl.DataFrame, by: Sequence[str] = ("tcp", "ack"), p: str = "auto", i
     if min_ca_events and "ca_events" not in frame.columns:
         raise FitError("the results have no column 'ca_events'; is this a tcplab results store?")
     rows = []
-    for key, g in _groups(frame, by):
+    for key, g in groups_of(frame, by):
         timeouts = g.filter(pl.col("timeouts") > 0).height
         if not include_timeouts:
             g = g.filter(pl.col("timeouts") == 0)
@@ -221,7 +221,7 @@ def ca_proportion(df: pl.DataFrame, by: Sequence[str] = ("tcp", "ack"), p: str =
     p_used, source = p_values(df, p)
     frame = df.with_columns(p_used)
     rows = []
-    for key, g in _groups(frame, by):
+    for key, g in groups_of(frame, by):
         g = g.filter(pl.col("p_used") > 0)
         logp = np.log10(g.get_column("p_used").to_numpy())
         ca = g.get_column("ca_events").to_numpy()

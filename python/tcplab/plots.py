@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from tcplab.fit import FitError, _groups, fit, window_frame
+from tcplab.fit import FitError, groups_of, fit, window_frame
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -155,9 +155,9 @@ def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs
             raise FitError(f"--by {col}: no such column (columns include tcp, ack, flows.0.mss, ...)")
     varying = [b for b in by if frame.get_column(b).n_unique() > 1]
     constant = {b: frame.get_column(b)[0] for b in by if b not in varying}
-    n_groups = len(_groups(frame, varying))
+    n_groups = len(groups_of(frame, varying))
     facet = varying[0] if n_groups > MAX_GROUPS and len(varying) > 1 else None
-    panels = _groups(frame, [facet]) if facet else [({}, frame)]
+    panels = groups_of(frame, [facet]) if facet else [({}, frame)]
     inner = [b for b in varying if b != facet]
 
     ncols = min(3, len(panels))
@@ -171,7 +171,7 @@ def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs
     colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
     lo_p, hi_p = frame["p_used"].min(), frame["p_used"].max()
     for ax, (panel_key, pf) in zip(axes, panels):
-        groups = _groups(pf, inner)
+        groups = groups_of(pf, inner)
         for i, (key, g) in enumerate(groups):
             color, marker = colors[i % len(colors)], _MARKERS[i % len(_MARKERS)]
             p_ = g["p_used"].to_numpy()

@@ -36,7 +36,7 @@ def toml_literal(value: Any) -> str:
     raise ScenarioError(f"{value!r} ({type(value).__name__}) cannot be written into a scenario")
 
 
-def _overrides(sets: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> list[tuple[str, str]]:
+def override_pairs(sets: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for key, value in (sets or {}).items():
         out.append((key, value if isinstance(value, str) else toml_literal(value)))
@@ -55,7 +55,7 @@ def _without_nones(value: Any) -> Any:
     return value
 
 
-def _document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
+def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
     """(text, format) of a scenario given as a path, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
         return json.dumps(_without_nones(scenario)), "json"
@@ -79,8 +79,8 @@ def resolve(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
     """The validated scenario with every default filled in, as a dict. Quantities are numbers
     in SI base units under the scenario's own keys: durations in seconds (float), rates in
     bit/s and sizes in bytes (int), probabilities as floats (docs/traces.md, "Units")."""
-    text, fmt = _document(scenario)
-    return json.loads(_core.resolve_json(text, fmt, _overrides(sets, overrides)))
+    text, fmt = scenario_document(scenario)
+    return json.loads(_core.resolve_json(text, fmt, override_pairs(sets, overrides)))
 
 
 def table_count(table: Mapping[str, Any]) -> int:
@@ -102,7 +102,7 @@ TRACES = ("packets", "cwnd", "queue", "ns2_vars")
 NS2_EVENT = {"enqueue": "+", "dequeue": "-", "drop": "d", "receive": "r", "lost": "l"}
 
 
-def _records(df: pl.DataFrame) -> list[dict]:
+def json_records(df: pl.DataFrame) -> list[dict]:
     """Rows as dicts for JSON: a NaN (a mean of nothing) becomes null, as JSON has no NaN."""
     return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
             for row in df.iter_rows(named=True)]
@@ -219,8 +219,8 @@ class RunResult:
     def to_json(self) -> str:
         """The tables and the run's figures as one JSON document (what `tcplab run --json`
         prints): NaN is written as null."""
-        return json.dumps({"flows": _records(self.flows), "links": _records(self.links),
-                           "totals": _records(self.totals), "traffic": _records(self.traffic),
+        return json.dumps({"flows": json_records(self.flows), "links": json_records(self.links),
+                           "totals": json_records(self.totals), "traffic": json_records(self.traffic),
                            "seed": self.seed, "duration_s": self.duration_s,
                            "warmup_s": self.warmup_s, "window_s": self.window_s, "events": self.events,
                            "warnings": self.warnings}, sort_keys=True, allow_nan=False)
@@ -234,5 +234,5 @@ def run(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None
     with `__` for dots (`flows__0__tcp="tahoe"`, `seed=3`). Raises `ScenarioError` (a ValueError)
     naming the field for any invalid input.
     """
-    text, fmt = _document(scenario)
-    return RunResult.from_tables(_core.run_tables(text, fmt, _overrides(sets, overrides)))
+    text, fmt = scenario_document(scenario)
+    return RunResult.from_tables(_core.run_tables(text, fmt, override_pairs(sets, overrides)))

@@ -143,7 +143,7 @@ def _rounds_for(path: Path, size: float, cap_bytes: float) -> int:
     return rounds
 
 
-def _bounds(path: Path) -> dict[str, float]:
+def regime_bounds(path: Path) -> dict[str, float]:
     pkt = path.mss + HEADER
     out: dict[str, float] = {}
     out["loss_limited_bps"] = _loss_rate(path)
@@ -172,7 +172,7 @@ def _rate(bps: float) -> str:
     return "unbounded" if math.isinf(bps) else f"{bps / 1e6:.3g} Mbit/s"
 
 
-def _regime(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]:
+def classify(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]]:
     """(regime key, the rule that decided it in words, the decisive quantities)."""
     win, loss, link = bd["window_limited_bps"], bd["loss_limited_bps"], bd["link_bps"]
     if path.size is not None:
@@ -248,7 +248,7 @@ _REGIME_NOTES = {
 
 def _models(path: Path, regime: str) -> list[dict[str, Any]]:
     """Each catalog model's prediction (bit/s) and whether its stated domain applies here."""
-    from tcplab.capture import _model
+    from tcplab.models.catalog import run_model
 
     rows: list[dict[str, Any]] = []
     rto = path.rto_used
@@ -270,7 +270,7 @@ def _models(path: Path, regime: str) -> list[dict[str, Any]]:
             notes.append("no loss rate (--loss 0): the model needs p > 0")
         else:
             try:
-                res, dom = _model(name, params)
+                res, dom = run_model(name, params)
                 value = float(res[key])
                 notes += dom
             except ValueError as e:
@@ -349,8 +349,8 @@ def scenario_toml(path: Path) -> str:
 def advise(path: Path) -> dict[str, Any]:
     """The advice for `path` as a JSON-ready document (docs/advise.md has its fields)."""
     _check(path)
-    bd = _bounds(path)
-    regime, rule, decisive = _regime(path, bd)
+    bd = regime_bounds(path)
+    regime, rule, decisive = classify(path, bd)
     doc: dict[str, Any] = {
         "input": asdict(path) | {"rto_used_s": path.rto_used, "b": path.b},
         "regime": regime,

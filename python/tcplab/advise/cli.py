@@ -13,7 +13,7 @@ import typer
 
 
 def _fail(message: str) -> None:
-    from tcplab.cli import fail
+    from tcplab.cli.common import fail
 
     fail(message)
 
@@ -152,7 +152,7 @@ def advise_cmd(
     models apply and what they predict, the spread tcplab's validation measured in that regime,
     and the simulation that would settle it. Input: a path (--rate --rtt --loss ...) or --trace."""
     from tcplab.advise import Path, advise
-    from tcplab.cli import write_atomically
+    from tcplab.cli.common import write_atomically
 
     measured = None
     if trace is not None:

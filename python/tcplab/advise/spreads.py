@@ -74,13 +74,13 @@ _ADVISED = {"error_newreno": "error_newreno_real_w", "newreno_model": "newreno_m
 
 
 def _bernoulli(it: dict) -> dict[str, list[dict[str, Any]]]:
-    from tcplab.advise import Path, _bounds, _regime
+    from tcplab.advise import Path, regime_bounds, classify
 
     by: dict[str, dict[str, dict[str, float]]] = {}
     for pt in it["numbers"]["points"]:
         path = Path(rtt=pt["mean_rtt_s"], mss=pt["mss_bytes"], loss=pt["loss_event_rate"], rto=3 * pt["mean_rtt_s"],
                     ack="immediate", variant="newreno")
-        regime = _regime(path, _bounds(path))[0]
+        regime = classify(path, regime_bounds(path))[0]
         key = f"p={pt['imposed']:g}"
         for col in ("error_newreno", "error_pftk_newreno", "error_pftk_reno"):
             by.setdefault(regime, {}).setdefault(col, {})[key] = pt[_ADVISED.get(col, col)]

@@ -12,7 +12,30 @@ simulator's own counters; and a self-check of what the emulator achieved.
 
 from __future__ import annotations
 
-from tcplab.emulate.kernel import EmulationError
-from tcplab.emulate.run import EmulationResult, emulate
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tcplab.emulate.kernel import EmulationError
+    from tcplab.emulate.run import EmulationResult, emulate
+
+#: The public names, loaded on first use (`tcplab emulate --help` does not import polars).
+EXPORTS = {"EmulationError": "kernel", "EmulationResult": "run", "emulate": "run"}
 
 __all__ = ["EmulationError", "EmulationResult", "emulate"]
+
+#: The submodules, also loaded on first use as attributes.
+PARTS = ("cli", "endpoints", "kernel", "netns", "run", "selfcheck", "validate")
+
+
+def __getattr__(name: str) -> Any:
+    if name in PARTS:
+        return importlib.import_module(f"{__name__}.{name}")
+    part = EXPORTS.get(name)
+    if part is None:
+        raise AttributeError(f"module 'tcplab.emulate' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"tcplab.emulate.{part}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *EXPORTS, *PARTS})

@@ -93,7 +93,7 @@ def print_comparison(sim, emu, console=None, wide: bool = False) -> None:
 def _self_check(json_out: bool, spin_us: float, realtime: bool) -> None:
     from rich.console import Console
 
-    from tcplab.cli import fail
+    from tcplab.cli.common import fail
     from tcplab.emulate import EmulationError
     from tcplab.emulate.run import CAPACITY_FILE
     from tcplab.emulate.selfcheck import ladder, table
@@ -144,7 +144,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a scenario's flows with this machine's kernel TCP through tcplab's modeled network in
         real time (needs root and /dev/net/tun); the same tables as tcplab run."""
-        from tcplab.cli import _interrupted, fail, parse_sets, write_atomically
+        from tcplab.cli.common import fail, interrupted, parse_sets, write_atomically
         from tcplab.emulate import EmulationError, emulate as run_emulation
         from tcplab.simulation import ScenarioError
 
@@ -154,7 +154,7 @@ def register(app: typer.Typer) -> None:
             try:
                 return _self_check(json_out, spin_us, not no_realtime)
             except KeyboardInterrupt:
-                _interrupted()
+                interrupted()
         if scenario is None:
             fail("SCENARIO: expected a scenario file (or --self-check)")
         if out is not None and out.suffix != ".parquet":
@@ -174,7 +174,7 @@ def register(app: typer.Typer) -> None:
             message = str(e)
             fail(message if message.startswith(scenario) else f"{scenario}: {message}")
         except KeyboardInterrupt:
-            _interrupted()
+            interrupted()
         if out is not None:
             import polars as pl
 

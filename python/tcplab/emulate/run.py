@@ -47,15 +47,15 @@ class EmulationResult:
     resolved: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        from tcplab.simulation import _records
+        from tcplab.simulation import json_records
 
         return json.dumps({
             "mode": "emulated",
             "duration_s": self.duration_s,
             "warmup_s": self.warmup_s,
-            "flows": _records(self.flows),
-            "links": _records(self.links),
-            "traffic": _records(self.traffic),
+            "flows": json_records(self.flows),
+            "links": json_records(self.links),
+            "traffic": json_records(self.traffic),
             "selfcheck": self.selfcheck,
             "notes": self.notes,
             "warnings": self.warnings,
@@ -179,7 +179,7 @@ def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
     from tcplab import _core
     from tcplab.capture import analyze
     from tcplab.emulate.endpoints import Endpoints, wait_for
-    from tcplab.simulation import _document, _overrides, resolve
+    from tcplab.simulation import scenario_document, override_pairs, resolve
 
     resolved = resolve(scenario, sets)
     kflows = kernel_flows(resolved)
@@ -187,8 +187,8 @@ def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
     missing = missing_requirements()
     if missing:
         raise EmulationError(missing)
-    text, fmt = _document(scenario)
-    emu = _core.Emulator(text, fmt, _overrides(sets, {}))
+    text, fmt = scenario_document(scenario)
+    emu = _core.Emulator(text, fmt, override_pairs(sets, {}))
     duration, warmup = float(resolved["duration"]), float(resolved["warmup"])
     notes = [n for kf in kflows for n in kf.notes]
     removed = clean_stale()

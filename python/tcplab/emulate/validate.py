@@ -22,7 +22,6 @@ pages, saying so in their header; `--render FILE` only rewrites the pages.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import statistics
@@ -225,15 +224,12 @@ def emulation_page(grid, dumbbells, ladder_record, header: str) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="a small grid and short runs (a few minutes)")
-    ap.add_argument("--docs", type=Path, default=Path("docs/validation"), help="where to write the pages")
-    ap.add_argument("--save", type=Path, help="also write every measurement to this JSON file")
-    ap.add_argument("--redo-tcplab", type=Path, metavar="FILE",
-                    help="results saved with --save: simulate tcplab's side again, keep the kernel's, rewrite the pages")
-    ap.add_argument("--render", type=Path, metavar="FILE", help="results saved with --save: only rewrite the pages")
-    args = ap.parse_args(argv)
+def check(*, quick: bool = False, docs: Path = Path("docs/validation"), save: Path | None = None,
+          redo_tcplab: Path | None = None, render: Path | None = None) -> int:
+    """`tcplab validate linux`: the kernel against tcplab, or the pages again from saved results."""
+    from types import SimpleNamespace
+
+    args = SimpleNamespace(quick=quick, docs=docs, save=save, redo_tcplab=redo_tcplab, render=render)
     saved = args.redo_tcplab or args.render
     if saved:
         import json
@@ -274,6 +270,13 @@ def main(argv=None) -> int:
     write_pages(args, grid, rows, dumbbells, record, header,
                 {"quick": args.quick, "rows": rows, "dumbbells": dumbbells, "ladder": record, "header": header})
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tcplab.emulate.validate [ARGS]`: `tcplab validate linux [ARGS]`, its exit status returned."""
+    from tcplab.validation.cli import standalone
+
+    return standalone("linux", argv, prog="python -m tcplab.emulate.validate")
 
 
 def write_pages(args, grid, rows, dumbbells, record, header: str, results: dict) -> None:

@@ -385,3 +385,15 @@ MODELS: dict[str, Model] = {
         ),
     )
 }
+
+
+def run_model(name: str, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Runs a catalog model on `given` (its other parameters at their defaults): its results
+    by key and the notes where the inputs leave its stated domain."""
+    m = MODELS[name]
+    inputs = {p.name: (None if p.default is REQUIRED else p.default) for p in m.params}
+    if "inverse" in inputs:
+        inputs["inverse"] = False
+    inputs.update(given)
+    rows = m.compute(inputs)
+    return {r.key: r.value for r in rows}, [f"{name}: {n}" for n in m.outside_domain(inputs, rows)]

@@ -63,6 +63,39 @@ class _ModelCommand(TyperCommand):
 
 
 class _ModelGroup(TyperGroup):
+    """`tcplab model`: one command per catalog model, built when the group is first used (the
+    catalog imports numpy, which `tcplab --help` does without)."""
+
+    _loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        import typer.main
+
+        from tcplab.models.catalog import MODELS
+
+        models = typer.Typer()
+
+        @models.callback()
+        def _group() -> None:  # a callback makes typer build a group even for one model
+            pass
+
+        for model in MODELS.values():
+            models.command(model.name, cls=_ModelCommand)(_command(model))
+        built = typer.main.get_command(models)
+        for name in MODELS:
+            self.add_command(built.commands[name], name)  # type: ignore[attr-defined]
+        self._loaded = True
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: Any, cmd_name: str):
+        self._load()
+        return super().get_command(ctx, cmd_name)
+
     def resolve_command(self, ctx: Any, args: list[str]):
         from tcplab.models.catalog import MODELS
 
@@ -231,8 +264,6 @@ def _run_model(model, inputs: dict[str, Any], as_json: bool) -> None:
 def register(app: typer.Typer) -> None:
     """Add the `model` and `plot-models` commands to the main app."""
 
-    from tcplab.models.catalog import MODELS
-
     model_app = typer.Typer(cls=_ModelGroup, help=_MODEL_HELP, invoke_without_command=True,
                             add_completion=False, pretty_exceptions_enable=False)
 
@@ -247,8 +278,6 @@ def register(app: typer.Typer) -> None:
         if ctx.invoked_subcommand is None:
             _fail("missing model name (see tcplab model --list)")
 
-    for model in MODELS.values():
-        model_app.command(model.name, cls=_ModelCommand)(_command(model))
     app.add_typer(model_app, name="model")
 
     @app.command("plot-models")

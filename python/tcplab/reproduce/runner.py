@@ -78,7 +78,9 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
     import os
 
     from tcplab import results
-    from tcplab.sweep import _dask, _dask_client, _local, _progress
+    from tcplab.sweep.cluster import dask_client, run_on_dask
+    from tcplab.sweep.local import run_local
+    from tcplab.sweep.progress import progress_bar
 
     stores: dict[str, results.Store] = {}
     batches: dict[str, results.Batch] = {}
@@ -104,10 +106,10 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
         if not tasks:
             return 0, found
         if scheduler:
-            source = _dask(tasks, _dask_client(scheduler))
+            source = run_on_dask(tasks, dask_client(scheduler))
         else:
-            source = _local(tasks, workers or os.cpu_count() or 1)
-        bar = _progress(label, len(tasks), found) if progress else None
+            source = run_local(tasks, workers or os.cpu_count() or 1)
+        bar = progress_bar(label, len(tasks), found) if progress else None
         done, failed = 0, {}
         try:
             if bar:
@@ -164,10 +166,11 @@ def reproduce(paper: str = "all", out: str | Path = "reproduce-out", *, quick: b
     except OSError as e:
         raise ReproduceError(f"--out {out}: cannot write here ({e.strerror or e})") from None
     if scheduler:
-        from tcplab.sweep import SweepError, _check_scheduler
+        from tcplab.sweep import SweepError
+        from tcplab.sweep.cluster import check_scheduler
 
         try:
-            _check_scheduler(scheduler)
+            check_scheduler(scheduler)
         except SweepError as e:
             raise ReproduceError(str(e)) from None
     t0 = time.monotonic()

@@ -1,5 +1,5 @@
-"""Validation checks of the simulator against published results.
-
-Each check is a module runnable as ``python -m tcplab.validation.<name>``, with a ``--quick`` form
-for CI; ``mathis_table4`` reproduces Mathis, Semke, Mahdavi and Ott 1997, Table 4.
+"""Validation checks of the simulator against published results and reference simulators:
+`tcplab validate ns2` (ns2ref: ns-2's tcpVariants traces event by event), `tcplab validate red`
+(red: RED against ns-2 2.35), `tcplab validate mathis-table4` (mathis_table4: Mathis, Semke,
+Mahdavi and Ott 1997, Table 4). Each is also `python -m tcplab.validation.<name>`.
 """

@@ -31,7 +31,6 @@ sensitivity table; this command is the quick look at the table alone.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -478,18 +477,14 @@ def run_lengths(table: Table4) -> str:
 # ---- command line ------------------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tcplab.validation.mathis_table4", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="the CI version: few points, seconds")
-    ap.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
-    ap.add_argument("--out", default=None, help="directory for the stores and the table (default: ./<design>-runs)")
-    ap.add_argument("--profile", default="ns1", choices=sorted(PROFILES), help="simulator options (default ns1)")
-    ap.add_argument("--sensitivity", action="store_true",
-                    help="also run the small sensitivity design (Reno and FACK) under every profile")
-    ap.add_argument("--write-sweeps", action="store_true",
-                    help="rewrite sweeps/mathis-table4*.toml (from a checkout's root) and exit")
-    ap.add_argument("--json", action="store_true", help="print the cells as JSON instead of the table")
-    args = ap.parse_args(argv)
+def check(*, quick: bool = False, workers: int | None = None, out: str | None = None, profile: str = "ns1",
+          sensitivity_too: bool = False, write_sweeps_only: bool = False, as_json: bool = False) -> int:
+    """`tcplab validate mathis-table4`: runs the design, writes DIR/table4.md and table4.json, prints the
+    table; 1 when a cell is outside the expected tolerance."""
+    from types import SimpleNamespace
+
+    args = SimpleNamespace(quick=quick, workers=workers, out=out, profile=profile, sensitivity=sensitivity_too,
+                           write_sweeps=write_sweeps_only, json=as_json)
     if args.write_sweeps:
         for p in write_sweeps():
             print(p)
@@ -526,6 +521,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("  " + b, file=sys.stderr)
         return 1
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m tcplab.validation.mathis_table4 [ARGS]`: `tcplab validate mathis-table4 [ARGS]`."""
+    from tcplab.validation.cli import standalone
+
+    return standalone("mathis-table4", list(argv) if argv is not None else None,
+                      prog="python -m tcplab.validation.mathis_table4")
 
 
 #: The sensitivity design: Reno and FACK with both receivers, MSS 1460 (the window does not depend

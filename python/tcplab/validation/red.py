@@ -20,7 +20,6 @@ native sender within 10%.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import shutil
 import subprocess
@@ -152,13 +151,10 @@ def table(ns2: list[dict], tl: list[dict]) -> tuple[str, list[str]]:
     return "\n".join(lines), missed
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tcplab.validation.red", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--run-ns2", action="store_true", help="rerun ns-2 (needs `ns`) and rewrite data/red_ns2.csv")
-    a = ap.parse_args(argv)
-    with ProcessPoolExecutor(a.workers) as pool:
-        if a.run_ns2:
+def check(*, workers: int = 2, run_ns2_too: bool = False) -> int:
+    """`tcplab validate red`: tcplab's runs (and ns-2's again with `run_ns2_too`) and the table."""
+    with ProcessPoolExecutor(workers) as pool:
+        if run_ns2_too:
             if shutil.which("ns") is None:
                 print("no `ns` on PATH", file=sys.stderr)
                 return 2
@@ -183,6 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("\n".join(summary))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tcplab.validation.red [ARGS]`: `tcplab validate red [ARGS]`, its exit status returned."""
+    from tcplab.validation.cli import standalone
+
+    return standalone("red", argv, prog="python -m tcplab.validation.red")
 
 
 if __name__ == "__main__":

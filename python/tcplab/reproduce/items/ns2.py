@@ -10,7 +10,7 @@ PAPER = "ns2"
 
 
 def _variants_evaluate(ctx: Context) -> Outcome:
-    from tcplab import ns2ref
+    from tcplab.validation import ns2ref
 
     comps = [ns2ref.compare(t) for t in ns2ref.tests()]
     rows = [c.row() for c in comps]

@@ -1,14 +1,15 @@
-"""The `tcplab` command line: a thin typer app over the library."""
+"""The `tcplab` typer app: `run`, `check`, `schema`, and each area's commands (registered from its
+own `cli` module). Nothing heavy at import: each command imports what it needs when it runs."""
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import List, Optional
 
 import typer
+
+from tcplab.cli.common import fail, interrupted, parse_sets, read_scenario_arg, write_atomically
 
 app = typer.Typer(
     name="tcplab",
@@ -17,59 +18,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-
-def fail(message: str) -> None:
-    """One clear line on stderr and a non-zero exit: no traceback."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def parse_sets(sets: List[str]) -> list[tuple[str, str]]:
-    out = []
-    for s in sets:
-        key, eq, value = s.partition("=")
-        if not eq or not key.strip():
-            fail(f"--set {s!r}: expected dotted.path=value, e.g. --set flows.0.tcp=tahoe")
-        out.append((key.strip(), value.strip()))
-    return out
-
-
-def write_atomically(path: Path, write) -> None:
-    """Writes through a temporary file in the same folder, then renames: never a partial file.
-    The file gets the permissions of any new file (0666 less the umask), not mkstemp's 0600."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        fail(f"{path}: cannot write here ({e.strerror or e}: {e.filename or path.parent})")
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(tmp, 0o666 & ~umask)
-        write(tmp)
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        fail(f"{path}: cannot write ({e.strerror or e})")
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def read_scenario_arg(scenario: str) -> tuple[str | Path, str]:
-    """The scenario argument as what `tcplab.run` takes, and how messages name it: a path, or
-    `-` for TOML text on standard input."""
-    if scenario != "-":
-        return Path(scenario), scenario
-    try:
-        text = sys.stdin.read()
-    except UnicodeDecodeError:
-        fail("<stdin>: the scenario is not UTF-8 text")
-    if not text.strip():
-        fail("<stdin>: no scenario on standard input (expected TOML text)")
-    return text if "\n" in text else text + "\n", "<stdin>"
 
 
 def version_callback(value: bool) -> None:
@@ -129,7 +77,7 @@ def run(
         from tcplab.simulation import ScenarioError, resolve, run as run_scenario
         from tcplab.sweep import run_key
     except KeyboardInterrupt:
-        _interrupted()
+        interrupted()
 
     if out is not None and out.suffix != ".parquet":
         fail(f"--out {out}: expected a .parquet file name")
@@ -150,7 +98,7 @@ def run(
     except results.StoreError as e:
         fail(f"--out {out}: {e}")
     except KeyboardInterrupt:
-        _interrupted()
+        interrupted()
     if out is not None:
         rows = results.rows(run_key(resolved), resolved, result)
         write_atomically(out, lambda tmp: results.write_file(rows, tmp))
@@ -225,8 +173,8 @@ def _register_subcommands() -> None:
     # its own module); this module stays thin.
     import importlib
 
-    subcommands = ("tcplab.models.cli", "tcplab.sweep_cli", "tcplab.reproduce.cli", "tcplab.trace_cli",
-                   "tcplab.emulate.cli", "tcplab.advise.cli")
+    subcommands = ("tcplab.models.cli", "tcplab.sweep.cli", "tcplab.reproduce.cli", "tcplab.capture.cli",
+                   "tcplab.emulate.cli", "tcplab.advise.cli", "tcplab.validation.cli")
     for module in subcommands:
         try:
             register = importlib.import_module(module).register
@@ -240,14 +188,6 @@ def _register_subcommands() -> None:
 _register_subcommands()
 
 
-def _interrupted() -> None:
-    typer.echo("error: interrupted (Ctrl-C): the run stopped, nothing was written", err=True)
-    raise typer.Exit(130)
-
-
 def main() -> None:
     app()
 
-
-if __name__ == "__main__":
-    main()

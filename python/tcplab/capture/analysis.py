@@ -84,32 +84,20 @@ PREDICTION_SCHEMA = {
 }
 
 
-def _model(name: str, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Runs a catalog model on `given` (its other parameters at their defaults): its results
-    by key and the notes where the inputs leave its stated domain."""
-    from tcplab.models.catalog import MODELS, REQUIRED
-
-    m = MODELS[name]
-    inputs = {p.name: (None if p.default is REQUIRED else p.default) for p in m.params}
-    if "inverse" in inputs:
-        inputs["inverse"] = False
-    inputs.update(given)
-    rows = m.compute(inputs)
-    return {r.key: r.value for r in rows}, [f"{name}: {n}" for n in m.outside_domain(inputs, rows)]
-
-
-
 def _predict(name: str, params: dict, columns: dict, out: dict, notes: list) -> None:
     """Evaluates model `name` into `out` (its results' keys to `out`'s columns), its domain
     notes into `notes`; a model that refuses its inputs leaves one note instead."""
+    from tcplab.models.catalog import run_model
+
     try:
-        res, n = _model(name, params)
+        res, n = run_model(name, params)
     except ValueError as e:
         notes.append(f"{name}: {e}")
         return
     for key, column in columns.items():
         out[column] = res[key]
     notes += n
+
 
 def predictions(r: dict[str, Any]) -> dict[str, Any]:
     """The models' predictions for one direction row of `connections`.

@@ -1,0 +1,67 @@
+"""Figures of one connection of a capture (``tcplab trace plot``): the time-sequence graph
+of Jacobson's Figs. 3-9 and tcptrace (data segments, the ACK line, the receive window's edge,
+retransmissions and SACK blocks marked), the bytes in flight (the window estimate), and the RTT
+samples. The global matplotlib backend is left alone.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+from matplotlib.figure import Figure
+
+__all__ = ["plot"]
+
+
+def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
+    """A Figure of connection `conn`'s data direction `direction` from a CaptureAnalysis made
+    with ``conn=conn``."""
+    rows = a.connections.filter((pl.col("conn") == conn) & (pl.col("dir") == direction))
+    if rows.height == 0:
+        have = a.connections.filter(pl.col("conn") == conn)["dir"].to_list()
+        raise ValueError(f"connection {conn} carried no data in direction {direction}"
+                         + (f" (it did in direction {have[0]})" if have else ""))
+    r = rows.row(0, named=True)
+    fig = Figure(figsize=(9, 5))
+    ax = fig.add_subplot()
+    title = f"{a.path}: connection {conn}, {r['src']} -> {r['dst']}"
+    if a.summary.get("records_truncated"):
+        title += " (records truncated)"
+    seg = a.segments.filter(pl.col("dir") == direction)
+    if kind == "seq":
+        data = seg.filter(pl.col("kind") == "data")
+        new = data.filter(~pl.col("retransmit"))
+        rtx = data.filter(pl.col("retransmit"))
+        acks = seg.filter(pl.col("kind") == "ack")
+        ax.vlines(new["time_s"], new["seq"], new["seq"] + new["len"], color="black", lw=1, label="data")
+        ax.scatter(rtx["time_s"], rtx["seq"], marker="x", color="red", s=24, zorder=3,
+                   label=f"retransmission ({rtx.height})")
+        ax.step(acks["time_s"], acks["seq"], where="post", color="tab:blue", lw=1, label="ACK")
+        ax.step(acks["time_s"], acks["window_edge"], where="post", color="tab:green", lw=0.8,
+                label="receive window edge")
+        sack = acks.filter(pl.col("sack_end") > pl.col("sack_start"))
+        if sack.height:
+            ax.vlines(sack["time_s"], sack["sack_start"], sack["sack_end"], color="tab:purple", lw=2,
+                      label="SACK block")
+        ax.set_ylabel("sequence (bytes from the first byte seen)")
+    elif kind == "cwnd":
+        ax.step(seg["time_s"], seg["flight_bytes"], where="post", color="black", lw=1,
+                label="bytes in flight (snd_max - snd_una)")
+        ax.axhline(r["mean_flight_bytes"], color="tab:blue", ls="--", lw=1,
+                   label=f"time average {r['mean_flight_bytes']:.0f} B")
+        ax.set_ylabel("bytes in flight (window estimate)")
+    elif kind == "rtt":
+        rtt = a.rtt.filter(pl.col("dir") == direction)
+        for source, color in (("karn", "black"), ("timestamp", "tab:orange")):
+            s = rtt.filter(pl.col("source") == source)
+            if s.height:
+                ax.scatter(s["time_s"], s["rtt_s"] * 1e3, s=4, color=color, label=f"{source} ({s.height})")
+        ax.set_ylabel("RTT (ms)")
+    else:
+        raise ValueError(f"kind {kind!r}: expected seq, cwnd or rtt")
+    if seg.height == 0:
+        raise ValueError(f"connection {conn} has no segments in the window")
+    ax.set_xlabel("time after the capture's first packet (s)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig

@@ -1,0 +1,5 @@
+"""`python -m tcplab.cli`: the `tcplab` script."""
+
+from tcplab.cli.commands import main
+
+main()

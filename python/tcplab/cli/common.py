@@ -1,0 +1,87 @@
+"""What every `tcplab` command shares: one way to fail, Ctrl-C, `--set` parsing, atomic writes,
+and the scenario argument. Only typer (and the standard library) at import: `tcplab --help`
+starts without the heavy modules."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+
+#: What a Ctrl-C during a run says (exit status 130, as a shell's).
+INTERRUPTED = "interrupted (Ctrl-C): the run stopped, nothing was written"
+
+
+def fail(message: str) -> NoReturn:
+    """One clear line on stderr and a non-zero exit: no traceback."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def interrupted(message: str = INTERRUPTED) -> NoReturn:
+    """Ctrl-C: one line on stderr and exit status 130 (not click's "Aborted!")."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(130)
+
+
+@contextmanager
+def ctrl_c(message: str = INTERRUPTED) -> Iterator[None]:
+    """Turns a KeyboardInterrupt inside the block into `interrupted(message)`."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        interrupted(message)
+
+
+def parse_sets(sets: list[str], example: str = "flows.0.tcp=tahoe") -> list[tuple[str, str]]:
+    """`--set dotted.path=value` options as (path, value) pairs, in order."""
+    out = []
+    for s in sets:
+        key, eq, value = s.partition("=")
+        if not eq or not key.strip():
+            fail(f"--set {s!r}: expected dotted.path=value, e.g. --set {example}")
+        out.append((key.strip(), value.strip()))
+    return out
+
+
+def write_atomically(path: Path, write: Callable[[str], object]) -> None:
+    """Writes through a temporary file in the same folder, then renames: never a partial file.
+    The file gets the permissions of any new file (0666 less the umask), not mkstemp's 0600."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        fail(f"{path}: cannot write here ({e.strerror or e}: {e.filename or path.parent})")
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        fail(f"{path}: cannot write ({e.strerror or e})")
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_scenario_arg(scenario: str) -> tuple[str | Path, str]:
+    """The scenario argument as what `tcplab.run` takes, and how messages name it: a path, or
+    `-` for TOML text on standard input."""
+    if scenario != "-":
+        return Path(scenario), scenario
+    try:
+        text = sys.stdin.read()
+    except UnicodeDecodeError:
+        fail("<stdin>: the scenario is not UTF-8 text")
+    if not text.strip():
+        fail("<stdin>: no scenario on standard input (expected TOML text)")
+    return text if "\n" in text else text + "\n", "<stdin>"

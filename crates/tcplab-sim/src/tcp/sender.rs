@@ -14,7 +14,7 @@
 
 use super::cc::{Ack, CaState, CongestionControl, Controller, Delivery};
 use super::rate::RateSample;
-use super::recovery::{AckEvent, LossRecovery};
+use super::recovery::{AckEvent, Ctx, LossRecovery};
 use super::rto::RtoEstimator;
 use super::segment::Segment;
 use super::state::{LossSignal, Pacing, SenderConfig, SenderCore};
@@ -188,7 +188,12 @@ impl Sender {
         if let Some(p) = &mut self.core.pacing {
             p.blocked = false;
         }
-        self.recovery.send(&mut self.core, now, out);
+        self.recovery.send(&mut Ctx {
+            core: &mut self.core,
+            cc: &mut self.cc,
+            now,
+            out,
+        });
         let c = &mut self.core;
         if c.rate.is_some() && c.snd_max >= c.app_limit() {
             // Nothing left to send and the window not full: application-limited (draft
@@ -289,7 +294,13 @@ impl Sender {
             c.snd_una = ack.ack;
             c.snd_nxt = c.snd_nxt.max(c.snd_una);
             c.limited_bytes = 0;
-            let r = self.recovery.on_new_ack(c, &mut self.cc, now, newly_acked, out);
+            let mut cx = Ctx {
+                core: c,
+                cc: &mut self.cc,
+                now,
+                out,
+            };
+            let r = self.recovery.on_new_ack(&mut cx, newly_acked);
             let sample = Ack {
                 now,
                 acked: newly_acked,
@@ -314,7 +325,12 @@ impl Sender {
                 if !self.recovery.in_recovery() {
                     c.limited_transmit(now, out);
                 }
-                self.recovery.on_dupack(c, &mut self.cc, now, out);
+                self.recovery.on_dupack(&mut Ctx {
+                    core: c,
+                    cc: &mut self.cc,
+                    now,
+                    out,
+                });
             }
         }
         let ev = AckEvent {
@@ -322,8 +338,13 @@ impl Sender {
             rtt: rtt_sample,
             acked,
         };
-        self.recovery
-            .on_any_ack(&mut self.core, &mut self.cc, now, ev, out);
+        let mut cx = Ctx {
+            core: &mut self.core,
+            cc: &mut self.cc,
+            now,
+            out,
+        };
+        self.recovery.on_any_ack(&mut cx, ev);
         if let Some((rs, prior_in_flight)) = rate {
             self.cong_control(now, rs, prior_in_flight);
         }
@@ -469,7 +490,12 @@ impl Sender {
         }
         // The recovery's timers first: a loss probe re-arms the retransmit timer (RFC 8985
         // Sec. 7.3), so a probe due at the same instant as the RTO replaces it.
-        self.recovery.on_timer(&mut self.core, &mut self.cc, now, out);
+        self.recovery.on_timer(&mut Ctx {
+            core: &mut self.core,
+            cc: &mut self.cc,
+            now,
+            out,
+        });
         if !out.is_empty() {
             self.core.record_trace(now);
         }
@@ -513,7 +539,12 @@ impl Sender {
         c.signal_loss(LossSignal::Timeout);
         c.rtt.back_off();
         c.rto_deadline = Some(c.rtt.deadline(now));
-        self.recovery.on_timeout(c, now, out);
+        self.recovery.on_timeout(&mut Ctx {
+            core: c,
+            cc: &mut self.cc,
+            now,
+            out,
+        });
         self.send(now, out);
         self.core.record_trace(now);
     }

@@ -8,6 +8,7 @@
 
 pub mod cc;
 pub mod endpoint;
+mod frto;
 pub mod instruments;
 pub mod linux_ack;
 pub mod ns2;

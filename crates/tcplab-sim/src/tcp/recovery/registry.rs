@@ -382,3 +382,55 @@ pub fn table_schema(options: Schema, names: &[&str], variant_optional: bool) -> 
     obj.additional_properties = Some(Box::new(Schema::Bool(false)));
     Schema::Object(o)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::recovery::{RecoveryOptions, Variant};
+
+    /// What `Recovery::Options` promises: a recovery's options left out are written as
+    /// nothing (every option is an `Option`), so `tcp = "reno"` comes back as it was given.
+    #[test]
+    fn options_left_out_are_written_as_nothing() {
+        for &v in Variant::ALL {
+            let none = serde_json::to_value(RecoveryOptions::none(v)).unwrap();
+            assert_eq!(none, serde_json::json!({}), "{}", v.name());
+            assert!(RecoveryOptions::none(v).given().is_empty());
+        }
+    }
+
+    /// An option is read before its variant may be known (a table's keys come in any order),
+    /// with the type of the first recovery that has it: two recoveries may share an option
+    /// name only if it has one schema (one type and meaning).
+    #[test]
+    fn an_option_name_shared_by_two_recoveries_has_one_schema() {
+        let schema: serde_json::Value = serde_json::from_str(&crate::scenario::json_schema()).unwrap();
+        let tables = schema["definitions"]["TcpSpec"]["anyOf"].as_array().unwrap();
+        let mut seen = std::collections::HashMap::new();
+        for t in tables.iter().filter_map(|t| t["properties"].as_object()) {
+            for (k, s) in t.iter().filter(|(k, _)| *k != "variant") {
+                if let Some(before) = seen.insert(k.clone(), s.clone()) {
+                    assert_eq!(&before, s, "option {k}");
+                }
+            }
+        }
+        // Every option of every variant is in its table, and nothing else.
+        let n: usize = Variant::ALL.iter().map(|v| v.options().len()).sum();
+        let listed: usize = tables
+            .iter()
+            .filter_map(|t| t["properties"].as_object())
+            .map(|p| p.len() - 1)
+            .sum();
+        assert_eq!(n, listed);
+    }
+
+    #[test]
+    fn option_names_come_from_the_options_structs() {
+        assert_eq!(Variant::Reno.options(), ["guard"]);
+        assert_eq!(
+            Variant::Newreno.options(),
+            ["partial_deflation", "partial_ack_timer"]
+        );
+        assert_eq!(Variant::Sack.options(), ["prr", "rack"]);
+        assert!(Variant::Tahoe.options().is_empty() && Variant::Sackrh.options().is_empty());
+    }
+}

@@ -3,7 +3,10 @@
 
 mod common;
 use common::*;
-use tcplab_sim::scenario::{AckKind, Algorithm, CcOptions, FlowSpec, HyStart, Variant, WindowGrowth};
+use tcplab_sim::scenario::{
+    AckKind, Algorithm, CcOptions, FlowSpec, HyStart, TcpSpec, Variant, WindowGrowth,
+};
+use tcplab_sim::tcp::recovery::SackRecovery;
 
 /// growth, abc_limit and hystart as a flow's `cc` table gives them (AIMD's or CUBIC's).
 fn slow_start(f: &FlowSpec) -> (Option<WindowGrowth>, Option<u32>, Option<HyStart>) {
@@ -33,7 +36,8 @@ fn every_linux_default() {
     let f = flow("", &[]);
     assert_eq!(f.mss, 1000);
     assert_eq!(f.tcp.variant, Variant::Sack);
-    assert_eq!((f.tcp.prr, f.tcp.rack), (Some(true), Some(true)));
+    let sack = f.tcp.options_of::<SackRecovery>().unwrap();
+    assert_eq!((sack.prr, sack.rack), (Some(true), Some(true)));
     let cc = f.cc.as_ref().unwrap();
     assert_eq!(cc.algorithm, Some(Algorithm::Cubic));
     let (growth, abc_limit, hystart) = slow_start(&f);
@@ -68,14 +72,13 @@ fn each_field_overrides_only_itself() {
     assert_eq!(slow_start(&f).2, None);
     let off = flow("cc = { hystart = \"off\" }", &[]);
     assert_eq!(slow_start(&off).2, Some(HyStart::Off));
-    assert_eq!(
-        (f.tcp.variant, f.tcp.prr, f.tcp.rack),
-        (Variant::Newreno, None, None)
-    );
+    // NewReno, without the profile's prr and rack (or any option).
+    assert_eq!(f.tcp, TcpSpec::new(Variant::Newreno));
     assert_eq!(f.ack, AckKind::Delayed);
     assert_eq!(f.initial_window, 10);
     let f = flow("", &[("flows.0.tcp.rack", "false"), ("flows.0.min_rto", "1s")]);
-    assert_eq!((f.tcp.prr, f.tcp.rack), (Some(true), Some(false)));
+    let sack = f.tcp.options_of::<SackRecovery>().unwrap();
+    assert_eq!((sack.prr, sack.rack), (Some(true), Some(false)));
     assert_eq!(f.min_rto.0, SimTime::from_secs(1));
     let f = flow("cc = { growth = \"per_ack\" }", &[]);
     assert_eq!(

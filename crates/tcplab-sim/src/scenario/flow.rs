@@ -415,7 +415,7 @@ impl FlowSpec {
                 "applies only with profile = \"ns2\" and tcp = \"sack\"",
             ));
         }
-        if self.tcp.variant == Variant::Bsd43 && self.limited_transmit {
+        if !self.tcp.variant.fast_retransmit() && self.limited_transmit {
             return Err(invalid(
                 format!("{at}.limited_transmit"),
                 format!("does not apply to tcp = \"{v}\" (allowed with a variant that has fast retransmit)"),
@@ -427,12 +427,7 @@ impl FlowSpec {
                 "true, but the receiver sends no SACK blocks (expected sack = true, or dsack = false)",
             ));
         }
-        if self.tcp.rack == Some(true) && self.sack == Some(false) {
-            return Err(invalid(
-                format!("{at}.tcp.rack"),
-                "RACK-TLP needs a SACK receiver (RFC 8985 Sec. 4), but sack = false",
-            ));
-        }
+        self.tcp.validate_values(at, self.sack)?;
         if self.tcp.variant.uses_sack() && self.sack == Some(false) {
             return Err(invalid(
                 format!("{at}.sack"),
@@ -489,11 +484,18 @@ impl FlowSpec {
     /// rules, so neither a recovery option nor `cc` applies.
     fn validate_ns2(&self, at: &str) -> Result<(), Error> {
         let v = self.tcp.variant.name();
-        if self.tcp.variant == Variant::Bsd43 {
+        if self.tcp.variant.ns2_agent().is_none() {
+            let mut modelled: Vec<&str> = Variant::ALL
+                .iter()
+                .filter(|m| m.ns2_agent().is_some())
+                .map(|m| m.name())
+                .collect();
+            let last = modelled.pop().unwrap_or_default();
             return Err(invalid(
                 format!("{at}.tcp"),
                 format!(
-                    "\"{v}\" has no ns2 profile model (expected tahoe, reno, newreno, sack, fack or sackrh)"
+                    "\"{v}\" has no ns2 profile model (expected {} or {last})",
+                    modelled.join(", ")
                 ),
             ));
         }
@@ -553,19 +555,18 @@ impl FlowSpec {
     pub fn algorithm(&self) -> Algorithm {
         match self.cc.as_ref().and_then(|c| c.algorithm) {
             Some(a) => a,
-            None if self.tcp.variant == Variant::Bsd43 => Algorithm::None,
+            None if self.tcp.variant.before_1988() => Algorithm::None,
             None => Algorithm::DEFAULT,
         }
     }
 
     /// The estimator in force (explicit, or the variant's default).
     pub fn estimator(&self) -> Estimator {
-        self.rto_estimator
-            .unwrap_or(if self.tcp.variant == Variant::Bsd43 {
-                Estimator::Rfc793
-            } else {
-                Estimator::Rfc6298
-            })
+        self.rto_estimator.unwrap_or(if self.tcp.variant.before_1988() {
+            Estimator::Rfc793
+        } else {
+            Estimator::Rfc6298
+        })
     }
 
     /// Does the receiver send SACK blocks?

@@ -8,6 +8,7 @@
 
 pub mod cc;
 pub mod endpoint;
+mod frto;
 pub mod instruments;
 pub mod linux_ack;
 pub mod ns2;
@@ -21,13 +22,12 @@ pub mod sender;
 pub mod state;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{AckKind, Estimator, FlowSpec, PartialAckTimer, Variant};
+use crate::scenario::{AckKind, Estimator, FlowSpec};
 use crate::time::SimTime;
 use cc::CongestionControl;
 use endpoint::{AnyReceiver, AnySender, TcpSender};
 use receiver::{AckPolicy, Receiver};
 use recovery::LossRecovery;
-use recovery::{newreno, reno, sack as sack_recovery};
 use rto::{Jacobson88, Rfc793, RtoEstimator, RttEstimator, TickClock, VarianceGain};
 use sender::Sender;
 use state::SenderConfig;
@@ -89,32 +89,14 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         rto_restart_on_retransmit: f.rto_restart_on_retransmit,
         sack: f.tcp.variant.uses_sack(),
     };
-    let t = &f.tcp;
-    let recovery = match t.variant {
-        Variant::Bsd43 => LossRecovery::Bsd43(Default::default()),
-        Variant::Tahoe => LossRecovery::Tahoe(Default::default()),
-        Variant::Reno => LossRecovery::Reno(reno::Reno {
-            in_recovery: false,
-            guard: t.guard.unwrap_or(false),
-        }),
-        Variant::Newreno => LossRecovery::NewReno(newreno::NewReno::new(
-            t.partial_deflation.unwrap_or(true),
-            t.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
-        )),
-        Variant::Sack => LossRecovery::Sack(sack_recovery::SackRecovery::with(
-            t.prr.unwrap_or(false),
-            t.rack.unwrap_or(false),
-        )),
-        Variant::Sackrh => LossRecovery::Sack(sack_recovery::SackRecovery::new(true)),
-        Variant::Fack => LossRecovery::Fack(Default::default()),
-    };
-    let rack = t.rack.unwrap_or(false);
+    let recovery = LossRecovery::build(f.tcp.options());
+    let reads_delivered = recovery.reads_delivered();
     let mut s = Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f));
     if let Some(sb) = &mut s.core.sb {
-        // RACK reads the segments each ACK delivers (RFC 8985 Sec. 6.2 steps 2-3); so does
-        // the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was never-retransmitted data
-        // acknowledged?).
-        sb.log_delivered = rack || f.frto;
+        // The recovery may read the segments each ACK delivers (RACK: RFC 8985 Sec. 6.2
+        // steps 2-3); so does the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was
+        // never-retransmitted data acknowledged?).
+        sb.log_delivered = reads_delivered || f.frto;
     }
     s
 }
@@ -193,15 +175,11 @@ fn ns2_endpoints_for(f: &FlowSpec) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
     if f.profile != Some(Profile::Ns2) {
         return None;
     }
-    let variant = match f.tcp.variant {
-        Variant::Tahoe => ns2::Ns2Variant::Tahoe,
-        Variant::Reno => ns2::Ns2Variant::Reno,
-        Variant::Newreno => ns2::Ns2Variant::Newreno,
-        Variant::Sack => ns2::Ns2Variant::Sack1,
-        Variant::Fack => ns2::Ns2Variant::Fack,
-        Variant::Sackrh => ns2::Ns2Variant::SackRH,
-        v => panic!("scenario not validated: no ns2 model of {}", v.name()),
-    };
+    let variant = f
+        .tcp
+        .variant
+        .ns2_agent()
+        .unwrap_or_else(|| panic!("scenario not validated: no ns2 model of {}", f.tcp.variant.name()));
     let tick = f.clock_tick.map_or(SimTime::from_ms(10), |t| t.0).ns().max(1);
     let cfg = ns2::agent::Ns2Config {
         variant,

@@ -9,12 +9,15 @@
 //!   new data, the ssthresh after a loss (which the recovery asks for), the window after a
 //!   timeout and after an idle period, and a pacing rate.
 //!
+//! After a timeout, F-RTO (`frto.rs`, RFC 5682) may find it spurious and undo it.
+//!
 //! Sans-IO: the sender takes `(now, ACK)` or `(now)` for its timer, and returns segments to
 //! send and its next deadline.
 
 use super::cc::{Ack, CaState, CongestionControl, Controller, Delivery};
+use super::frto::{self, Frto, Observed, Verdict};
 use super::rate::RateSample;
-use super::recovery::{AckEvent, LossRecovery};
+use super::recovery::{AckEvent, Ctx, LossRecovery};
 use super::rto::RtoEstimator;
 use super::segment::Segment;
 use super::state::{LossSignal, Pacing, SenderConfig, SenderCore};
@@ -34,49 +37,6 @@ pub struct Sender {
     /// After a retransmit timeout, until `recover` is acknowledged (Linux's TCP_CA_Loss):
     /// told to a controller that reads delivery rates.
     in_loss: bool,
-}
-
-/// F-RTO (RFC 5682) between a timeout and its verdict: the basic algorithm (Sec. 2.1), or the
-/// SACK-enhanced one (Sec. 3) when the sender keeps a SACK scoreboard.
-#[derive(Clone, Copy, Debug)]
-struct Frto {
-    /// Step 2 (waiting for the first ACK after the retransmission that advances) or step 3
-    /// (the next one).
-    step: u8,
-    /// The window before the timeout, restored if it was spurious.
-    prior: crate::tcp::cc::Window,
-    /// Sec. 3: the SACK-enhanced algorithm.
-    sack: bool,
-    /// Sec. 3's RecoveryPoint, one past the highest byte sent when the first ACK that
-    /// advanced arrived (step 2; snd_max at the timeout until then).
-    recovery_point: u64,
-}
-
-/// What an ACK tells the SACK-enhanced F-RTO (RFC 5682 Sec. 3).
-#[derive(Clone, Copy, Debug, Default)]
-struct FrtoAck {
-    /// The cumulative ACK advanced.
-    advanced: bool,
-    /// A duplicate ACK (no advance, data outstanding).
-    duplicate: bool,
-    /// It acknowledged (cumulatively or by SACK) data below RecoveryPoint that was never
-    /// retransmitted (step 3b; Linux's FLAG_ORIG_SACK_ACKED).
-    original: bool,
-    /// Its cumulative ACK or a SACK block covers more than RecoveryPoint (step 3a).
-    above: bool,
-}
-
-/// What F-RTO makes of an ACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FrtoVerdict {
-    /// Not in F-RTO, or it ended in conventional recovery: send as usual.
-    Usual,
-    /// Step 2b: two new segments instead of go-back-N.
-    NewData,
-    /// Step 3b: the timeout was spurious.
-    Spurious,
-    /// Sec. 3 step 3: an ACK that decides nothing ("ignored without any action").
-    Hold,
 }
 
 impl Sender {
@@ -188,7 +148,12 @@ impl Sender {
         if let Some(p) = &mut self.core.pacing {
             p.blocked = false;
         }
-        self.recovery.send(&mut self.core, now, out);
+        self.recovery.send(&mut Ctx {
+            core: &mut self.core,
+            cc: &mut self.cc,
+            now,
+            out,
+        });
         let c = &mut self.core;
         if c.rate.is_some() && c.snd_max >= c.app_limit() {
             // Nothing left to send and the window not full: application-limited (draft
@@ -253,22 +218,14 @@ impl Sender {
         let c = &mut self.core;
         let mut sack_news = false;
         let (mut rtt_sample, mut acked) = (None, 0);
-        let mut fa = FrtoAck {
-            advanced: ack.ack > c.snd_una,
-            duplicate: ack.ack == c.snd_una && c.snd_max > c.snd_una,
-            ..Default::default()
-        };
+        let mut fa = Observed::new(c, ack);
         if let Some(sb) = &mut c.sb {
             sb.delivered.clear();
             if ack.ack > c.snd_una {
                 sb.on_cumulative_ack(ack.ack);
             }
             sack_news = sb.on_sack(ack.sack.iter(ack.ack));
-            if let Some(f) = self.frto.filter(|f| f.sack) {
-                let rp = f.recovery_point;
-                fa.original = sb.delivered.iter().any(|s| !s.retransmitted && s.end <= rp);
-                fa.above = ack.ack > rp || ack.sack.iter(ack.ack).any(|(_, e)| e > rp);
-            }
+            fa.read_scoreboard(self.frto, sb, ack);
         }
         if ack.ack > c.snd_una {
             let newly_acked = ack.ack - c.snd_una;
@@ -289,7 +246,13 @@ impl Sender {
             c.snd_una = ack.ack;
             c.snd_nxt = c.snd_nxt.max(c.snd_una);
             c.limited_bytes = 0;
-            let r = self.recovery.on_new_ack(c, &mut self.cc, now, newly_acked, out);
+            let mut cx = Ctx {
+                core: c,
+                cc: &mut self.cc,
+                now,
+                out,
+            };
+            let r = self.recovery.on_new_ack(&mut cx, newly_acked);
             let sample = Ack {
                 now,
                 acked: newly_acked,
@@ -314,7 +277,12 @@ impl Sender {
                 if !self.recovery.in_recovery() {
                     c.limited_transmit(now, out);
                 }
-                self.recovery.on_dupack(c, &mut self.cc, now, out);
+                self.recovery.on_dupack(&mut Ctx {
+                    core: c,
+                    cc: &mut self.cc,
+                    now,
+                    out,
+                });
             }
         }
         let ev = AckEvent {
@@ -322,140 +290,29 @@ impl Sender {
             rtt: rtt_sample,
             acked,
         };
-        self.recovery
-            .on_any_ack(&mut self.core, &mut self.cc, now, ev, out);
+        let mut cx = Ctx {
+            core: &mut self.core,
+            cc: &mut self.cc,
+            now,
+            out,
+        };
+        self.recovery.on_any_ack(&mut cx, ev);
         if let Some((rs, prior_in_flight)) = rate {
             self.cong_control(now, rs, prior_in_flight);
         }
-        match self.frto_step(fa) {
-            FrtoVerdict::Usual | FrtoVerdict::Spurious => self.send(now, out),
-            FrtoVerdict::Hold => {}
-            FrtoVerdict::NewData => {
-                // Step 2b: "transmit up to two new (previously unsent) segments": the window
-                // slow start just opened, spent on new data instead of go-back-N.
-                let c = &mut self.core;
-                c.snd_nxt = c.snd_max;
-                for _ in 0..2 {
-                    c.send_new_segment(now, u64::MAX, out);
-                }
-            }
+        let verdict = frto::step(
+            &mut self.frto,
+            fa,
+            &mut self.core,
+            &mut self.recovery,
+            &mut self.spurious_timeouts,
+        );
+        match verdict {
+            Verdict::Usual | Verdict::Spurious => self.send(now, out),
+            Verdict::Hold => {}
+            Verdict::NewData => frto::send_new_data(&mut self.core, now, out),
         }
         self.core.record_trace(now);
-    }
-
-    /// F-RTO on an ACK after a timeout: the basic algorithm (RFC 5682 Sec. 2.1) or, with a
-    /// SACK scoreboard, the SACK-enhanced one (Sec. 3).
-    fn frto_step(&mut self, a: FrtoAck) -> FrtoVerdict {
-        match self.frto {
-            None => FrtoVerdict::Usual,
-            Some(f) if f.sack => self.frto_sack_step(f, a),
-            Some(f) => self.frto_basic_step(f, a.advanced),
-        }
-    }
-
-    /// Sec. 2.1, `advanced`: the ACK acknowledged new data. Step 2: a duplicate ACK, or one
-    /// that covers `recover`, means conventional recovery; one that advances sends new data
-    /// instead. Step 3: a duplicate ACK means conventional recovery with cwnd at most 3 SMSS;
-    /// one that advances (acknowledging data never retransmitted) shows the timeout was
-    /// spurious.
-    fn frto_basic_step(&mut self, f: Frto, advanced: bool) -> FrtoVerdict {
-        let can_send = self.frto_can_send_new();
-        let c = &mut self.core;
-        let duplicate = !advanced;
-        match f.step {
-            2 if duplicate || c.snd_una >= c.recover => {
-                self.frto = None;
-                FrtoVerdict::Usual
-            }
-            2 if !can_send => {
-                // No new data to probe with, or no window for it: conventional recovery
-                // (Sec. 2.1 step 2b).
-                self.frto = None;
-                FrtoVerdict::Usual
-            }
-            2 => {
-                self.frto = Some(Frto { step: 3, ..f });
-                FrtoVerdict::NewData
-            }
-            _ if duplicate => {
-                self.frto = None;
-                c.win.cwnd = c.win.cwnd.min(3 * c.mss());
-                c.snd_nxt = c.snd_una;
-                FrtoVerdict::Usual
-            }
-            _ => self.frto_undo(f),
-        }
-    }
-
-    /// Sec. 3, the SACK-enhanced algorithm. Step 2: duplicate ACKs only update the
-    /// scoreboard; the first ACK that advances sets RecoveryPoint to snd_max and, if it covers
-    /// it (2a), ends F-RTO with cwnd at most 2 SMSS; else two new segments go out (2b), or, if
-    /// none can, conventional recovery. Step 3: an ACK whose cumulative ACK or SACK blocks go
-    /// beyond RecoveryPoint, or a duplicate ACK that acknowledges no never-retransmitted data
-    /// below it, means conventional recovery with cwnd at most 3 SMSS (3a); an ACK that
-    /// acknowledges such data shows the timeout was spurious (3b); any other ACK is ignored.
-    fn frto_sack_step(&mut self, f: Frto, a: FrtoAck) -> FrtoVerdict {
-        let can_send = self.frto_can_send_new();
-        let c = &mut self.core;
-        match f.step {
-            2 if !a.advanced => FrtoVerdict::Usual,
-            2 if c.snd_una >= c.snd_max => {
-                // 2a: RecoveryPoint (snd_max) is covered.
-                self.frto = None;
-                c.win.cwnd = c.win.cwnd.min(2 * c.mss());
-                FrtoVerdict::Usual
-            }
-            2 if !can_send => {
-                self.frto = None;
-                FrtoVerdict::Usual
-            }
-            2 => {
-                let recovery_point = c.snd_max;
-                self.frto = Some(Frto {
-                    step: 3,
-                    recovery_point,
-                    ..f
-                });
-                FrtoVerdict::NewData
-            }
-            _ if a.above || (a.duplicate && !a.original) => {
-                // 3a: conventional RTO recovery (go-back-N, or RACK's marks).
-                self.frto = None;
-                c.win.cwnd = c.win.cwnd.min(3 * c.mss());
-                if !self.recovery.marks_after_timeout() {
-                    c.snd_nxt = c.snd_una;
-                }
-                FrtoVerdict::Usual
-            }
-            _ if a.original => self.frto_undo(f),
-            _ => FrtoVerdict::Hold,
-        }
-    }
-
-    /// Step 2b's condition: new data to send and the receiver's window for a segment of it.
-    fn frto_can_send_new(&self) -> bool {
-        let c = &self.core;
-        c.app_limit() > c.snd_max && c.snd_max + c.mss() <= c.snd_una + c.cfg.rwnd
-    }
-
-    /// Step 3b: the timeout was spurious. The response (which RFC 5682 leaves open) is
-    /// Linux's (`tcp_try_undo_loss` -> `tcp_undo_cwnd_reduction` with `unmark_loss`): cwnd
-    /// back to at least its value before the timeout, ssthresh to at least Linux's
-    /// `prior_ssthresh` (`tcp_current_ssthresh` at the timeout: the larger of ssthresh and 3/4
-    /// of cwnd, in whole segments), the loss marks cleared, and no go-back-N. The timeout stays
-    /// counted in the instruments.
-    fn frto_undo(&mut self, f: Frto) -> FrtoVerdict {
-        self.frto = None;
-        self.spurious_timeouts += 1;
-        let c = &mut self.core;
-        let mss = c.mss();
-        let segs = f.prior.cwnd / mss;
-        let prior_ssthresh = f.prior.ssthresh.max(((segs >> 1) + (segs >> 2)) * mss);
-        c.win.cwnd = c.win.cwnd.max(f.prior.cwnd);
-        c.win.ssthresh = c.win.ssthresh.max(prior_ssthresh);
-        c.recover = c.snd_una;
-        self.recovery.undo_timeout(c);
-        FrtoVerdict::Spurious
     }
 
     /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): the congestion control
@@ -469,7 +326,12 @@ impl Sender {
         }
         // The recovery's timers first: a loss probe re-arms the retransmit timer (RFC 8985
         // Sec. 7.3), so a probe due at the same instant as the RTO replaces it.
-        self.recovery.on_timer(&mut self.core, &mut self.cc, now, out);
+        self.recovery.on_timer(&mut Ctx {
+            core: &mut self.core,
+            cc: &mut self.cc,
+            now,
+            out,
+        });
         if !out.is_empty() {
             self.core.record_trace(now);
         }
@@ -478,23 +340,8 @@ impl Sender {
             Some(d) if d <= now => {}
             _ => return,
         }
-        // F-RTO step 1. The basic algorithm (Sec. 2.1) on a first timeout outside a loss
-        // recovery (a timeout during F-RTO ends it); the SACK-enhanced one (Sec. 3) unless a
-        // recovery is under way, fast or after a timeout ("RecoveryPoint" >= SND.UNA: a
-        // repeated timeout, or one before the last one's data is all acknowledged).
-        let prior = c.win;
-        let sack = c.sb.is_some();
-        let allowed = if sack {
-            !self.recovery.in_recovery() && c.recover <= c.snd_una
-        } else {
-            c.rtt.backoff() == 0 && !self.recovery.in_recovery() && self.frto.is_none()
-        };
-        self.frto = (c.cfg.frto && allowed).then_some(Frto {
-            step: 2,
-            prior,
-            sack,
-            recovery_point: c.snd_max,
-        });
+        // F-RTO step 1 (frto.rs), with the window before the timeout.
+        self.frto = frto::start(self.frto, c, &self.recovery);
         // A repeated timeout of one segment (the timer is backed off) may keep ssthresh
         // (RFC 5681 Sec. 3.1). FlightSize is the data in flight (RFC 6675 pipe with SACK).
         let loss = c.timeout_loss(now);
@@ -513,7 +360,12 @@ impl Sender {
         c.signal_loss(LossSignal::Timeout);
         c.rtt.back_off();
         c.rto_deadline = Some(c.rtt.deadline(now));
-        self.recovery.on_timeout(c, now, out);
+        self.recovery.on_timeout(&mut Ctx {
+            core: c,
+            cc: &mut self.cc,
+            now,
+            out,
+        });
         self.send(now, out);
         self.core.record_trace(now);
     }

@@ -2,114 +2,66 @@
 //! that recovery's own options. `tcp = "newreno"`, or a table naming the variant and options:
 //! `tcp = { variant = "newreno", partial_deflation = false }`. A table without `variant` is
 //! Reno's (the default variant), so `--set flows.0.tcp.guard=true` works on its own.
+//!
+//! The variants and their options come from the list of recoveries (`tcp/recovery/mod.rs`):
+//! this file holds only what every recovery shares (reading and writing the two forms, the
+//! schema's shape, the check that each option given is the variant's).
 
 use super::super::invalid;
 use crate::error::Error;
-use schemars::JsonSchema;
-use serde::de::{self, IgnoredAny, MapAccess, Visitor};
-use serde::ser::SerializeMap;
+pub use crate::tcp::recovery::newreno::PartialAckTimer;
+pub use crate::tcp::recovery::Variant;
+use crate::tcp::recovery::{RecoveryOptions, Registered, Validation};
+use schemars::schema::{Schema, SchemaObject, SubschemaValidation};
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Variant {
-    /// 4.3BSD before Jacobson: no fast retransmit, go-back-N, RFC 793 timer; no congestion
-    /// window unless `cc` says otherwise.
-    Bsd43,
-    Tahoe,
-    #[default]
-    Reno,
-    Newreno,
-    /// SACK with RFC 6675 loss recovery.
-    Sack,
-    /// FACK with Rate-Halving (Mathis et al. 1997 App. A).
-    Fack,
-    /// SACK with rate halving (ns-2's SackRH).
-    Sackrh,
-}
-
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Bsd43 => "bsd43",
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::Newreno => "newreno",
-            Variant::Sack => "sack",
-            Variant::Fack => "fack",
-            Variant::Sackrh => "sackrh",
-        }
-    }
-
-    /// Does this variant use SACK information (and so need a SACK receiver)?
-    pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::Fack | Variant::Sackrh)
-    }
-
-    /// The options of this variant's loss recovery.
-    pub fn options(self) -> &'static [&'static str] {
-        match self {
-            Variant::Reno => &["guard"],
-            Variant::Newreno => &["partial_deflation", "partial_ack_timer"],
-            Variant::Sack => &["prr", "rack"],
-            _ => &[],
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum PartialAckTimer {
-    /// Restart the retransmit timer only on the first partial ACK (RFC 6582 Sec. 4).
-    Impatient,
-    /// Restart it on every partial ACK.
-    SlowButSteady,
-}
-
-/// The variant and its recovery's options as written (None: the recovery's default). Which
-/// option belongs to which variant is `Variant::options`; validation rejects the others.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The variant and its recovery's options as written (an option left out is the recovery's
+/// default).
+#[derive(Clone, Debug, PartialEq)]
 pub struct TcpSpec {
     pub variant: Variant,
-    /// reno: no second fast retransmit for one window (ns-2's bugFix_; default false; the
-    /// other variants always guard).
-    pub guard: Option<bool>,
-    /// newreno: partial window deflation (RFC 6582; default true) or full deflation (Parvez
-    /// et al. footnote 1).
-    pub partial_deflation: Option<bool>,
-    /// newreno: the retransmit timer on partial ACKs (RFC 6582 Sec. 4; default impatient).
-    pub partial_ack_timer: Option<PartialAckTimer>,
-    /// sack: Proportional Rate Reduction (RFC 6937) sets the window during recovery instead of
-    /// cutting it to ssthresh at once (default false).
-    pub prr: Option<bool>,
-    /// sack: RACK-TLP loss detection (RFC 8985) instead of DupThresh and IsLost, with tail
-    /// loss probes (default false).
-    pub rack: Option<bool>,
-    /// Keys of the table that no recovery has (reported by `validate`, which knows the variant).
+    /// The options of `variant`'s recovery (always that variant's).
+    options: RecoveryOptions,
+    /// Keys of the table that are not options of `variant` (reported by `validate`).
     unknown: Vec<String>,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec::new(Variant::default())
+    }
 }
 
 impl TcpSpec {
     pub fn new(variant: Variant) -> Self {
         TcpSpec {
             variant,
-            ..Default::default()
+            options: RecoveryOptions::none(variant),
+            unknown: Vec::new(),
         }
     }
 
-    /// (name, given) of every option a recovery may have, then the unknown keys.
+    /// The options of the recovery `R`, if the variant is `R`'s.
+    pub fn options_of<R: Registered>(&self) -> Option<&R::Options> {
+        if self.variant != R::VARIANT {
+            return None;
+        }
+        self.options.as_any().downcast_ref::<R::Options>()
+    }
+
+    /// The recovery's options.
+    pub fn options(&self) -> &RecoveryOptions {
+        &self.options
+    }
+
+    /// The options given, in the recovery's order, then the keys that are not its options.
     pub(crate) fn options_given(&self) -> impl Iterator<Item = &str> {
-        [
-            ("guard", self.guard.is_some()),
-            ("partial_deflation", self.partial_deflation.is_some()),
-            ("partial_ack_timer", self.partial_ack_timer.is_some()),
-            ("prr", self.prr.is_some()),
-            ("rack", self.rack.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(k, given)| given.then_some(k))
-        .chain(self.unknown.iter().map(String::as_str))
+        self.options
+            .given()
+            .into_iter()
+            .chain(self.unknown.iter().map(String::as_str))
     }
 
     /// Every option given belongs to the variant's recovery.
@@ -137,10 +89,25 @@ impl TcpSpec {
         }
     }
 
+    /// The recovery's own checks of its options' values (`Recovery::validate`); `sack` is the
+    /// flow's `sack` key.
+    pub(crate) fn validate_values(&self, at: &str, sack: Option<bool>) -> Result<(), Error> {
+        let at = format!("{at}.tcp");
+        self.options.validate(&Validation { at: &at, sack })
+    }
+
     /// Options were given (the table form is needed to write it back).
     fn has_options(&self) -> bool {
         self.options_given().next().is_some()
     }
+}
+
+/// The table form as written back: `variant`, then the options given.
+#[derive(Serialize)]
+struct Table<'a> {
+    variant: Variant,
+    #[serde(flatten)]
+    options: &'a RecoveryOptions,
 }
 
 impl Serialize for TcpSpec {
@@ -149,24 +116,25 @@ impl Serialize for TcpSpec {
         if !self.has_options() {
             return self.variant.serialize(s);
         }
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("variant", &self.variant)?;
-        if let Some(g) = self.guard {
-            m.serialize_entry("guard", &g)?;
+        Table {
+            variant: self.variant,
+            options: &self.options,
         }
-        if let Some(p) = self.partial_deflation {
-            m.serialize_entry("partial_deflation", &p)?;
-        }
-        if let Some(t) = self.partial_ack_timer {
-            m.serialize_entry("partial_ack_timer", &t)?;
-        }
-        if let Some(p) = self.prr {
-            m.serialize_entry("prr", &p)?;
-        }
-        if let Some(r) = self.rack {
-            m.serialize_entry("rack", &r)?;
-        }
-        m.end()
+        .serialize(s)
+    }
+}
+
+/// Reads the value of one option key, as `RecoveryOptions::check_option` says.
+struct OptionValue<'k> {
+    variant: Option<Variant>,
+    key: &'k str,
+}
+
+impl<'de> DeserializeSeed<'de> for OptionValue<'_> {
+    type Value = Option<toml::Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        RecoveryOptions::check_option(self.variant, self.key, d)
     }
 }
 
@@ -183,120 +151,65 @@ impl<'de> Deserialize<'de> for TcpSpec {
                 Ok(TcpSpec::new(variant))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TcpSpec, A::Error> {
-                let mut t = TcpSpec::default();
+                // Each option's value is read as it comes (so that an error names its key),
+                // with the type its variant gives it; `variant` may come after the options.
+                let mut variant = None;
+                let mut values = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    match key.as_str() {
-                        "variant" => t.variant = map.next_value()?,
-                        "guard" => t.guard = Some(map.next_value()?),
-                        "partial_deflation" => t.partial_deflation = Some(map.next_value()?),
-                        "partial_ack_timer" => t.partial_ack_timer = Some(map.next_value()?),
-                        "prr" => t.prr = Some(map.next_value()?),
-                        "rack" => t.rack = Some(map.next_value()?),
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            t.unknown.push(key);
-                        }
+                    if key == "variant" {
+                        variant = Some(map.next_value()?);
+                        continue;
                     }
+                    let value = map.next_value_seed(OptionValue { variant, key: &key })?;
+                    values.push((key, value));
                 }
-                Ok(t)
+                let variant: Variant = variant.unwrap_or_default();
+                let allowed = variant.options();
+                let (mine, unknown): (Vec<_>, Vec<_>) = values
+                    .into_iter()
+                    .partition(|(k, _)| allowed.contains(&k.as_str()));
+                let table = mine.into_iter().filter_map(|(k, v)| Some((k, v?))).collect();
+                let options = RecoveryOptions::from_table(variant, table).map_err(de::Error::custom)?;
+                Ok(TcpSpec {
+                    variant,
+                    options,
+                    unknown: unknown.into_iter().map(|(k, _)| k).collect(),
+                })
             }
         }
         d.deserialize_any(V)
     }
 }
 
-/// A TCP variant by name, or a table with `variant` and exactly that variant's recovery options.
-#[derive(JsonSchema)]
-#[serde(untagged)]
-#[allow(dead_code)]
-enum TcpSchema {
-    /// A variant with its recovery's default options.
-    Name(Variant),
-    Reno(RenoTable),
-    Newreno(NewRenoTable),
-    Sack(SackTable),
-    /// A variant whose recovery has no options.
-    Plain(PlainTable),
-}
-
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
-enum RenoName {
-    Reno,
-}
-
-/// Reno (the default when `variant` is left out) and its option.
-#[derive(JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct RenoTable {
-    variant: Option<RenoName>,
-    /// No second fast retransmit for one window (ns-2's bugFix_); default false.
-    guard: Option<bool>,
-}
-
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
-enum NewRenoName {
-    Newreno,
-}
-
-/// NewReno (RFC 6582) and its options.
-#[derive(JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct NewRenoTable {
-    variant: NewRenoName,
-    /// Partial window deflation (RFC 6582, default true) or full deflation (Parvez et al.
-    /// footnote 1).
-    partial_deflation: Option<bool>,
-    /// The retransmit timer on partial ACKs (RFC 6582 Sec. 4); default impatient.
-    partial_ack_timer: Option<PartialAckTimer>,
-}
-
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
-enum SackName {
-    Sack,
-}
-
-/// RFC 6675 SACK recovery and its options.
-#[derive(JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct SackTable {
-    variant: SackName,
-    /// Proportional Rate Reduction (RFC 6937) during recovery; default false.
-    prr: Option<bool>,
-    /// RACK-TLP loss detection (RFC 8985) with tail loss probes; default false.
-    rack: Option<bool>,
-}
-
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
-enum PlainName {
-    Bsd43,
-    Tahoe,
-    Fack,
-    Sackrh,
-}
-
-#[derive(JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct PlainTable {
-    variant: PlainName,
-}
-
-impl JsonSchema for TcpSpec {
+impl schemars::JsonSchema for TcpSpec {
     fn schema_name() -> String {
         "TcpSpec".into()
     }
-    fn json_schema(g: &mut schemars::r#gen::SchemaGenerator) -> schemars::schema::Schema {
-        TcpSchema::json_schema(g)
+
+    /// A variant by name, or a table with `variant` and exactly that variant's recovery options
+    /// (one table per recovery with options, one for those without).
+    fn json_schema(g: &mut schemars::r#gen::SchemaGenerator) -> Schema {
+        let mut name = SchemaObject {
+            subschemas: Some(Box::new(SubschemaValidation {
+                all_of: Some(vec![g.subschema_for::<Variant>()]),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        name.metadata().description = Some("A variant with its recovery's default options.".into());
+        let mut any_of = vec![Schema::Object(name)];
+        any_of.extend(RecoveryOptions::schema_tables(g));
+        let mut s = SchemaObject {
+            subschemas: Some(Box::new(SubschemaValidation {
+                any_of: Some(any_of),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        s.metadata().description = Some(
+            "A TCP variant by name, or a table with `variant` and exactly that variant's recovery options."
+                .into(),
+        );
+        Schema::Object(s)
     }
 }

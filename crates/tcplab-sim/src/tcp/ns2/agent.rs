@@ -3,15 +3,12 @@
 //! point estimator, timer rules, halving (ssthresh = cwnd = int(window / 2)) and burst
 //! rules. Sans-IO: `start`, `on_ack`, `on_timer`, `deadline`.
 
-#[path = "fack.rs"]
-mod fack;
-
 use super::decode_blocks;
+use super::fack::{FackState, RhState};
+use super::sack1::Scoreboard;
 use crate::tcp::instruments::{Instruments, LossSignal};
 use crate::tcp::segment::Segment;
 use crate::time::SimTime;
-use fack::{FackState, RhState};
-use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ns2Variant {
@@ -27,7 +24,7 @@ pub enum Ns2Variant {
 
 /// ns-2's `last_cwnd_action_`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Action {
+pub(super) enum Action {
     None,
     Dupack,
     Timeout,
@@ -58,114 +55,42 @@ pub struct Ns2Config {
     pub max_rto: SimTime,
 }
 
-const NUMDUPACKS: i64 = 3;
-
-/// ns-2's reassembly-queue scoreboard of Sack1, as a set of SACKed packets.
-#[derive(Default)]
-struct Scoreboard {
-    sacked: BTreeSet<i64>,
-    h_seqno: i64,
-    sack_min: i64,
-    changed: bool,
-}
-
-impl Scoreboard {
-    fn new() -> Self {
-        Scoreboard {
-            sacked: BTreeSet::new(),
-            h_seqno: -1,
-            sack_min: -1,
-            changed: false,
-        }
-    }
-    fn clear(&mut self) {
-        self.sacked.clear();
-        self.h_seqno = -1;
-    }
-    fn update(&mut self, last_ack: i64, blocks: &[(i64, i64)]) {
-        let old = self.sacked.len();
-        self.changed = false;
-        if self.sack_min <= last_ack {
-            self.sack_min = last_ack + 1;
-            if !self.sacked.is_empty() {
-                let min = self.sack_min;
-                self.sacked.retain(|&s| s >= min);
-                self.changed = true;
-            }
-        }
-        for &(l, r) in blocks {
-            for s in l..r {
-                self.sacked.insert(s);
-            }
-        }
-        self.changed = self.changed || old != self.sacked.len();
-    }
-    /// First unSACKed packet at or above `seq`, and whether SACKed data lies above it.
-    fn nexthole(&self, seq: i64) -> (i64, bool) {
-        let mut h = seq;
-        while self.sacked.contains(&h) {
-            h += 1;
-        }
-        let above = self.sacked.range(h + 1..).next().is_some();
-        (h, above)
-    }
-    fn next_retran(&mut self) -> i64 {
-        if self.h_seqno < self.sack_min {
-            self.h_seqno = self.sack_min;
-        }
-        let (seq, above) = self.nexthole(self.h_seqno);
-        if seq <= 0 || !above {
-            return -1;
-        }
-        if seq > self.h_seqno {
-            self.h_seqno = seq;
-        }
-        seq
-    }
-    fn next_unacked(&self, seq: i64) -> i64 {
-        self.nexthole(seq).0
-    }
-    fn mark_retran(&mut self, s: i64) {
-        if s >= self.h_seqno {
-            self.h_seqno = s + 1;
-        }
-    }
-}
+pub(super) const NUMDUPACKS: i64 = 3;
 
 pub struct Ns2Sender {
     pub cfg: Ns2Config,
     pub cwnd: f64,
     pub ssthresh: i64,
-    t_seqno: i64,
-    highest_ack: i64,
-    last_ack: i64,
-    maxseq: i64,
-    recover: i64,
-    dupacks: i64,
-    dupwnd: i64,
-    last_action: Action,
+    pub(super) t_seqno: i64,
+    pub(super) highest_ack: i64,
+    pub(super) last_ack: i64,
+    pub(super) maxseq: i64,
+    pub(super) recover: i64,
+    pub(super) dupacks: i64,
+    pub(super) dupwnd: i64,
+    pub(super) last_action: Action,
     // RTT
-    rtt_active: bool,
-    rtt_seq: i64,
-    rtt_ts: SimTime,
-    t_srtt: i32,
-    t_rttvar: i32,
+    pub(super) rtt_active: bool,
+    pub(super) rtt_seq: i64,
+    pub(super) rtt_ts: SimTime,
+    pub(super) t_srtt: i32,
+    pub(super) t_rttvar: i32,
     /// The last RTT sample, ticks.
-    t_rtt: i32,
+    pub(super) t_rtt: i32,
     /// t_rtxcur_ in ns.
-    rtxcur: u64,
-    backoff: u64,
-    timer: Option<SimTime>,
+    pub(super) rtxcur: u64,
+    pub(super) backoff: u64,
+    pub(super) timer: Option<SimTime>,
     // Sack1
-    fastrecov: bool,
-    pipe: i64,
-    timeout_flag: bool,
-    sb: Scoreboard,
-    next_pkt: i64,
-    firstpartial: bool,
+    pub(super) fastrecov: bool,
+    pub(super) pipe: i64,
+    pub(super) timeout_flag: bool,
+    pub(super) sb: Scoreboard,
+    pub(super) next_pkt: i64,
+    pub(super) firstpartial: bool,
     // Fack and SackRH
-    fk: FackState,
-    rh: RhState,
+    pub(super) fk: FackState,
+    pub(super) rh: RhState,
     /// Mathis' instruments (shared with the native senders): reported in packet numbers for
     /// sequences, bytes for windows and acknowledged data.
     pub inst: Instruments,
@@ -236,11 +161,11 @@ impl Ns2Sender {
         self.timer
     }
 
-    fn is_reno_family(&self) -> bool {
+    pub(super) fn is_reno_family(&self) -> bool {
         matches!(self.cfg.variant, Ns2Variant::Reno | Ns2Variant::Newreno)
     }
 
-    fn record(&mut self, now: SimTime) {
+    pub(super) fn record(&mut self, now: SimTime) {
         if self.vars.is_some() {
             let tick = self.cfg.tick_ns as f64 * 1e-9;
             let v = [
@@ -267,7 +192,7 @@ impl Ns2Sender {
     }
 
     /// cwnd_ and ssthresh_ in bytes, for the instruments.
-    fn window_bytes(&self) -> (u64, u64) {
+    pub(super) fn window_bytes(&self) -> (u64, u64) {
         let size = self.cfg.packet_size as f64;
         (
             (self.cwnd * size).round() as u64,
@@ -281,89 +206,12 @@ impl Ns2Sender {
     }
 
     /// window(): the usable window in packets.
-    fn window(&self) -> i64 {
+    pub(super) fn window(&self) -> i64 {
         if self.cfg.variant == Ns2Variant::Fack {
             return (self.cwnd.min(self.cfg.window as f64) + self.fk.wintrim) as i64;
         }
         let w = self.cwnd as i64 + if self.is_reno_family() { self.dupwnd } else { 0 };
         w.min(self.cfg.window as i64)
-    }
-
-    // ---- timer and RTT ----
-
-    fn rtt_timeout(&self) -> u64 {
-        let min = self.cfg.min_rto.ns();
-        let mut t = if self.rtxcur < min {
-            min * self.backoff
-        } else {
-            self.rtxcur * self.backoff
-        };
-        t = t.min(self.cfg.max_rto.ns());
-        t.max(2 * self.cfg.tick_ns)
-    }
-
-    fn set_rtx_timer(&mut self, now: SimTime) {
-        self.timer = Some(now + SimTime::from_ns(self.rtt_timeout()));
-    }
-
-    /// rtt_update() for a segment sent at `sent`: the edges of the phased tick clock.
-    fn rtt_update(&mut self, now: SimTime, sent: SimTime) {
-        let tick = self.cfg.tick_ns;
-        let send = sent.ns() + self.cfg.boot_ns;
-        let tao = now.ns() - sent.ns();
-        self.inst.rtt_sample(SimTime(tao));
-        let m = (((tao + send % tick) / tick) as i32).max(1);
-        self.t_rtt = m;
-        if self.t_srtt != 0 {
-            let mut delta = (m - (self.t_srtt >> 3)) as i16 as i32;
-            self.t_srtt += delta;
-            if self.t_srtt <= 0 {
-                self.t_srtt = 1;
-            }
-            if delta < 0 {
-                delta = -delta;
-            }
-            delta -= self.t_rttvar >> 2;
-            self.t_rttvar += delta;
-            if self.t_rttvar <= 0 {
-                self.t_rttvar = 1;
-            }
-        } else {
-            self.t_srtt = m << 3;
-            self.t_rttvar = m << 1;
-        }
-        let ticks = (((self.t_rttvar << 3) + self.t_srtt) >> 3) as u64;
-        self.rtxcur = ticks * tick;
-    }
-
-    fn rtt_backoff(&mut self) {
-        if self.backoff < 64 {
-            self.backoff <<= 1;
-        }
-        if self.backoff > 8 {
-            self.t_rttvar += self.t_srtt >> 3;
-            self.t_srtt = 0;
-        }
-    }
-
-    /// reset_rtx_timer(mild, backoff).
-    fn reset_rtx_timer(&mut self, now: SimTime, mild: bool, backoff: bool) {
-        if backoff {
-            self.rtt_backoff();
-        }
-        self.set_rtx_timer(now);
-        if !mild {
-            self.t_seqno = self.highest_ack + 1;
-        }
-        self.rtt_active = false;
-    }
-
-    fn newtimer(&mut self, now: SimTime, ack: i64) {
-        if self.t_seqno > ack || ack < self.maxseq || self.cwnd < 1.0 {
-            self.set_rtx_timer(now);
-        } else {
-            self.timer = None;
-        }
     }
 
     // ---- sending ----
@@ -376,7 +224,7 @@ impl Ns2Sender {
         }
     }
 
-    fn output(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Segment>) {
+    pub(super) fn output(&mut self, now: SimTime, seqno: i64, out: &mut Vec<Segment>) {
         let force = self.highest_ack == self.maxseq;
         let (len, size) = if seqno == 0 {
             (0, self.cfg.header)
@@ -404,7 +252,7 @@ impl Ns2Sender {
         }
     }
 
-    fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Segment>) {
+    pub(super) fn send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Segment>) {
         match self.cfg.variant {
             Ns2Variant::Sack1 => return self.sack_send_much(now, maxburst, out),
             Ns2Variant::Fack => return self.fack_send_much(now, maxburst, out),
@@ -424,7 +272,7 @@ impl Ns2Sender {
         }
     }
 
-    fn send_one(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+    pub(super) fn send_one(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.t_seqno <= self.highest_ack + self.cfg.window as i64
             && (self.t_seqno as f64) <= self.highest_ack as f64 + self.cwnd + self.dupacks as f64
         {
@@ -433,44 +281,9 @@ impl Ns2Sender {
         }
     }
 
-    fn sack_send_much(&mut self, now: SimTime, maxburst: u32, out: &mut Vec<Segment>) {
-        let mut win = self.window();
-        let wnd = self.cfg.window as i64;
-        let mut n = 0;
-        let mut found = true;
-        while ((!self.fastrecov && self.t_seqno <= self.last_ack + win)
-            || (self.fastrecov && self.pipe < self.cwnd as i64))
-            && found
-        {
-            found = false;
-            let mut x = self.sb.next_retran();
-            if x == -1 {
-                if (!self.fastrecov && self.t_seqno <= self.highest_ack + win)
-                    || (self.fastrecov && self.t_seqno <= self.highest_ack + wnd)
-                {
-                    found = true;
-                    x = self.t_seqno;
-                    self.t_seqno += 1;
-                }
-            } else if self.recover > 0 && x <= self.highest_ack + wnd {
-                found = true;
-                self.sb.mark_retran(x);
-                win = self.window();
-            }
-            if found {
-                self.output_advance(now, x, out);
-                n += 1;
-                self.pipe += 1;
-            }
-            if maxburst > 0 && n == maxburst {
-                break;
-            }
-        }
-    }
-
     // ---- window changes ----
 
-    fn opencwnd(&mut self) {
+    pub(super) fn opencwnd(&mut self) {
         if self.cwnd < self.ssthresh as f64 {
             self.cwnd += 1.0;
         } else {
@@ -479,7 +292,7 @@ impl Ns2Sender {
     }
 
     /// slowdown(CLOSE_SSTHRESH_HALF | (half ? CLOSE_CWND_HALF : CLOSE_CWND_ONE)).
-    fn slowdown(&mut self, half_cwnd: bool) {
+    pub(super) fn slowdown(&mut self, half_cwnd: bool) {
         let halfwin = self.window() / 2;
         self.ssthresh = halfwin;
         self.cwnd = if half_cwnd { halfwin as f64 } else { 1.0 };
@@ -503,24 +316,24 @@ impl Ns2Sender {
         }
     }
 
-    fn newack(&mut self, now: SimTime, ack: i64) {
+    pub(super) fn newack(&mut self, now: SimTime, ack: i64) {
         self.dupacks = 0;
         self.take_ack(now, ack);
         self.newtimer(now, ack);
     }
 
-    fn recv_newack_helper(&mut self, now: SimTime, ack: i64) {
+    pub(super) fn recv_newack_helper(&mut self, now: SimTime, ack: i64) {
         self.newack(now, ack);
         self.opencwnd();
     }
 
-    fn fast_retransmit_allowed(&self) -> bool {
+    pub(super) fn fast_retransmit_allowed(&self) -> bool {
         self.highest_ack > self.recover
             || (self.cfg.variant == Ns2Variant::Reno && self.last_action == Action::Dupack)
             || self.highest_ack == 0
     }
 
-    fn dupack_action(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+    pub(super) fn dupack_action(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if !self.fast_retransmit_allowed() {
             return;
         }
@@ -652,7 +465,7 @@ impl Ns2Sender {
         self.record(now);
     }
 
-    fn initial_window_check(&mut self) {
+    pub(super) fn initial_window_check(&mut self) {
         if self.last_ack == 0 {
             self.cwnd = self.cfg.window_init as f64;
         }
@@ -660,7 +473,7 @@ impl Ns2Sender {
 
     /// One more duplicate ACK: the reaction at the threshold, window inflation beyond it
     /// (Reno and NewReno, `inflate`), or limited transmit (singledup_) below it.
-    fn count_dupack(&mut self, now: SimTime, inflate: bool, out: &mut Vec<Segment>) {
+    pub(super) fn count_dupack(&mut self, now: SimTime, inflate: bool, out: &mut Vec<Segment>) {
         self.dupacks += 1;
         if self.dupacks == NUMDUPACKS {
             self.dupack_action(now, out);
@@ -671,7 +484,7 @@ impl Ns2Sender {
         }
     }
 
-    fn recv_tahoe(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
+    pub(super) fn recv_tahoe(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
         if ack > self.last_ack {
             self.recv_newack_helper(now, ack);
             self.initial_window_check();
@@ -683,7 +496,7 @@ impl Ns2Sender {
         }
     }
 
-    fn recv_reno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
+    pub(super) fn recv_reno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
         if ack > self.last_ack {
             if self.last_action == Action::Dupack {
                 self.last_action = Action::Exited;
@@ -699,7 +512,7 @@ impl Ns2Sender {
         }
     }
 
-    fn recv_newreno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
+    pub(super) fn recv_newreno(&mut self, now: SimTime, ack: i64, out: &mut Vec<Segment>) {
         if ack > self.last_ack {
             if ack >= self.recover || self.last_action != Action::Dupack {
                 if self.dupwnd > 0 {
@@ -734,79 +547,6 @@ impl Ns2Sender {
             } else if self.dupacks > NUMDUPACKS - 1 {
                 self.send_much(now, 2, out);
             }
-        }
-    }
-
-    fn recv_sack1(&mut self, now: SimTime, ack: i64, blocks: &[(i64, i64)], out: &mut Vec<Segment>) {
-        let valid = ack >= self.last_ack;
-        if !self.fastrecov {
-            if ack > self.last_ack {
-                self.firstpartial = false;
-                self.recv_newack_helper(now, ack);
-                self.timeout_flag = false;
-                self.sb.clear();
-                self.initial_window_check();
-            } else if ack < self.last_ack {
-            } else if !self.timeout_flag {
-                self.sb.update(self.highest_ack, blocks);
-                if self.sb.changed {
-                    self.count_dupack(now, false, out);
-                }
-            }
-            if valid && self.dupacks == 0 {
-                self.send_much(now, 0, out);
-            }
-        } else {
-            self.pipe -= 1;
-            if ack >= self.recover {
-                self.recover = 0;
-                self.fastrecov = false;
-                self.newack(now, ack);
-                self.timeout_flag = false;
-                self.sb.clear();
-            } else if ack > self.highest_ack {
-                self.highest_ack = ack;
-                self.sb.update(self.highest_ack, blocks);
-                if self.cfg.partial_ack {
-                    self.partial_ack_action(now, out);
-                    self.pipe += 1;
-                    if !self.firstpartial {
-                        self.newtimer(now, ack);
-                        self.backoff = 1;
-                        self.firstpartial = true;
-                    }
-                } else {
-                    self.pipe -= 1;
-                    self.newtimer(now, ack);
-                    self.backoff = 1;
-                }
-            } else if !self.timeout_flag {
-                self.sb.update(self.highest_ack, blocks);
-                if self.sb.changed && self.dupacks > 0 {
-                    self.dupacks += 1;
-                }
-            }
-            if valid {
-                self.send_much(now, 0, out);
-            }
-        }
-    }
-
-    fn partial_ack_action(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        if self.next_pkt < self.highest_ack + 1 {
-            self.next_pkt = self.highest_ack + 1;
-        }
-        for _ in 0..2 {
-            let next = self.sb.next_unacked(self.next_pkt);
-            if next > self.next_pkt {
-                self.next_pkt = next;
-            }
-            if self.t_seqno < self.next_pkt {
-                self.t_seqno = self.next_pkt;
-            }
-            self.output(now, self.next_pkt, out);
-            self.sb.mark_retran(self.next_pkt);
-            self.next_pkt += 1;
         }
     }
 }

@@ -1,7 +1,7 @@
 //! ns-2's `Agent/TCP/Fack` and `Agent/TCP/SackRH`, with their array scoreboards (one
 //! node per packet from the first unacknowledged one to the highest SACKed one).
 
-use super::{Action, Ns2Sender};
+use super::agent::{Action, Ns2Sender};
 use crate::tcp::instruments::LossSignal;
 use crate::tcp::segment::Segment;
 use crate::time::SimTime;

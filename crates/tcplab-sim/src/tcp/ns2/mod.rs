@@ -14,7 +14,10 @@
 //! (wrapping, since ns-2's sink can report blocks below the cumulative ACK).
 
 pub mod agent;
+mod fack;
+mod sack1;
 pub mod sink;
+mod timer;
 
 pub use agent::{Ns2Sender, Ns2Variant};
 pub use sink::Ns2Sink;

@@ -5,38 +5,18 @@
 //! "bsd43"` runs with `cc = "none"` (the receiver's whole window at once) unless told
 //! otherwise. Its timer is RFC 793's (rto.rs `Rfc793`), with or without backoff.
 
-use crate::tcp::cc::CongestionControl;
-use crate::tcp::segment::Segment;
-use crate::tcp::state::{AckResult, SenderCore};
-use crate::time::SimTime;
+use super::{NoOptions, Recovery};
 
 #[derive(Clone, Debug, Default)]
 pub struct Bsd43;
 
-impl Bsd43 {
-    pub fn on_dupack(
-        &mut self,
-        _: &mut SenderCore,
-        _: &mut CongestionControl,
-        _: SimTime,
-        _: &mut Vec<Segment>,
-    ) {
-    }
+/// Every hook keeps its default: no fast retransmit, no window of its own.
+impl Recovery for Bsd43 {
+    type Options = NoOptions;
+    const FAST_RETRANSMIT: bool = false;
+    const BEFORE_1988: bool = true;
 
-    pub fn on_new_ack(
-        &mut self,
-        _: &mut SenderCore,
-        _: &mut CongestionControl,
-        _: SimTime,
-        _: u64,
-        _: &mut Vec<Segment>,
-    ) -> AckResult {
-        AckResult::GROW
-    }
-
-    pub fn on_timeout(&mut self, _: &mut SenderCore) {}
-
-    pub fn in_recovery(&self) -> bool {
-        false
+    fn build(_: &NoOptions) -> Self {
+        Bsd43
     }
 }

@@ -25,8 +25,9 @@
 //!   lowers the bound; d > 1/2 cannot raise the window above what rate halving sent, about
 //!   half (a recovery that reduces to an arbitrary ssthresh is PRR, RFC 6937).
 
+use super::{Ctx, NoOptions, Recovery};
 use crate::tcp::cc::{CongestionControl, Controller, Loss};
-use crate::tcp::segment::Segment;
+use crate::tcp::ns2::Ns2Variant;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
 
@@ -58,7 +59,7 @@ impl Fack {
     /// Every ACK: start rate halving at the first sign of a hole, count the lossy round's ACKs,
     /// confirm a loss at the retransmission threshold, end the round when snd.fack passes the
     /// snd.nxt of its start.
-    fn on_any_ack(&mut self, core: &mut SenderCore, cc: &mut CongestionControl, now: SimTime) {
+    fn every_ack(&mut self, core: &mut SenderCore, cc: &mut CongestionControl, now: SimTime) {
         let fack = Self::fack(core);
         match self.halving_until {
             None if !self.in_recovery && fack > core.snd_una => {
@@ -128,34 +129,32 @@ impl Fack {
         core.win.cwnd = sent_in_round.min(bound).max(core.mss());
         core.win.ssthresh = core.win.cwnd.max(2 * core.mss());
     }
+}
 
-    pub fn on_dupack(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        _: &mut Vec<Segment>,
-    ) {
-        self.on_any_ack(core, cc, now);
+impl Recovery for Fack {
+    type Options = NoOptions;
+    const USES_SACK: bool = true;
+    const NS2_AGENT: Option<Ns2Variant> = Some(Ns2Variant::Fack);
+
+    fn build(_: &NoOptions) -> Self {
+        Fack::default()
     }
 
-    pub fn on_new_ack(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        _: u64,
-        _: &mut Vec<Segment>,
-    ) -> AckResult {
+    fn on_dupack(&mut self, cx: &mut Ctx<'_>) {
+        self.every_ack(cx.core, cx.cc, cx.now);
+    }
+
+    fn on_new_ack(&mut self, cx: &mut Ctx<'_>, _: u64) -> AckResult {
+        let core = &mut *cx.core;
         if self.in_recovery && core.snd_una >= self.recover {
             if self.halving_until.is_some() {
-                self.end_halving(core, cc);
+                self.end_halving(core, cx.cc);
             }
             self.in_recovery = false;
             return AckResult::SET;
         }
         let was_halving = self.halving_until.is_some() || self.in_recovery;
-        self.on_any_ack(core, cc, now);
+        self.every_ack(core, cx.cc, cx.now);
         if was_halving || self.halving_until.is_some() || self.in_recovery {
             AckResult::SET
         } else {
@@ -163,16 +162,17 @@ impl Fack {
         }
     }
 
-    pub fn on_timeout(&mut self, _core: &mut SenderCore) {
+    fn on_timeout(&mut self, _: &mut Ctx<'_>) {
         self.in_recovery = false;
         self.halving_until = None;
     }
 
-    pub fn in_recovery(&self) -> bool {
+    fn in_recovery(&self) -> bool {
         self.in_recovery
     }
 
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
+    fn send(&mut self, cx: &mut Ctx<'_>) {
+        let (core, now, out) = (&mut *cx.core, cx.now, &mut *cx.out);
         if core.snd_nxt < core.snd_max || core.sb.is_none() {
             // Go-back-N after a timeout (skipping SACKed segments), in slow start.
             let w = core.win.cwnd;

@@ -7,11 +7,33 @@
 //! cwnd = ssthresh (step 3, option 2). `recover` also guards against a second fast retransmit
 //! for the same window (Sec. 3.2 step 1).
 
-use super::reduce;
-use crate::tcp::cc::CongestionControl;
-use crate::tcp::segment::Segment;
-use crate::tcp::state::{AckResult, LossSignal, SenderCore};
-use crate::time::SimTime;
+use super::{reduce, Ctx, Recovery};
+use crate::tcp::ns2::Ns2Variant;
+use crate::tcp::state::{AckResult, LossSignal};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// NewReno's options (`tcp = { variant = "newreno", partial_deflation = false }`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewRenoOptions {
+    /// Partial window deflation (RFC 6582, default true) or full deflation (Parvez et al.
+    /// footnote 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_deflation: Option<bool>,
+    /// The retransmit timer on partial ACKs (RFC 6582 Sec. 4); default impatient.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_ack_timer: Option<PartialAckTimer>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// Restart the retransmit timer only on the first partial ACK (RFC 6582 Sec. 4).
+    Impatient,
+    /// Restart it on every partial ACK.
+    SlowButSteady,
+}
 
 #[derive(Clone, Debug)]
 pub struct NewReno {
@@ -30,39 +52,40 @@ impl NewReno {
             partial_acks: 0,
         }
     }
+}
 
-    pub fn on_dupack(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        out: &mut Vec<Segment>,
-    ) {
+impl Recovery for NewReno {
+    type Options = NewRenoOptions;
+    const NS2_AGENT: Option<Ns2Variant> = Some(Ns2Variant::Newreno);
+
+    fn build(o: &NewRenoOptions) -> Self {
+        NewReno::new(
+            o.partial_deflation.unwrap_or(true),
+            o.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
+        )
+    }
+
+    fn on_dupack(&mut self, cx: &mut Ctx<'_>) {
+        let (core, now) = (&mut *cx.core, cx.now);
         if self.in_recovery {
             core.win.cwnd += core.mss(); // Sec. 3.2 step 3: inflate
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.recover = core.snd_max; // step 2
-            reduce(core, cc, now);
+            reduce(core, cx.cc, now);
             core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
-            core.send_segment(now, una, out);
+            core.send_segment(now, una, cx.out);
             core.win.cwnd = core.win.ssthresh + core.cfg.dupthresh as u64 * core.mss();
             self.in_recovery = true;
             self.partial_acks = 0;
         }
     }
 
-    pub fn on_new_ack(
-        &mut self,
-        core: &mut SenderCore,
-        _: &mut CongestionControl,
-        now: SimTime,
-        acked: u64,
-        out: &mut Vec<Segment>,
-    ) -> AckResult {
+    fn on_new_ack(&mut self, cx: &mut Ctx<'_>, acked: u64) -> AckResult {
         if !self.in_recovery {
             return AckResult::GROW;
         }
+        let core = &mut *cx.core;
         if core.snd_una >= core.recover {
             // Full acknowledgment: leave fast recovery.
             core.win.cwnd = core.win.ssthresh;
@@ -71,7 +94,7 @@ impl NewReno {
         }
         // Partial acknowledgment: the next segment is lost too.
         let una = core.snd_una;
-        core.send_segment(now, una, out);
+        core.send_segment(cx.now, una, cx.out);
         if self.partial_deflation {
             core.win.cwnd = core.win.cwnd.saturating_sub(acked);
             if acked >= core.mss() {
@@ -88,11 +111,11 @@ impl NewReno {
         }
     }
 
-    pub fn on_timeout(&mut self, _core: &mut SenderCore) {
+    fn on_timeout(&mut self, _: &mut Ctx<'_>) {
         self.in_recovery = false;
     }
 
-    pub fn in_recovery(&self) -> bool {
+    fn in_recovery(&self) -> bool {
         self.in_recovery
     }
 }

@@ -5,11 +5,21 @@
 //! recovery (even a partial ACK: that is what NewReno changes). With `guard` (ns-2's bugFix_),
 //! no second fast retransmit until an ACK covers what was outstanding at the first.
 
-use super::reduce;
-use crate::tcp::cc::CongestionControl;
-use crate::tcp::segment::Segment;
-use crate::tcp::state::{AckResult, LossSignal, SenderCore};
-use crate::time::SimTime;
+use super::{reduce, Ctx, Recovery};
+use crate::tcp::ns2::Ns2Variant;
+use crate::tcp::state::{AckResult, LossSignal};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Reno's option (`tcp = { variant = "reno", guard = true }`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenoOptions {
+    /// No second fast retransmit for one window (ns-2's bugFix_); default false (the other
+    /// variants always guard).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<bool>,
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Reno {
@@ -17,39 +27,37 @@ pub struct Reno {
     pub guard: bool,
 }
 
-impl Reno {
-    pub fn on_dupack(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        out: &mut Vec<Segment>,
-    ) {
+impl Recovery for Reno {
+    type Options = RenoOptions;
+    const NS2_AGENT: Option<Ns2Variant> = Some(Ns2Variant::Reno);
+
+    fn build(o: &RenoOptions) -> Self {
+        Reno {
+            in_recovery: false,
+            guard: o.guard.unwrap_or(false),
+        }
+    }
+
+    fn on_dupack(&mut self, cx: &mut Ctx<'_>) {
+        let (core, now) = (&mut *cx.core, cx.now);
         if self.in_recovery {
             core.win.cwnd += core.mss(); // RFC 5681 step 4: inflate for the segment that left
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
-            reduce(core, cc, now); // step 2
+            reduce(core, cx.cc, now); // step 2
             if self.guard {
                 core.recover = core.snd_max;
             }
             core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
-            core.send_segment(now, una, out); // step 3: retransmit the lost segment
+            core.send_segment(now, una, cx.out); // step 3: retransmit the lost segment
             core.win.cwnd = core.win.ssthresh + core.cfg.dupthresh as u64 * core.mss();
             self.in_recovery = true;
         }
     }
 
-    pub fn on_new_ack(
-        &mut self,
-        core: &mut SenderCore,
-        _: &mut CongestionControl,
-        _: SimTime,
-        _: u64,
-        _: &mut Vec<Segment>,
-    ) -> AckResult {
+    fn on_new_ack(&mut self, cx: &mut Ctx<'_>, _: u64) -> AckResult {
         if self.in_recovery {
-            core.win.cwnd = core.win.ssthresh; // step 6: deflate
+            cx.core.win.cwnd = cx.core.win.ssthresh; // step 6: deflate
             self.in_recovery = false;
             AckResult::SET
         } else {
@@ -57,11 +65,11 @@ impl Reno {
         }
     }
 
-    pub fn on_timeout(&mut self, _core: &mut SenderCore) {
+    fn on_timeout(&mut self, _: &mut Ctx<'_>) {
         self.in_recovery = false;
     }
 
-    pub fn in_recovery(&self) -> bool {
+    fn in_recovery(&self) -> bool {
         self.in_recovery
     }
 }

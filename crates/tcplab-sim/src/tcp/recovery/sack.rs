@@ -30,12 +30,30 @@
 //! PRR, a lost retransmission found during recovery reduces the window once more (Sec. 9.3).
 
 use super::rack::Rack;
-use super::reduce;
+use super::{reduce, AckEvent, Ctx, Recovery, Validation};
+use crate::error::Error;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::cc::Controller;
+use crate::tcp::ns2::Ns2Variant;
 use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The SACK recovery's options (`tcp = { variant = "sack", prr = true, rack = true }`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SackOptions {
+    /// Proportional Rate Reduction (RFC 6937) sets the window during recovery instead of
+    /// cutting it to ssthresh at once; default false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prr: Option<bool>,
+    /// RACK-TLP loss detection (RFC 8985) instead of DupThresh and IsLost, with tail loss
+    /// probes; default false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct SackRecovery {
@@ -47,16 +65,6 @@ pub struct SackRecovery {
     prr: Option<Prr>,
     /// RFC 8985 state, with `rack` on.
     pub rack: Option<Box<Rack>>,
-}
-
-/// What the sender tells the recovery about every ACK (RACK-TLP's per-ACK steps).
-#[derive(Clone, Copy, Debug)]
-pub struct AckEvent<'a> {
-    pub ack: &'a Segment,
-    /// The retransmit timer's RTT sample from this ACK, if any.
-    pub rtt: Option<SimTime>,
-    /// Bytes the cumulative ACK advanced by (0 for a duplicate).
-    pub acked: u64,
 }
 
 /// A further congestion response outside the recovery's own entry (a lost retransmission,
@@ -155,18 +163,13 @@ impl SackRecovery {
         core.win.cwnd = pipe + sndcnt;
     }
 
-    fn enter(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        out: &mut Vec<Segment>,
-    ) {
+    fn enter(&mut self, cx: &mut Ctx<'_>) {
+        let (core, now, out) = (&mut *cx.core, cx.now, &mut *cx.out);
         self.in_recovery = true;
         self.recovery_point = core.snd_max;
         self.rescue_rxt = None;
         core.recover = core.snd_max;
-        reduce(core, cc, now);
+        reduce(core, cx.cc, now);
         if !self.rate_halving && self.prr.is_none() {
             core.win.cwnd = core.win.ssthresh;
         }
@@ -212,160 +215,11 @@ impl SackRecovery {
         }
     }
 
-    pub fn on_dupack(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        out: &mut Vec<Segment>,
-    ) {
-        if self.in_recovery {
-            self.rate_halve(core);
-            if self.rack.is_none() {
-                self.prr_step(core, 0);
-            }
-        } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed()
-        {
-            self.enter(core, cc, now, out);
-        } else {
-            self.note_sacked(core);
-        }
-    }
-
-    pub fn on_new_ack(
-        &mut self,
-        core: &mut SenderCore,
-        _: &mut CongestionControl,
-        _: SimTime,
-        newly_acked: u64,
-        _: &mut Vec<Segment>,
-    ) -> AckResult {
-        if !self.in_recovery {
-            self.note_sacked(core);
-            return AckResult::GROW;
-        }
-        if core.snd_una >= self.recovery_point {
-            core.win.cwnd = core.win.ssthresh;
-            self.in_recovery = false;
-            if let Some(r) = &mut self.rack {
-                r.on_recovery_exit();
-            }
-        } else {
-            self.rate_halve(core);
-            if self.rack.is_none() {
-                self.prr_step(core, newly_acked);
-            }
-        }
-        AckResult::SET
-    }
-
-    /// The retransmit timer fired (the congestion control has set the window). Without RACK
-    /// the sender goes back to snd_una (go-back-N over the unSACKed segments). With RACK, RFC
-    /// 8985 Sec. 6.3: the segment at snd_una and every segment sent more than RACK.rtt +
-    /// RACK.reo_wnd ago are marked lost, the segment at snd_una is retransmitted at once (RFC
-    /// 6298 Sec. 5.4), and the RTO recovery, until snd_una reaches what was sent before the
-    /// timeout, retransmits what RACK marks (now or on later ACKs) before new data, within
-    /// cwnd against RACK's pipe, as a fast recovery does; snd_nxt stays at snd_max.
-    pub fn on_timeout(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
-        self.in_recovery = false;
-        let Some(r) = &mut self.rack else { return };
-        r.reset_tlp();
-        r.reo_deadline = None;
-        r.rto_recovery_point = Some(core.snd_max);
-        let Some(sb) = &mut core.sb else { return };
-        r.mark_losses_on_rto(sb, core.snd_una, now);
-        core.snd_nxt = core.snd_max;
-        if core.snd_una < core.snd_max {
-            core.send_segment(now, core.snd_una, out);
-        }
-    }
-
-    /// A timeout F-RTO found spurious is undone (Linux's `tcp_undo_cwnd_reduction` with
-    /// `unmark_loss`): RACK's marks are cleared and the RTO recovery ends.
-    pub fn undo_timeout(&mut self, core: &mut SenderCore) {
-        let Some(r) = &mut self.rack else { return };
-        r.rto_recovery_point = None;
-        if let Some(sb) = &mut core.sb {
-            sb.segments_mut().for_each(|s| s.lost = false);
-        }
-    }
-
-    /// Does the RTO recovery keep snd_nxt at snd_max and retransmit only what is marked lost
-    /// (RACK, RFC 8985 Sec. 6.3), rather than go back to snd_una?
-    pub fn marks_after_timeout(&self) -> bool {
-        self.rack.is_some()
-    }
-
-    /// The RACK and loss-probe timers (RFC 8985), if RACK is on.
-    pub fn deadline(&self) -> Option<SimTime> {
-        self.rack.as_ref().and_then(|r| r.deadline())
-    }
-
-    /// RFC 8985's per-ACK steps, after the duplicate-ACK or new-ACK hook: RACK's RTT,
-    /// reordering and D-SACK state (Sec. 6.2 steps 1-4), the probe episode (Sec. 7.4), loss
-    /// detection (step 5) and what it starts, and the loss-probe timer (Sec. 7.2).
-    pub fn on_any_ack(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        ev: AckEvent<'_>,
-        out: &mut Vec<Segment>,
-    ) {
-        let Some(r) = self.rack.as_deref_mut() else { return };
-        let Some(sb) = core.sb.as_mut() else { return };
-        if let Some(rtt) = ev.rtt {
-            r.on_rtt_sample(rtt);
-        }
-        let ts_ecr = core.cfg.timestamps.then_some(ev.ack.ts_ecr);
-        r.update(&mut sb.delivered, ts_ecr, now);
-        sb.delivered.clear();
-        let dsack = ev.ack.sack.dsack_block(ev.ack.ack);
-        r.on_dsack(core.snd_una, core.snd_max, dsack.is_some());
-        let mut leftover = false;
-        if r.rto_recovery_point.is_some_and(|p| core.snd_una >= p) {
-            r.rto_recovery_point = None;
-            r.on_recovery_exit();
-            // Segments RACK marked during the RTO recovery and not yet retransmitted start a
-            // fast recovery (Linux: tcp_time_to_recover, "the loss is proven").
-            leftover = sb.first_rack_lost().is_some();
-        }
-        // Sec. 7.4: a retransmitted probe repaired a loss: the congestion control reacts once
-        // (Linux: the CWR reduction, cwnd = ssthresh).
-        let dupack_without_sack = ev.acked == 0 && ev.ack.sack.is_empty();
-        if r.tlp_process_ack(ev.ack.ack, dsack, dupack_without_sack) && !self.in_recovery {
-            reduce_in_flight(core, cc, now);
-            core.signal_loss(LossSignal::FastRetransmit);
-        }
-        let was_in_recovery = self.in_recovery;
-        self.rack_detect(core, cc, now, out);
-        if leftover && !self.in_recovery {
-            self.enter(core, cc, now, out);
-        }
-        if was_in_recovery && self.in_recovery {
-            // PRR's step after RACK's marks (Linux: tcp_fastretrans_alert, then
-            // tcp_cwnd_reduction); a recovery entered on this ACK took its first step.
-            self.prr_step(core, ev.acked);
-        }
-        if !self.in_recovery {
-            self.note_sacked_now(core);
-        }
-        // Sec. 7.2: an ACK of new data restarts the loss-probe timer.
-        if ev.acked > 0 {
-            self.arm_pto(core, now);
-        }
-    }
-
     /// RACK_detect_loss_and_arm_timer (RFC 8985 Sec. 6.2 step 5), and what a loss starts: a
     /// fast recovery, or, inside one and without PRR, a further reduction for a lost
     /// retransmission (Sec. 9.3).
-    fn rack_detect(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        out: &mut Vec<Segment>,
-    ) {
+    fn rack_detect(&mut self, cx: &mut Ctx<'_>) {
+        let (core, now) = (&mut *cx.core, cx.now);
         let Some(r) = self.rack.as_deref_mut() else { return };
         let Some(sb) = core.sb.as_mut() else { return };
         let srtt = core.rtt.srtt();
@@ -376,9 +230,9 @@ impl SackRecovery {
             return;
         }
         if !self.in_recovery && r.rto_recovery_point.is_none() {
-            self.enter(core, cc, now, out);
+            self.enter(cx);
         } else if self.in_recovery && found.lost_retransmission && self.prr.is_none() {
-            reduce_in_flight(core, cc, now);
+            reduce_in_flight(core, cx.cc, now);
             core.signal_loss(LossSignal::FastRetransmit);
         }
     }
@@ -400,68 +254,6 @@ impl SackRecovery {
             core.mss(),
             core.rto_deadline,
         );
-    }
-
-    /// The RACK timer or the loss-probe timer may have expired.
-    pub fn on_timer(
-        &mut self,
-        core: &mut SenderCore,
-        cc: &mut CongestionControl,
-        now: SimTime,
-        out: &mut Vec<Segment>,
-    ) {
-        let Some(r) = self.rack.as_deref_mut() else { return };
-        if r.reo_deadline.is_some_and(|d| d <= now) {
-            self.rack_detect(core, cc, now, out);
-            self.send(core, now, out);
-        }
-        let Some(r) = self.rack.as_deref_mut() else { return };
-        if r.pto_deadline.is_some_and(|d| d <= now) {
-            r.pto_deadline = None;
-            // Sec. 7.3: a probe if none is in flight and an RTT sample came since the last;
-            // new data if the receiver's window allows, else the highest segment sent.
-            if r.may_probe() {
-                let before = out.len();
-                if core.send_new_segment(now, u64::MAX, out) {
-                    r.probe_sent(core.snd_max, false);
-                } else if let Some(last) = core.sb.as_ref().and_then(|sb| sb.segments().back().copied()) {
-                    core.send_segment(now, last.start, out);
-                    r.probe_sent(core.snd_max, true);
-                }
-                if let Some(p) = &mut self.prr {
-                    p.out += payload(&out[before..]);
-                }
-            }
-            // "regardless of whether a loss probe was sent, the sender MUST re-arm the RTO
-            // timer, not the PTO timer".
-            core.rto_deadline = Some(core.rtt.deadline(now));
-        }
-    }
-
-    pub fn in_recovery(&self) -> bool {
-        self.in_recovery
-    }
-
-    pub fn send(&mut self, core: &mut SenderCore, now: SimTime, out: &mut Vec<Segment>) {
-        if !self.in_recovery && self.rack.as_ref().is_some_and(|r| r.rto_recovery_point.is_some()) {
-            // RFC 8985 Sec. 6.3's RTO recovery: what RACK marked lost, then new data.
-            self.send_rack_marked(core, now, out);
-            return;
-        }
-        if !self.in_recovery {
-            let (w, high) = (core.win.cwnd, core.snd_max);
-            core.send_allowed(now, w, out);
-            // RFC 8985 Sec. 7.2: new data sent restarts the loss-probe timer.
-            if self.rack.is_some() && core.snd_max > high {
-                self.arm_pto(core, now);
-            }
-            return;
-        }
-        let before = out.len();
-        self.send_in_recovery(core, now, out);
-        if let Some(p) = &mut self.prr {
-            p.out += payload(&out[before..]);
-        }
     }
 
     /// NextSeg with RACK's marks: the first lost segment, then new data, while cwnd exceeds
@@ -521,6 +313,219 @@ impl SackRecovery {
                 }
                 _ => return,
             }
+        }
+    }
+}
+
+impl Recovery for SackRecovery {
+    type Options = SackOptions;
+    const USES_SACK: bool = true;
+    const NS2_AGENT: Option<Ns2Variant> = Some(Ns2Variant::Sack1);
+
+    fn build(o: &SackOptions) -> Self {
+        SackRecovery::with(o.prr.unwrap_or(false), o.rack.unwrap_or(false))
+    }
+
+    fn validate(o: &SackOptions, v: &Validation<'_>) -> Result<(), Error> {
+        if o.rack == Some(true) && v.sack == Some(false) {
+            return Err(Error::Invalid {
+                field: format!("{}.rack", v.at),
+                message: "RACK-TLP needs a SACK receiver (RFC 8985 Sec. 4), but sack = false".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn on_dupack(&mut self, cx: &mut Ctx<'_>) {
+        let core = &mut *cx.core;
+        if self.in_recovery {
+            self.rate_halve(core);
+            if self.rack.is_none() {
+                self.prr_step(core, 0);
+            }
+        } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed()
+        {
+            self.enter(cx);
+        } else {
+            self.note_sacked(core);
+        }
+    }
+
+    fn on_new_ack(&mut self, cx: &mut Ctx<'_>, newly_acked: u64) -> AckResult {
+        let core = &mut *cx.core;
+        if !self.in_recovery {
+            self.note_sacked(core);
+            return AckResult::GROW;
+        }
+        if core.snd_una >= self.recovery_point {
+            core.win.cwnd = core.win.ssthresh;
+            self.in_recovery = false;
+            if let Some(r) = &mut self.rack {
+                r.on_recovery_exit();
+            }
+        } else {
+            self.rate_halve(core);
+            if self.rack.is_none() {
+                self.prr_step(core, newly_acked);
+            }
+        }
+        AckResult::SET
+    }
+
+    /// The retransmit timer fired (the congestion control has set the window). Without RACK
+    /// the sender goes back to snd_una (go-back-N over the unSACKed segments). With RACK, RFC
+    /// 8985 Sec. 6.3: the segment at snd_una and every segment sent more than RACK.rtt +
+    /// RACK.reo_wnd ago are marked lost, the segment at snd_una is retransmitted at once (RFC
+    /// 6298 Sec. 5.4), and the RTO recovery, until snd_una reaches what was sent before the
+    /// timeout, retransmits what RACK marks (now or on later ACKs) before new data, within
+    /// cwnd against RACK's pipe, as a fast recovery does; snd_nxt stays at snd_max.
+    fn on_timeout(&mut self, cx: &mut Ctx<'_>) {
+        let (core, now) = (&mut *cx.core, cx.now);
+        self.in_recovery = false;
+        let Some(r) = &mut self.rack else { return };
+        r.reset_tlp();
+        r.reo_deadline = None;
+        r.rto_recovery_point = Some(core.snd_max);
+        let Some(sb) = &mut core.sb else { return };
+        r.mark_losses_on_rto(sb, core.snd_una, now);
+        core.snd_nxt = core.snd_max;
+        if core.snd_una < core.snd_max {
+            core.send_segment(now, core.snd_una, cx.out);
+        }
+    }
+
+    /// A timeout F-RTO found spurious is undone (Linux's `tcp_undo_cwnd_reduction` with
+    /// `unmark_loss`): RACK's marks are cleared and the RTO recovery ends.
+    fn undo_timeout(&mut self, core: &mut SenderCore) {
+        let Some(r) = &mut self.rack else { return };
+        r.rto_recovery_point = None;
+        if let Some(sb) = &mut core.sb {
+            sb.segments_mut().for_each(|s| s.lost = false);
+        }
+    }
+
+    /// Does the RTO recovery keep snd_nxt at snd_max and retransmit only what is marked lost
+    /// (RACK, RFC 8985 Sec. 6.3), rather than go back to snd_una?
+    fn marks_after_timeout(&self) -> bool {
+        self.rack.is_some()
+    }
+
+    /// RACK reads the segments each ACK delivers (RFC 8985 Sec. 6.2 steps 2-3).
+    fn reads_delivered(&self) -> bool {
+        self.rack.is_some()
+    }
+
+    /// The RACK and loss-probe timers (RFC 8985), if RACK is on.
+    fn deadline(&self) -> Option<SimTime> {
+        self.rack.as_ref().and_then(|r| r.deadline())
+    }
+
+    /// RFC 8985's per-ACK steps, after the duplicate-ACK or new-ACK hook: RACK's RTT,
+    /// reordering and D-SACK state (Sec. 6.2 steps 1-4), the probe episode (Sec. 7.4), loss
+    /// detection (step 5) and what it starts, and the loss-probe timer (Sec. 7.2).
+    fn on_any_ack(&mut self, cx: &mut Ctx<'_>, ev: AckEvent<'_>) {
+        let (core, now) = (&mut *cx.core, cx.now);
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        let Some(sb) = core.sb.as_mut() else { return };
+        if let Some(rtt) = ev.rtt {
+            r.on_rtt_sample(rtt);
+        }
+        let ts_ecr = core.cfg.timestamps.then_some(ev.ack.ts_ecr);
+        r.update(&mut sb.delivered, ts_ecr, now);
+        sb.delivered.clear();
+        let dsack = ev.ack.sack.dsack_block(ev.ack.ack);
+        r.on_dsack(core.snd_una, core.snd_max, dsack.is_some());
+        let mut leftover = false;
+        if r.rto_recovery_point.is_some_and(|p| core.snd_una >= p) {
+            r.rto_recovery_point = None;
+            r.on_recovery_exit();
+            // Segments RACK marked during the RTO recovery and not yet retransmitted start a
+            // fast recovery (Linux: tcp_time_to_recover, "the loss is proven").
+            leftover = sb.first_rack_lost().is_some();
+        }
+        // Sec. 7.4: a retransmitted probe repaired a loss: the congestion control reacts once
+        // (Linux: the CWR reduction, cwnd = ssthresh).
+        let dupack_without_sack = ev.acked == 0 && ev.ack.sack.is_empty();
+        if r.tlp_process_ack(ev.ack.ack, dsack, dupack_without_sack) && !self.in_recovery {
+            reduce_in_flight(core, cx.cc, now);
+            core.signal_loss(LossSignal::FastRetransmit);
+        }
+        let was_in_recovery = self.in_recovery;
+        self.rack_detect(cx);
+        if leftover && !self.in_recovery {
+            self.enter(cx);
+        }
+        let core = &mut *cx.core;
+        if was_in_recovery && self.in_recovery {
+            // PRR's step after RACK's marks (Linux: tcp_fastretrans_alert, then
+            // tcp_cwnd_reduction); a recovery entered on this ACK took its first step.
+            self.prr_step(core, ev.acked);
+        }
+        if !self.in_recovery {
+            self.note_sacked_now(core);
+        }
+        // Sec. 7.2: an ACK of new data restarts the loss-probe timer.
+        if ev.acked > 0 {
+            self.arm_pto(core, now);
+        }
+    }
+
+    /// The RACK timer or the loss-probe timer may have expired.
+    fn on_timer(&mut self, cx: &mut Ctx<'_>) {
+        let now = cx.now;
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        if r.reo_deadline.is_some_and(|d| d <= now) {
+            self.rack_detect(cx);
+            self.send(cx);
+        }
+        let (core, out) = (&mut *cx.core, &mut *cx.out);
+        let Some(r) = self.rack.as_deref_mut() else { return };
+        if r.pto_deadline.is_some_and(|d| d <= now) {
+            r.pto_deadline = None;
+            // Sec. 7.3: a probe if none is in flight and an RTT sample came since the last;
+            // new data if the receiver's window allows, else the highest segment sent.
+            if r.may_probe() {
+                let before = out.len();
+                if core.send_new_segment(now, u64::MAX, out) {
+                    r.probe_sent(core.snd_max, false);
+                } else if let Some(last) = core.sb.as_ref().and_then(|sb| sb.segments().back().copied()) {
+                    core.send_segment(now, last.start, out);
+                    r.probe_sent(core.snd_max, true);
+                }
+                if let Some(p) = &mut self.prr {
+                    p.out += payload(&out[before..]);
+                }
+            }
+            // "regardless of whether a loss probe was sent, the sender MUST re-arm the RTO
+            // timer, not the PTO timer".
+            core.rto_deadline = Some(core.rtt.deadline(now));
+        }
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    fn send(&mut self, cx: &mut Ctx<'_>) {
+        let (core, now, out) = (&mut *cx.core, cx.now, &mut *cx.out);
+        if !self.in_recovery && self.rack.as_ref().is_some_and(|r| r.rto_recovery_point.is_some()) {
+            // RFC 8985 Sec. 6.3's RTO recovery: what RACK marked lost, then new data.
+            self.send_rack_marked(core, now, out);
+            return;
+        }
+        if !self.in_recovery {
+            let (w, high) = (core.win.cwnd, core.snd_max);
+            core.send_allowed(now, w, out);
+            // RFC 8985 Sec. 7.2: new data sent restarts the loss-probe timer.
+            if self.rack.is_some() && core.snd_max > high {
+                self.arm_pto(core, now);
+            }
+            return;
+        }
+        let before = out.len();
+        self.send_in_recovery(core, now, out);
+        if let Some(p) = &mut self.prr {
+            p.out += payload(&out[before..]);
         }
     }
 }

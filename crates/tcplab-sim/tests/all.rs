@@ -5,7 +5,7 @@
 //! One file's tests: `cargo test -p tcplab-sim --profile test-release --test all -- pcap_read::`.
 //! A new file `tests/x.rs` needs a `mod x;` line here.
 
-use crate::common;
+mod common;
 
 mod bbr;
 mod cc;

@@ -1,9 +1,14 @@
 # The two set-up commands of the README:
 #   make run    create .venv, install tcplab (release build of the simulator), run the quickstart
-#   make test   the same with the test extras, then every Rust and Python test
+#   make test   the same with the test extras (profile $(TEST_PROFILE)), then every Rust and
+#               Python test (the Python ones in parallel, pytest-xdist)
 VENV   ?= .venv
 PYTHON ?= python3
 BIN    := $(VENV)/bin
+# The tests' build profile (Cargo.toml): the Rust tests and the Python tests' extension share it.
+TEST_PROFILE   ?= test-release
+# pytest-xdist's worker processes for py-test: `auto` is one per CPU.
+PYTEST_WORKERS ?= auto
 export VIRTUAL_ENV := $(abspath $(VENV))
 
 .PHONY: run test install install-test rust-test py-test bench clean docs-validation
@@ -22,13 +27,14 @@ install: $(BIN)/maturin
 	$(BIN)/maturin develop --release --quiet
 
 install-test: $(BIN)/maturin
-	$(BIN)/maturin develop --release --quiet --extras test
+	$(BIN)/maturin develop --profile $(TEST_PROFILE) --quiet --extras test
 
 rust-test:
-	cargo test --workspace --release
+	cargo test --workspace --profile $(TEST_PROFILE)
 
+# Tests that share a session fixture run on one worker (tests/conftest.py's xdist_group).
 py-test:
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20
 
 bench: install
 	cargo bench -p tcplab-sim --bench dumbbell

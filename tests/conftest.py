@@ -37,3 +37,16 @@ def reproduced_quick(tmp_path_factory):
     proc = run_cli("reproduce", "all", "--quick", "--out", str(out), "--workers", "1", "--no-progress",
                    timeout=1800)
     return proc.returncode, proc.stdout, proc.stderr, out
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the xdist_group markers
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`make test`: `-n auto --dist loadgroup`) a session fixture is made once
+    per worker. The tests that read `reproduced_quick` form one group, so one worker makes it once;
+    they are moved to the front (keeping their order), so that worker starts on the longest
+    piece while the others share the rest. Without xdist the marker does nothing."""
+    group = [item for item in items if "reproduced_quick" in getattr(item, "fixturenames", ())]
+    for item in group:
+        item.add_marker(pytest.mark.xdist_group("reproduced_quick"))
+    rest = [item for item in items if not any(item is g for g in group)]
+    items[:] = group + rest

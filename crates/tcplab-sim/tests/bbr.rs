@@ -8,7 +8,7 @@
 //! 40 ms + 1.2 ms + 0.12 ms (one 1500-byte serialization per hop) + 41.6 us + 4.16 us (one
 //! 52-byte ACK per hop) = 41.36576 ms.
 
-mod common;
+use crate::common;
 
 use tcplab_sim::sim::Simulation;
 use tcplab_sim::tcp::cc::bbr::{Bbr, Mode, Transition, DRAIN_GAIN, HIGH_GAIN, PACING_GAIN};

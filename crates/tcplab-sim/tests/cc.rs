@@ -4,7 +4,7 @@
 //! every new option. One hop, 100 ms RTT, MSS 1000, scripted drops (tests/common.rs). With
 //! d = 1/2 and u = 1 the values are those of known_answers.rs and family.rs, unchanged.
 
-mod common;
+use crate::common;
 use common::*;
 use tcplab_sim::RunResult;
 

@@ -4,7 +4,7 @@
 //! IW = ssthresh = 20 segments (congestion avoidance from the start). The second window's
 //! segments 24, 26, 28, 30 (the 25th, 27th, ... packets) are the ones dropped.
 
-mod common;
+use crate::common;
 use common::*;
 use tcplab_sim::RunResult;
 

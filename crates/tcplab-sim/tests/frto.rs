@@ -2,7 +2,7 @@
 //! segments of 1000 bytes sent at t = 0, no ACK before the 1 s RTO (min_rto), which
 //! retransmits segment 0 with cwnd = 1 segment and ssthresh = FlightSize / 2 = 5000.
 
-mod common;
+use crate::common;
 use common::*;
 use tcplab_sim::tcp::segment::Segment;
 use tcplab_sim::tcp::sender::Sender;

@@ -1,7 +1,7 @@
 //! Known-answer tests: scripted losses on a one-hop path, exact expected cwnd, ssthresh,
 //! retransmissions and timer behaviour, as RFC 5681 / RFC 6298 and Jacobson (1988) prescribe.
 
-mod common;
+use crate::common;
 use common::*;
 
 const RTT: f64 = 0.1; // 2 x 50 ms; serialization at 1 Gbit/s adds ~17 us

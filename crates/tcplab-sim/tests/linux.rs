@@ -1,7 +1,7 @@
 //! `profile = "linux"`: Linux 6.6's defaults field by field, overrides, and the errors of the
 //! new options (docs/tcp-family.md).
 
-mod common;
+use crate::common;
 use common::*;
 use tcplab_sim::scenario::{
     AckKind, Algorithm, CcOptions, FlowSpec, HyStart, TcpSpec, Variant, WindowGrowth,

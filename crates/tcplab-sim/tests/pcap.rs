@@ -1,7 +1,7 @@
 //! pcap out of the simulator (`trace.pcap`): the file's bytes, its bounds and errors, and
 //! what tcpdump / tshark make of it when they are installed.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

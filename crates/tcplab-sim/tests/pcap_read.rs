@@ -4,7 +4,7 @@
 //! snap lengths that cut headers, mid-stream starts and wrapped sequence numbers get clear
 //! errors or warnings, never a panic.
 
-mod common;
+use crate::common;
 
 use tcplab_sim::capture::analyze::{analyze, Analysis, DirectionResult, Options};
 

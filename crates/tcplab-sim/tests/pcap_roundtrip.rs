@@ -2,7 +2,7 @@
 //! capture, and require the analyzer's counts to equal the simulator's own instruments for
 //! every variant on the queueless path and on the dumbbell.
 
-mod common;
+use crate::common;
 
 use tcplab_sim::capture::analyze::{self, DirectionResult, Options};
 use tcplab_sim::stats::FlowResult;

@@ -3,7 +3,7 @@
 //! 0.32 us and an ACK with one SACK block (52 bytes) 0.416 us; an ACK for a segment sent at t
 //! comes back at t + 100 ms + 8.32 us + its own serialization.
 
-mod common;
+use crate::common;
 use common::*;
 use tcplab_sim::tcp::recovery::LossRecovery;
 use tcplab_sim::tcp::segment::Segment;

@@ -3,7 +3,7 @@
 //! an ACK of new data restarts it). A sender driven by hand: NewReno, IW 10 segments of 1000
 //! bytes at t = 0, min_rto 1 s.
 
-mod common;
+use crate::common;
 use common::*;
 use tcplab_sim::tcp::segment::Segment;
 use tcplab_sim::tcp::sender::Sender;

@@ -769,7 +769,11 @@ mod tests {
                 l.set_wire(w.seq, true);
             }
             // What has left the discipline by now: the packet on the wire and the ring's.
-            let ring = l.device.as_ref().map(|d| d.ring.iter().copied().collect()).unwrap_or(Vec::new());
+            let ring = l
+                .device
+                .as_ref()
+                .map(|d| d.ring.iter().copied().collect())
+                .unwrap_or(Vec::new());
             for p in ring.iter().chain(l.on_wire((now, seq), &flight)) {
                 if !out_of_queue.iter().any(|&(id, _)| id == p.flow) {
                     out_of_queue.push((p.flow, now.ns() / US));
@@ -798,7 +802,13 @@ mod tests {
     #[test]
     fn device_queue_asks_the_discipline_one_packet_early() {
         // (µs, id, bytes)
-        let arrivals = [(0, 1, 1000), (0, 2, 500), (200, 3, 1500), (300, 4, 200), (4000, 5, 1000)];
+        let arrivals = [
+            (0, 1, 1000),
+            (0, 2, 500),
+            (200, 3, 1500),
+            (300, 4, 200),
+            (4000, 5, 1000),
+        ];
         let (times, drops) = drive(droptail(), 1, &arrivals);
         assert!(drops.is_empty());
         // (id, left the discipline at, started at): 1 goes straight to the idle wire; 2, at
@@ -806,22 +816,43 @@ mod tests {
         // them starts (2 at 1000 µs, 3 at 1500 µs); 5 finds the link idle.
         assert_eq!(
             times,
-            vec![(1, 0, 0), (2, 0, 1000), (3, 1000, 1500), (4, 1500, 3000), (5, 4000, 4000)]
+            vec![
+                (1, 0, 0),
+                (2, 0, 1000),
+                (3, 1000, 1500),
+                (4, 1500, 3000),
+                (5, 4000, 4000)
+            ]
         );
         // Sojourn times in the discipline: 0, 0, 800, 1200, 0 µs.
-        let sojourn: Vec<u64> = times.iter().map(|&(id, d, _)| d - arrivals[id as usize - 1].0).collect();
+        let sojourn: Vec<u64> = times
+            .iter()
+            .map(|&(id, d, _)| d - arrivals[id as usize - 1].0)
+            .collect();
         assert_eq!(sojourn, vec![0, 0, 800, 1200, 0]);
         // Without a device queue (0 is none): each leaves when it starts.
         let (times, _) = drive(droptail(), 0, &arrivals);
         assert_eq!(
             times,
-            vec![(1, 0, 0), (2, 1000, 1000), (3, 1500, 1500), (4, 3000, 3000), (5, 4000, 4000)]
+            vec![
+                (1, 0, 0),
+                (2, 1000, 1000),
+                (3, 1500, 1500),
+                (4, 3000, 3000),
+                (5, 4000, 4000)
+            ]
         );
         // A ring of 2: 3 joins 2 in the ring on arrival, 4 leaves when 2 starts.
         let (times, _) = drive(droptail(), 2, &arrivals);
         assert_eq!(
             times,
-            vec![(1, 0, 0), (2, 0, 1000), (3, 200, 1500), (4, 1000, 3000), (5, 4000, 4000)]
+            vec![
+                (1, 0, 0),
+                (2, 0, 1000),
+                (3, 200, 1500),
+                (4, 1000, 3000),
+                (5, 4000, 4000)
+            ]
         );
     }
 
@@ -847,7 +878,9 @@ mod tests {
             };
             Queue::new(crate::net::queue::Discipline::build(&spec, &ctx))
         };
-        let arrivals: Vec<(u64, u32, u32)> = (1..=16).map(|k| (0, k, if k == 12 { 200 } else { 1500 })).collect();
+        let arrivals: Vec<(u64, u32, u32)> = (1..=16)
+            .map(|k| (0, k, if k == 12 { 200 } else { 1500 }))
+            .collect();
         let (times, drops) = drive(codel(), 0, &arrivals);
         assert_eq!(drops, vec![(12, 16_500, DropCause::Sojourn)]);
         let start = |t: &[(u32, u64, u64)], id: u32| t.iter().find(|x| x.0 == id).map(|x| (x.1, x.2));

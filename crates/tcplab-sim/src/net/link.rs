@@ -18,6 +18,12 @@
 //! the TxDone runs where it would have run had it been scheduled: one event per hop instead of
 //! two on an uncongested link. (The Deliver, scheduled at the start as ns-2 does, sits among
 //! events of the same nanosecond by that moment: docs/architecture.md.)
+//!
+//! A link may have a device queue under its discipline (`device_queue` in the scenario,
+//! `DeviceQueue`): the discipline is then asked for packets whenever that ring of N packets has
+//! room, and the transmitter takes them from the ring (`Link::pump`), as ns-3's point-to-point
+//! device and a Linux NIC without BQL do; every end of serialization is then an event. Without
+//! one (the default) nothing here changes: `offer` and `tx_done` test one pointer.
 
 use super::loss::LossModel;
 use super::packet::{NodeId, Packet, SegId};
@@ -544,7 +550,10 @@ impl Link {
     /// `offer` on a link with a device queue (after the loss module): the arrival enters the
     /// discipline, which is then asked for packets while the device queue has room
     /// (`pump`). The discipline holds packets only while the ring is full, so an arrival at an
-    /// idle link goes straight through both to the wire.
+    /// idle link goes straight through both to the wire. (Kept out of line, and `pump` too, so
+    /// that the packet path of the links without a device queue compiles as before.)
+    #[cold]
+    #[inline(never)]
     fn offer_device(&mut self, now: SimTime, pkt: &Packet, flight: &mut InFlight) -> Offer {
         self.integrate(now);
         if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
@@ -576,6 +585,7 @@ impl Link {
     /// in `PointToPointNetDevice::TransmitComplete` (the device queue's head starts) followed
     /// by the device queue's wake (`NetDeviceQueue::Wake`, scheduled at the same time) and
     /// `QueueDisc::Run`. Returns the serialization time of the packet that started, if one did.
+    #[inline(never)]
     fn pump(&mut self, now: SimTime, flight: &mut InFlight) -> Option<SimTime> {
         let mut started = None;
         if self.wire.is_none() {
@@ -773,7 +783,7 @@ mod tests {
                 .device
                 .as_ref()
                 .map(|d| d.ring.iter().copied().collect())
-                .unwrap_or(Vec::new());
+                .unwrap_or_default();
             for p in ring.iter().chain(l.on_wire((now, seq), &flight)) {
                 if !out_of_queue.iter().any(|&(id, _)| id == p.flow) {
                     out_of_queue.push((p.flow, now.ns() / US));

@@ -18,6 +18,12 @@
 //! the TxDone runs where it would have run had it been scheduled: one event per hop instead of
 //! two on an uncongested link. (The Deliver, scheduled at the start as ns-2 does, sits among
 //! events of the same nanosecond by that moment: docs/architecture.md.)
+//!
+//! A link may have a device queue under its discipline (`device_queue` in the scenario,
+//! `DeviceQueue`): the discipline is then asked for packets whenever that ring of N packets has
+//! room, and the transmitter takes them from the ring (`Link::pump`), as ns-3's point-to-point
+//! device and a Linux NIC without BQL do; every end of serialization is then an event. Without
+//! one (the default) nothing here changes: `offer` and `tx_done` test one pointer.
 
 use super::loss::LossModel;
 use super::packet::{NodeId, Packet, SegId};
@@ -544,7 +550,10 @@ impl Link {
     /// `offer` on a link with a device queue (after the loss module): the arrival enters the
     /// discipline, which is then asked for packets while the device queue has room
     /// (`pump`). The discipline holds packets only while the ring is full, so an arrival at an
-    /// idle link goes straight through both to the wire.
+    /// idle link goes straight through both to the wire. (Kept out of line, and `pump` too, so
+    /// that the packet path of the links without a device queue compiles as before.)
+    #[cold]
+    #[inline(never)]
     fn offer_device(&mut self, now: SimTime, pkt: &Packet, flight: &mut InFlight) -> Offer {
         self.integrate(now);
         if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
@@ -576,6 +585,7 @@ impl Link {
     /// in `PointToPointNetDevice::TransmitComplete` (the device queue's head starts) followed
     /// by the device queue's wake (`NetDeviceQueue::Wake`, scheduled at the same time) and
     /// `QueueDisc::Run`. Returns the serialization time of the packet that started, if one did.
+    #[inline(never)]
     fn pump(&mut self, now: SimTime, flight: &mut InFlight) -> Option<SimTime> {
         let mut started = None;
         if self.wire.is_none() {
@@ -769,7 +779,11 @@ mod tests {
                 l.set_wire(w.seq, true);
             }
             // What has left the discipline by now: the packet on the wire and the ring's.
-            let ring = l.device.as_ref().map(|d| d.ring.iter().copied().collect()).unwrap_or(Vec::new());
+            let ring = l
+                .device
+                .as_ref()
+                .map(|d| d.ring.iter().copied().collect())
+                .unwrap_or_default();
             for p in ring.iter().chain(l.on_wire((now, seq), &flight)) {
                 if !out_of_queue.iter().any(|&(id, _)| id == p.flow) {
                     out_of_queue.push((p.flow, now.ns() / US));
@@ -798,7 +812,13 @@ mod tests {
     #[test]
     fn device_queue_asks_the_discipline_one_packet_early() {
         // (µs, id, bytes)
-        let arrivals = [(0, 1, 1000), (0, 2, 500), (200, 3, 1500), (300, 4, 200), (4000, 5, 1000)];
+        let arrivals = [
+            (0, 1, 1000),
+            (0, 2, 500),
+            (200, 3, 1500),
+            (300, 4, 200),
+            (4000, 5, 1000),
+        ];
         let (times, drops) = drive(droptail(), 1, &arrivals);
         assert!(drops.is_empty());
         // (id, left the discipline at, started at): 1 goes straight to the idle wire; 2, at
@@ -806,22 +826,43 @@ mod tests {
         // them starts (2 at 1000 µs, 3 at 1500 µs); 5 finds the link idle.
         assert_eq!(
             times,
-            vec![(1, 0, 0), (2, 0, 1000), (3, 1000, 1500), (4, 1500, 3000), (5, 4000, 4000)]
+            vec![
+                (1, 0, 0),
+                (2, 0, 1000),
+                (3, 1000, 1500),
+                (4, 1500, 3000),
+                (5, 4000, 4000)
+            ]
         );
         // Sojourn times in the discipline: 0, 0, 800, 1200, 0 µs.
-        let sojourn: Vec<u64> = times.iter().map(|&(id, d, _)| d - arrivals[id as usize - 1].0).collect();
+        let sojourn: Vec<u64> = times
+            .iter()
+            .map(|&(id, d, _)| d - arrivals[id as usize - 1].0)
+            .collect();
         assert_eq!(sojourn, vec![0, 0, 800, 1200, 0]);
         // Without a device queue (0 is none): each leaves when it starts.
         let (times, _) = drive(droptail(), 0, &arrivals);
         assert_eq!(
             times,
-            vec![(1, 0, 0), (2, 1000, 1000), (3, 1500, 1500), (4, 3000, 3000), (5, 4000, 4000)]
+            vec![
+                (1, 0, 0),
+                (2, 1000, 1000),
+                (3, 1500, 1500),
+                (4, 3000, 3000),
+                (5, 4000, 4000)
+            ]
         );
         // A ring of 2: 3 joins 2 in the ring on arrival, 4 leaves when 2 starts.
         let (times, _) = drive(droptail(), 2, &arrivals);
         assert_eq!(
             times,
-            vec![(1, 0, 0), (2, 0, 1000), (3, 200, 1500), (4, 1000, 3000), (5, 4000, 4000)]
+            vec![
+                (1, 0, 0),
+                (2, 0, 1000),
+                (3, 200, 1500),
+                (4, 1000, 3000),
+                (5, 4000, 4000)
+            ]
         );
     }
 
@@ -847,7 +888,9 @@ mod tests {
             };
             Queue::new(crate::net::queue::Discipline::build(&spec, &ctx))
         };
-        let arrivals: Vec<(u64, u32, u32)> = (1..=16).map(|k| (0, k, if k == 12 { 200 } else { 1500 })).collect();
+        let arrivals: Vec<(u64, u32, u32)> = (1..=16)
+            .map(|k| (0, k, if k == 12 { 200 } else { 1500 }))
+            .collect();
         let (times, drops) = drive(codel(), 0, &arrivals);
         assert_eq!(drops, vec![(12, 16_500, DropCause::Sojourn)]);
         let start = |t: &[(u32, u64, u64)], id: u32| t.iter().find(|x| x.0 == id).map(|x| (x.1, x.2));

@@ -220,8 +220,10 @@ impl Queue {
     }
 
     /// Offers a copy of `pkt` stamped with its enqueue time, `now` (see
-    /// `QueueDiscipline::enqueue`; a refused arrival is the caller's to report).
-    #[inline]
+    /// `QueueDiscipline::enqueue`; a refused arrival is the caller's to report). Always inlined:
+    /// with a second caller (`Link::offer_device`) the compiler stopped inlining it into
+    /// `Link::offer` (0.3% of the dumbbell benchmark's instructions).
+    #[inline(always)]
     pub fn enqueue(&mut self, now: SimTime, pkt: &Packet, drops: &mut Drops) -> Result<(), DropCause> {
         let from = drops.len();
         let size = pkt.size as u64;

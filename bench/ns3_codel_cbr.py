@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+"""CoDel with a CBR flow beside TCP: tcplab with and without a device queue against ns-3 3.44.
+
+ns-3's point-to-point device keeps its own queue (a DropTailQueue) under the traffic-control
+layer's queue disc, with flow control: the device queue is stopped when it cannot take another
+packet and woken when its head leaves for the wire (`NetDeviceQueue::PacketEnqueued` /
+`PacketDequeued`, net-device-queue-interface.h), and each wake runs the queue disc again. With a
+device queue of one packet, the queue disc is asked for its next packet when the packet ahead
+of it starts its serialization, one packet-time early, and CoDel measures the sojourn time and
+chooses its drops at that dequeue. tcplab's link option `device_queue = N` models that
+(docs/queues.md, "Device queue"); this script compares tcplab with `device_queue = 1` and without
+one against ns-3 with a one-packet device queue, on a dumbbell where that matters: TCP bulk flows
+and a UDP CBR flow of smaller packets through a CoDel bottleneck.
+
+The path: each source on its own 100 Mbit/s, 1 ms access link to router r1; r1 -> r2 10 Mbit/s,
+20 ms, CoDel with its defaults (target 5 ms, interval 100 ms) and a 1000-packet limit in both
+directions; r2 -> each receiver 100 Mbit/s, 1 ms (RTT 44 ms). The TCP flows start 0.1 s apart,
+the CBR flow at 0; 60 s simulated, everything measured after the first 10 s. TCP settings as in
+bench/ns3_compare.py (CUBIC, SACK with PRR and no RACK, MSS 1448 with timestamps: 1500-byte IP
+packets, IW 10, min RTO 200 ms, an ACK every second segment or after 40 ms). The CBR flow sends
+IP packets of `size` bytes at `rate` (ns-3: OnOffApplication always on, its payload size - 28
+bytes and its rate scaled so that the packet rate is the same).
+
+Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
+  * drops: the queue disc's drops (CoDel's at dequeue and overflows), and how many were CBR;
+  * sojourn p50 / p99: the time each packet the queue disc dequeued (let go, or dropped at
+    dequeue) spent in it. ns-3: the QueueDisc SojournTime trace, which covers both. tcplab:
+    from the link's packet trace; a packet left the discipline, without a device queue, at its
+    `dequeue` (start of serialization) or its sojourn `drop`; with a device queue of one, at
+    the later of its `enqueue` and the previous packet's `dequeue` (when the one-packet ring
+    had room: net/link.rs, whose known-answer tests check that rule), or at its sojourn `drop`;
+  * CBR delay mean / p99: from the CBR packet's arrival at the bottleneck's queue disc to its
+    last bit at r2 (ns-3: queue disc Enqueue to the r2 device's MacRx, matched by packet uid;
+    tcplab: `enqueue` to `receive`);
+  * goodput: the TCP flows' bytes delivered, Mbit/s; timeouts: the TCP senders' retransmission
+    timeouts (ns-3: entries into CA_LOSS).
+
+ns-3's side is a C++ program built once with g++ against the `ns3` wheel's headers and
+libraries (faster than its Python bindings): NS3_PYTHON names an interpreter with
+`pip install ns3` (3.44); the build goes to $NS3_BUILD_DIR (default: a directory under the
+system's temporary directory). tcplab runs from the repository's .venv (`maturin develop`).
+
+    NS3_PYTHON=/path/to/venv/bin/python python3 bench/ns3_codel_cbr.py [--quick] [--markdown]
+
+ns-3's packets on the wire carry a 2-byte PPP header that tcplab's do not (0.13% of a 1500-byte
+packet's serialization, 1% of a 200-byte one's).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TCPLAB_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+DURATION, WARMUP = 60.0, 10.0
+# (TCP flows, CBR IP packet bytes, CBR rate bit/s)
+SCENARIOS = [(2, 200, 1_000_000), (2, 500, 1_000_000), (4, 200, 1_000_000), (4, 500, 2_000_000),
+             (8, 200, 1_000_000)]
+
+CPP = r"""
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <vector>
+
+using namespace ns3;
+
+static double g_warm;
+static std::vector<double> g_sojourn, g_cbr_delay;
+static uint64_t g_drops = 0, g_cbr_drops = 0, g_sojourn_drops = 0, g_rtos = 0;
+static std::unordered_map<uint64_t, double> g_cbr_enq;
+
+static bool IsUdp(Ptr<const QueueDiscItem> item) {
+    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    return ip && ip->GetHeader().GetProtocol() == 17;
+}
+static void Sojourn(Time t) {
+    if (Simulator::Now().GetSeconds() >= g_warm) g_sojourn.push_back(t.GetSeconds());
+}
+static void Drop(Ptr<const QueueDiscItem> item, const char* reason) {
+    if (Simulator::Now().GetSeconds() < g_warm) return;
+    g_drops++;
+    if (IsUdp(item)) g_cbr_drops++;
+    if (std::string(reason) == "Target exceeded drop") g_sojourn_drops++;
+}
+static void Enq(Ptr<const QueueDiscItem> item) {
+    double t = Simulator::Now().GetSeconds();
+    if (t >= g_warm && IsUdp(item)) g_cbr_enq[item->GetPacket()->GetUid()] = t;
+}
+static void MacRx(Ptr<const Packet> p) {
+    auto it = g_cbr_enq.find(p->GetUid());
+    if (it == g_cbr_enq.end()) return;
+    g_cbr_delay.push_back(Simulator::Now().GetSeconds() - it->second);
+    g_cbr_enq.erase(it);
+}
+static void CongState(TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n) {
+    if (Simulator::Now().GetSeconds() >= g_warm && n == TcpSocketState::CA_LOSS && o != n) g_rtos++;
+}
+static void HookSockets() {
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
+                                  MakeCallback(&CongState));
+}
+static double Pct(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    size_t i = (size_t)(q * (v.size() - 1) + 0.5);
+    return v[i];
+}
+
+int main(int argc, char** argv) {
+    uint32_t ntcp = 2, cbrSize = 200, devq = 1;
+    double cbrRate = 1e6, duration = 60, warm = 10;
+    CommandLine cmd;
+    cmd.AddValue("ntcp", "TCP flows", ntcp);
+    cmd.AddValue("cbrSize", "CBR IP packet bytes", cbrSize);
+    cmd.AddValue("cbrRate", "CBR rate bit/s (IP bytes)", cbrRate);
+    cmd.AddValue("devq", "device queue packets", devq);
+    cmd.AddValue("duration", "s", duration);
+    cmd.AddValue("warm", "s", warm);
+    cmd.Parse(argc, argv);
+    g_warm = warm;
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpPrrRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(40)));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+
+    uint32_t n = ntcp + 1;  // the last source is the CBR one
+    NodeContainer senders, receivers, routers;
+    senders.Create(n);
+    receivers.Create(n);
+    routers.Create(2);
+    InternetStackHelper stack;
+    stack.Install(senders);
+    stack.Install(receivers);
+    stack.Install(routers);
+
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+    access.SetChannelAttribute("Delay", StringValue("1ms"));
+    access.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1000p"));
+    PointToPointHelper neck;
+    neck.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
+    neck.SetChannelAttribute("Delay", StringValue("20ms"));
+    neck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue(std::to_string(devq) + "p"));
+
+    Ipv4AddressHelper addr;
+    TrafficControlHelper none;
+    TrafficControlHelper codel;
+    codel.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", StringValue("1000p"));
+
+    NetDeviceContainer neckDevs = neck.Install(routers.Get(0), routers.Get(1));
+    addr.SetBase("10.0.0.0", "255.255.255.0");
+    addr.Assign(neckDevs);
+    none.Uninstall(neckDevs);
+    QueueDiscContainer qdiscs = codel.Install(neckDevs);
+    std::vector<Ipv4Address> dst;
+    for (uint32_t i = 0; i < n; i++) {
+        NetDeviceContainer a = access.Install(senders.Get(i), routers.Get(0));
+        addr.SetBase(Ipv4Address((10u << 24) | (1u << 16) | (i << 8)), "255.255.255.0");
+        addr.Assign(a);
+        none.Uninstall(a);
+        NetDeviceContainer e = access.Install(routers.Get(1), receivers.Get(i));
+        addr.SetBase(Ipv4Address((10u << 24) | (2u << 16) | (i << 8)), "255.255.255.0");
+        Ipv4InterfaceContainer ifs = addr.Assign(e);
+        none.Uninstall(e);
+        dst.push_back(ifs.GetAddress(1));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    ApplicationContainer sinks;
+    for (uint32_t i = 0; i < ntcp; i++) {
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dst[i], 9));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        ApplicationContainer a = bulk.Install(senders.Get(i));
+        a.Start(Seconds(0.1 * i));
+        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
+        sinks.Add(sink.Install(receivers.Get(i)));
+    }
+    // CBR: the same packet rate as tcplab's (IP size cbrSize at cbrRate).
+    uint32_t payload = cbrSize - 28;
+    double pps = cbrRate / (8.0 * cbrSize);
+    OnOffHelper cbr("ns3::UdpSocketFactory", InetSocketAddress(dst[ntcp], 10));
+    cbr.SetConstantRate(DataRate((uint64_t)(pps * 8 * payload + 0.5)), payload);
+    cbr.SetAttribute("OnTime", StringValue("ns3::ConstantRandomVariable[Constant=1000]"));
+    cbr.SetAttribute("OffTime", StringValue("ns3::ConstantRandomVariable[Constant=0]"));
+    ApplicationContainer c = cbr.Install(senders.Get(ntcp));
+    c.Start(Seconds(0));
+    PacketSinkHelper usink("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 10));
+    usink.Install(receivers.Get(ntcp)).Start(Seconds(0));
+    sinks.Start(Seconds(0));
+
+    Ptr<QueueDisc> q = qdiscs.Get(0);  // r1's end: r1 -> r2
+    q->TraceConnectWithoutContext("SojournTime", MakeCallback(&Sojourn));
+    q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Drop));
+    q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Drop));
+    q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enq));
+    neckDevs.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&MacRx));
+
+    Simulator::Schedule(Seconds(1.0), &HookSockets);  // every sender's socket exists by then
+    std::vector<uint64_t> rx0(ntcp);
+    Simulator::Schedule(Seconds(warm), [&]() {
+        for (uint32_t i = 0; i < ntcp; i++) rx0[i] = DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+    });
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < ntcp; i++) bytes += DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx() - rx0[i];
+    double mean = 0;
+    for (double d : g_cbr_delay) mean += d;
+    mean = g_cbr_delay.empty() ? 0 : mean / g_cbr_delay.size();
+    std::printf("RESULT {\"drops\": %lu, \"cbr_drops\": %lu, \"sojourn_drops\": %lu, \"sojourn_p50\": %.9f, "
+                "\"sojourn_p99\": %.9f, \"cbr_delay_mean\": %.9f, \"cbr_delay_p99\": %.9f, \"goodput_mbps\": %.6f, "
+                "\"dequeued\": %zu, \"timeouts\": %lu}\n",
+                (unsigned long)g_drops, (unsigned long)g_cbr_drops, (unsigned long)g_sojourn_drops,
+                Pct(g_sojourn, 0.5), Pct(g_sojourn, 0.99), mean, Pct(g_cbr_delay, 0.99),
+                bytes * 8 / (duration - warm) / 1e6, g_sojourn.size(), (unsigned long)g_rtos);
+    Simulator::Destroy();
+    return 0;
+}
+"""
+
+
+def ns3_binary():
+    """Builds the ns-3 program (once per source text) against NS3_PYTHON's ns3 wheel."""
+    py = os.environ.get("NS3_PYTHON")
+    if not py:
+        raise SystemExit("set NS3_PYTHON to an interpreter with `pip install ns3` (3.44)")
+    purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    base = os.path.join(purelib, "ns3")
+    inc, lib = os.path.join(base, "include"), os.path.join(base, "lib64")
+    if not os.path.isdir(lib):
+        lib = os.path.join(base, "lib")
+    out_dir = os.environ.get("NS3_BUILD_DIR", os.path.join(tempfile.gettempdir(), "tcplab-ns3-codel-cbr"))
+    os.makedirs(out_dir, exist_ok=True)
+    tag = hashlib.sha256((CPP + base).encode()).hexdigest()[:12]
+    exe = os.path.join(out_dir, f"codel_cbr_{tag}")
+    if not os.path.exists(exe):
+        src = exe + ".cc"
+        with open(src, "w") as f:
+            f.write(CPP)
+        libs = sorted({name[3:].split(".so")[0] for name in os.listdir(lib)
+                       if name.startswith("libns3") and ".so" in name})
+        cmd = ["g++", "-O2", "-std=c++20", "-w", f"-I{inc}", src, "-o", exe, f"-L{lib}",
+               f"-Wl,-rpath,{lib}"] + [f"-l{x}" for x in libs]
+        t = time.time()
+        subprocess.run(cmd, check=True)
+        print(f"built {exe} in {time.time() - t:.0f} s", file=sys.stderr)
+    return exe
+
+
+def run_ns3(exe, ntcp, size, rate, devq=1):
+    out = subprocess.run([exe, f"--ntcp={ntcp}", f"--cbrSize={size}", f"--cbrRate={rate}",
+                          f"--devq={devq}", f"--duration={DURATION}", f"--warm={WARMUP}"],
+                         capture_output=True, text=True)
+    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    if line is None:
+        sys.stderr.write(out.stdout[-2000:] + out.stderr[-4000:])
+        raise SystemExit(f"ns-3 run failed (exit {out.returncode})")
+    return json.loads(line[len("RESULT "):])
+
+
+def scenario(ntcp, size, rate, devq):
+    neck = {"rate": "10Mbit/s", "delay": "20ms",
+            "queue": {"discipline": "codel", "limit": 1000}}
+    if devq:
+        neck["device_queue"] = devq
+    flow = {"profile": "linux", "cc": "cubic", "ack": "delayed", "delack_timeout": "40ms",
+            "frto": False, "tcp": {"variant": "sack", "prr": True, "rack": False}}
+    return {
+        "seed": 1, "duration": f"{DURATION:g}s", "warmup": f"{WARMUP:g}s",
+        "network": {"dumbbell": {"bottleneck": neck, "access_rate": "100Mbit/s", "access_delay": "1ms",
+                                 "access_queue": {"limit": 1000}}},
+        "flows": [{**flow, "start": f"{0.1 * i:.1f}s"} for i in range(ntcp)],
+        "traffic": [{"kind": "cbr", "name": "cbr", "rate": f"{rate}bit/s", "packet": f"{size}B",
+                     "start": "0s"}],
+        "trace": {"links": ["bottleneck.fwd"], "max_points": 50_000_000},
+    }
+
+
+# Runs inside tcplab's .venv: the measures above from the bottleneck's packet trace.
+TCPLAB_CHILD = r"""
+import json, sys
+import tcplab
+sc, devq, warm = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+r = tcplab.run(sc)
+p = r.trace("packets")
+ev = p["event"].cast(str).to_list(); t = p["time_ns"].to_list(); kind = p["kind"].cast(str).to_list()
+flow = p["flow"].to_list(); seq = p["seq"].to_list(); ret = p["retransmit"].to_list()
+W = int(warm * 1e9)
+waiting = []          # packets in the discipline or the ring, oldest first: (key, enqueue ns)
+sojourn, cbr_delay = [], []
+enq_cbr = {}
+drops = cbr_drops = sojourn_drops = 0
+prev_start = None     # start of the previous packet's serialization
+for i in range(len(ev)):
+    key = (flow[i], kind[i], seq[i])
+    if ev[i] == "enqueue":
+        waiting.append((key, t[i]))
+        if kind[i] == "udp" and t[i] >= W:
+            enq_cbr[key] = t[i]
+    elif ev[i] == "drop":
+        if t[i] >= W:
+            drops += 1
+            cbr_drops += kind[i] == "udp"
+            sojourn_drops += p["cause"][i] == "sojourn"
+        j = next((j for j, w in enumerate(waiting) if w[0] == key), None)
+        if j is not None:
+            enq = waiting.pop(j)[1]
+            # Dropped at the discipline's dequeue: ns-3's SojournTime counts these too.
+            if p["cause"][i] == "sojourn" and t[i] >= W:
+                sojourn.append(t[i] - enq)
+    elif ev[i] == "dequeue":
+        j = next(j for j, w in enumerate(waiting) if w[0] == key)
+        enq = waiting.pop(j)[1]
+        left = t[i] if devq == 0 else max(enq, prev_start if prev_start is not None else enq)
+        if devq == 0 and t[i] >= W:
+            sojourn.append(left - enq)
+        elif devq == 1 and left >= W:
+            sojourn.append(left - enq)
+        prev_start = t[i]
+    elif ev[i] == "receive" and kind[i] == "udp" and key in enq_cbr:
+        cbr_delay.append(t[i] - enq_cbr.pop(key))
+def pct(v, q):
+    v = sorted(v)
+    return v[int(q * (len(v) - 1) + 0.5)] / 1e9 if v else 0.0
+fl = r.flows
+good = sum(fl["goodput_bps"].to_list()) / 1e6
+timeouts = sum(fl["timeouts"].to_list())
+print("RESULT " + json.dumps({"drops": drops, "cbr_drops": cbr_drops, "sojourn_drops": sojourn_drops,
+      "sojourn_p50": pct(sojourn, 0.5), "sojourn_p99": pct(sojourn, 0.99),
+      "cbr_delay_mean": sum(cbr_delay) / len(cbr_delay) / 1e9 if cbr_delay else 0.0,
+      "cbr_delay_p99": pct(cbr_delay, 0.99), "goodput_mbps": good, "dequeued": len(sojourn),
+      "timeouts": timeouts}))
+"""
+
+
+def run_tcplab(ntcp, size, rate, devq):
+    sc = scenario(ntcp, size, rate, devq)
+    out = subprocess.run([TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
+                         capture_output=True, text=True)
+    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    if line is None:
+        sys.stderr.write(out.stderr[-4000:])
+        raise SystemExit("tcplab run failed")
+    return json.loads(line[len("RESULT "):])
+
+
+METRICS = [("drops", "drops", 1), ("CBR drops", "cbr_drops", 1), ("sojourn p50 ms", "sojourn_p50", 1e3),
+           ("sojourn p99 ms", "sojourn_p99", 1e3), ("CBR delay mean ms", "cbr_delay_mean", 1e3),
+           ("CBR delay p99 ms", "cbr_delay_p99", 1e3), ("TCP goodput Mbit/s", "goodput_mbps", 1),
+           ("TCP timeouts", "timeouts", 1)]
+TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
+
+
+def markdown(rows):
+    lines = ["| TCP flows | CBR | measure | ns-3 (device queue 1) | tcplab device_queue = 1 | ratio | "
+             "tcplab no device queue | ratio |", "|---:|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
+        for label, key, scale in METRICS:
+            ns3, one, zero = (r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0"))
+            ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"
+            fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
+            mark = " *" if key in TARGETS else ""
+            lines.append(f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
+                         f"{fmt(zero)} | {ratio(zero)} |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="the first scenario only")
+    ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    ap.add_argument("--save", help="write the measurements as JSON")
+    ap.add_argument("--ns3-only", action="store_true", help="run ns-3's side only (with --save)")
+    ap.add_argument("--reuse-ns3", metavar="FILE",
+                    help="take ns-3's side from FILE (a --save of an earlier run) and run tcplab's")
+    a = ap.parse_args()
+    old = {}
+    if a.reuse_ns3:
+        with open(a.reuse_ns3) as f:
+            old = {(r["ntcp"], r["size"], r["rate"]): r["ns3"] for r in json.load(f)}
+    exe = None if old else ns3_binary()
+    rows = []
+    t0 = time.time()
+    for ntcp, size, rate in SCENARIOS[:1] if a.quick else SCENARIOS:
+        ns3 = old.get((ntcp, size, rate)) or run_ns3(exe or ns3_binary(), ntcp, size, rate, 1)
+        r = {"ntcp": ntcp, "size": size, "rate": rate, "ns3": ns3}
+        rows.append(r)
+        if a.ns3_only:
+            print(json.dumps(r), flush=True)
+            continue
+        r["tcplab1"] = run_tcplab(ntcp, size, rate, 1)
+        r["tcplab0"] = run_tcplab(ntcp, size, rate, 0)
+        worst = max(abs(r["tcplab1"][k] / r["ns3"][k] - 1) for k in TARGETS if r["ns3"][k])
+        print(f"{ntcp} TCP + CBR {size} B: " + "; ".join(
+            f"{k} ns-3 {r['ns3'][k]:.4g} tcplab(1) {r['tcplab1'][k]:.4g} tcplab(0) {r['tcplab0'][k]:.4g}"
+            for _, k, _ in METRICS) + f"; worst |ratio - 1| of the targets with device_queue = 1: {worst:.3f}",
+            flush=True)
+    print(f"{time.time() - t0:.0f} s", file=sys.stderr)
+    if a.save:
+        with open(a.save, "w") as f:
+            json.dump(rows, f, indent=1)
+    if a.markdown and not a.ns3_only:
+        print(markdown(rows))
+
+
+if __name__ == "__main__":
+    main()

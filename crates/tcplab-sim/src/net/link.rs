@@ -779,7 +779,7 @@ mod tests {
                 l.set_wire(w.seq, true);
             }
             // What has left the discipline by now: the packet on the wire and the ring's.
-            let ring = l
+            let ring: Vec<_> = l
                 .device
                 .as_ref()
                 .map(|d| d.ring.iter().copied().collect())

@@ -9,7 +9,8 @@ from typing import List, Optional
 
 import typer
 
-from tcplab.cli.common import fail, interrupted, parse_sets, read_scenario_arg, write_atomically
+from tcplab.cli.common import (ctrl_c_seen, fail, interrupted, parse_sets, read_scenario_arg, remember_ctrl_c,
+                               write_atomically)
 
 app = typer.Typer(
     name="tcplab",
@@ -77,6 +78,8 @@ def run(
         from tcplab.simulation import ScenarioError, resolve, run as run_scenario
         from tcplab.sweep import run_key
     except KeyboardInterrupt:
+        interrupted()
+    if ctrl_c_seen():  # a Ctrl-C whose KeyboardInterrupt an import dropped
         interrupted()
 
     if out is not None and out.suffix != ".parquet":
@@ -189,5 +192,6 @@ _register_subcommands()
 
 
 def main() -> None:
+    remember_ctrl_c()
     app()
 

@@ -5,6 +5,7 @@ starts without the heavy modules."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -28,6 +29,28 @@ def interrupted(message: str = INTERRUPTED) -> NoReturn:
     """Ctrl-C: one line on stderr and exit status 130 (not click's "Aborted!")."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(130)
+
+
+class _CtrlC:
+    seen = False
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    _CtrlC.seen = True
+    raise KeyboardInterrupt
+
+
+def remember_ctrl_c() -> None:
+    """From now on a Ctrl-C is remembered as well as raised. Python drops a KeyboardInterrupt
+    raised inside some steps of an import ("Exception ignored in ... _get_module_lock"), and a
+    run interrupted while its modules load went on as if nothing happened; `ctrl_c_seen` still
+    knows. (The `tcplab` script calls this first; the main thread only.)"""
+    signal.signal(signal.SIGINT, _on_sigint)
+
+
+def ctrl_c_seen() -> bool:
+    """Whether a Ctrl-C came since `remember_ctrl_c`, even one whose KeyboardInterrupt was lost."""
+    return _CtrlC.seen
 
 
 @contextmanager

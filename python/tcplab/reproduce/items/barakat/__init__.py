@@ -1,4 +1,10 @@
 """Barakat & Altman 1999, one module per figure group; importing this package registers its items
 in report order."""
 
-from tcplab.reproduce.items.barakat import buffers, chain, policies, throughput  # noqa: F401  (the report's order)
+import importlib
+
+#: The modules in report order: each registers its items when imported.
+MODULES = ("chain", "policies", "buffers", "throughput")
+
+for _module in MODULES:
+    importlib.import_module(f"{__name__}.{_module}")

@@ -1,4 +1,10 @@
 """Jacobson & Karels 1988, one module per figure group; importing this package registers its items
 in report order."""
 
-from tcplab.reproduce.items.jacobson import startup, conversations, appendices  # noqa: F401  (the report's order)
+import importlib
+
+#: The modules in report order: each registers its items when imported.
+MODULES = ("startup", "conversations", "appendices")
+
+for _module in MODULES:
+    importlib.import_module(f"{__name__}.{_module}")

@@ -1,4 +1,10 @@
 """Mathis, Semke, Mahdavi & Ott 1997, one module per figure group; importing this package registers
 its items in report order."""
 
-from tcplab.reproduce.items.mathis import table4, periodic, queueing, equilibrium  # noqa: F401  (the report's order)
+import importlib
+
+#: The modules in report order: each registers its items when imported.
+MODULES = ("table4", "periodic", "queueing", "equilibrium")
+
+for _module in MODULES:
+    importlib.import_module(f"{__name__}.{_module}")

@@ -2,4 +2,10 @@
 group; importing this package registers its items in report order. The model's formulas are in
 `tcplab.models.newreno` and `tcplab.models.newreno_paper`."""
 
-from tcplab.reproduce.items.parvez import loss, background, window  # noqa: F401  (this order: the report's)
+import importlib
+
+#: The modules in report order: each registers its items when imported.
+MODULES = ("loss", "background", "window")
+
+for _module in MODULES:
+    importlib.import_module(f"{__name__}.{_module}")

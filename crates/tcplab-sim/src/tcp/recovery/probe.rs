@@ -1,10 +1,10 @@
 //! A throwaway loss recovery, registered only in the crate's own tests (`#[cfg(test)]` on its
 //! line of the list in `mod.rs`): the proof that a recovery is one file plus one line. This
-//! file and that line are all it took for `tcp = { variant = "probe", segments = 2 }` to be a
+//! file and that line are all it took for `tcp = { variant = "probe", burst = 2 }` to be a
 //! scenario's name with a typed, validated option, in the schema, written back, and run.
 //!
 //! What it does: on the DupThresh-th duplicate ACK, ssthresh = the congestion control's answer,
-//! cwnd = ssthresh, and `segments` segments from snd_una are retransmitted at once; no fast
+//! cwnd = ssthresh, and `burst` segments from snd_una are retransmitted at once; no fast
 //! recovery (the ACKs that follow grow the window as usual).
 
 use super::{reduce, Ctx, Recovery, Validation};
@@ -18,12 +18,12 @@ use serde::{Deserialize, Serialize};
 pub struct ProbeOptions {
     /// Segments retransmitted at the DupThresh-th duplicate ACK; default 1.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub segments: Option<u32>,
+    pub burst: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Probe {
-    segments: u32,
+    burst: u32,
 }
 
 impl Recovery for Probe {
@@ -31,14 +31,14 @@ impl Recovery for Probe {
 
     fn build(o: &ProbeOptions) -> Self {
         Probe {
-            segments: o.segments.unwrap_or(1),
+            burst: o.burst.unwrap_or(1),
         }
     }
 
     fn validate(o: &ProbeOptions, v: &Validation<'_>) -> Result<(), Error> {
-        match o.segments {
+        match o.burst {
             Some(0) => Err(Error::Invalid {
-                field: format!("{}.segments", v.at),
+                field: format!("{}.burst", v.at),
                 message: "0 (expected at least 1 segment)".into(),
             }),
             _ => Ok(()),
@@ -52,7 +52,7 @@ impl Recovery for Probe {
             reduce(core, cx.cc, cx.now);
             core.win.cwnd = core.win.ssthresh;
             core.signal_loss(LossSignal::FastRetransmit);
-            for k in 0..self.segments as u64 {
+            for k in 0..self.burst as u64 {
                 let seq = core.snd_una + k * core.mss();
                 if seq < core.snd_max {
                     core.send_segment(cx.now, seq, cx.out);
@@ -86,16 +86,16 @@ tcp = {tcp}
     #[test]
     fn a_recovery_in_one_file_is_reachable_by_name_validated_and_runs() {
         // Reachable by name, in both forms, and written back as given.
-        let sc = crate::load(&scenario(r#"{ variant = "probe", segments = 2 }"#), &[]).unwrap();
+        let sc = crate::load(&scenario(r#"{ variant = "probe", burst = 2 }"#), &[]).unwrap();
         assert_eq!(sc.flows[0].tcp.variant, Variant::Probe);
         let json = serde_json::to_value(&sc.flows[0].tcp).unwrap();
-        assert_eq!(json, serde_json::json!({"variant": "probe", "segments": 2}));
+        assert_eq!(json, serde_json::json!({"variant": "probe", "burst": 2}));
         let sc = crate::load(&scenario(r#""probe""#), &[]).unwrap();
         assert_eq!(serde_json::to_value(&sc.flows[0].tcp).unwrap(), "probe");
         // Runs: both losses repaired by its fast retransmit, no timeout; two segments per
-        // retransmission with segments = 2.
+        // retransmission with burst = 2.
         let one = crate::run_toml(&scenario(r#""probe""#), &[]).unwrap();
-        let two = crate::run_toml(&scenario(r#"{ variant = "probe", segments = 2 }"#), &[]).unwrap();
+        let two = crate::run_toml(&scenario(r#"{ variant = "probe", burst = 2 }"#), &[]).unwrap();
         for (r, per_loss) in [(&one, 1), (&two, 2)] {
             let f = &r.flows[0];
             assert_eq!(f.tcp, "probe");
@@ -105,10 +105,10 @@ tcp = {tcp}
         }
         // Validated: its own check, the option's type, and the options of other recoveries.
         let cases = [
-            (r#"{ variant = "probe", segments = 0 }"#, "flows[0].tcp.segments: 0 (expected at least 1 segment)"),
-            (r#"{ variant = "probe", segments = "two" }"#, "flows[0].tcp.segments: invalid type: string \"two\", expected u32"),
-            (r#"{ variant = "probe", guard = true }"#, "flows[0].tcp.guard: not an option of probe (options of probe: segments)"),
-            (r#"{ variant = "reno", segments = 2 }"#, "flows[0].tcp.segments: not an option of reno (options of reno: guard)"),
+            (r#"{ variant = "probe", burst = 0 }"#, "flows[0].tcp.burst: 0 (expected at least 1 segment)"),
+            (r#"{ variant = "probe", burst = "two" }"#, "flows[0].tcp.burst: invalid type: string \"two\", expected u32"),
+            (r#"{ variant = "probe", guard = true }"#, "flows[0].tcp.guard: not an option of probe (options of probe: burst)"),
+            (r#"{ variant = "reno", burst = 2 }"#, "flows[0].tcp.burst: not an option of reno (options of reno: guard)"),
         ];
         for (tcp, want) in cases {
             assert_eq!(error(tcp), want, "{tcp}");

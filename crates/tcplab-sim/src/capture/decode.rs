@@ -190,7 +190,6 @@ pub(super) fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
     }
     // Options cut by the snap length: what was captured of them is read.
     let off_seen = off.min(tcp.len());
-    let mut p = p;
     p.options_cut = off_seen < off;
     p.sport = u16::from_be_bytes([tcp[0], tcp[1]]);
     p.dport = u16::from_be_bytes([tcp[2], tcp[3]]);

@@ -341,12 +341,10 @@ impl Direction {
                 let (l2, r2) = (self.unwrap(l2), self.unwrap(r2));
                 l >= l2 && r <= r2
             });
-            if l < rel || inside_second {
-                if inside {
-                    self.c.dsacks += 1;
-                    if self.recent_rtx.iter().any(|&(a, b)| a < r && l < b) {
-                        self.c.spurious_retransmits += 1;
-                    }
+            if (l < rel || inside_second) && inside {
+                self.c.dsacks += 1;
+                if self.recent_rtx.iter().any(|&(a, b)| a < r && l < b) {
+                    self.c.spurious_retransmits += 1;
                 }
             }
         }
@@ -442,7 +440,7 @@ impl Direction {
 
     /// RFC 6298's RTO from the smoothed samples (no lower bound), ns; None without samples.
     pub fn rto_estimate_ns(&self) -> Option<f64> {
-        self.have_srtt.then(|| self.srtt + 4.0 * self.rttvar)
+        self.have_srtt.then_some(self.srtt + 4.0 * self.rttvar)
     }
 
     /// Closes the flight integral at the end of the capture.

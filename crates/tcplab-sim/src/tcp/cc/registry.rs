@@ -368,7 +368,8 @@ macro_rules! controllers {
                 }
             }
 
-            /// Every algorithm, in list order.
+            /// Every algorithm, in list order (pushed one by one: an entry may be cfg'd out).
+            #[allow(clippy::vec_init_then_push)]
             pub fn all() -> Vec<Algorithm> {
                 let mut all = Vec::new();
                 $( $(#[cfg($cfg)])? all.push(Algorithm::$variant); )*

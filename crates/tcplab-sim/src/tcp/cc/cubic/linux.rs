@@ -147,9 +147,9 @@ impl Cubic {
     /// epoch's start.
     pub(super) fn linux_rtt_sample(&mut self, now: SimTime, rtt: SimTime) {
         let l = &mut self.linux;
-        if !l
+        if l
             .epoch_start
-            .is_some_and(|s| now.saturating_sub(s) < SimTime::from_secs(1))
+            .is_none_or(|s| now.saturating_sub(s) >= SimTime::from_secs(1))
         {
             let d = rtt.max(SimTime::from_us(1));
             l.delay_min = Some(l.delay_min.map_or(d, |m| m.min(d)));

@@ -46,5 +46,8 @@ fn every_file_is_a_module() {
             missing.push(stem);
         }
     }
-    assert!(missing.is_empty(), "tests/*.rs without a `mod` line in tests/all.rs: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "tests/*.rs without a `mod` line in tests/all.rs: {missing:?}"
+    );
 }

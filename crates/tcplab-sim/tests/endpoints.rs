@@ -216,6 +216,6 @@ fn native_and_ns2_endpoints_run_without_the_simulator() {
         // Slow start over a lossless 20 ms round trip doubles the window every round: in one
         // second far more than a megabyte, with nothing retransmitted.
         assert!(delivered > 1_000_000, "{flow}: {delivered}");
-        assert!(sent as u64 * 1000 >= delivered, "{flow}");
+        assert!(sent * 1000 >= delivered, "{flow}");
     }
 }

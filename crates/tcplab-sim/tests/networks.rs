@@ -235,7 +235,7 @@ shape = 2.5
 
 #[test]
 fn bad_input_is_named() {
-    let err = |text: &str| run_toml(text, &[]).err().expect("rejected").to_string();
+    let err = |text: &str| run_toml(text, &[]).expect_err("rejected").to_string();
     let base = "duration = \"1s\"\n";
     let g = |links: &str, flows: &str| {
         format!("{base}[network.graph]\nlinks = [{links}]\nflows = [{flows}]\n[[flows]]\n")
@@ -520,7 +520,7 @@ fn a_flows_count_is_that_many_tables() {
     assert!(fwd.utilization > 0.5, "{}", fwd.utilization);
 
     // Bad counts are named.
-    let err = |text: &str, o: &[(String, String)]| run_toml(text, o).err().expect("rejected").to_string();
+    let err = |text: &str, o: &[(String, String)]| run_toml(text, o).expect_err("rejected").to_string();
     let e = err(
         &counted,
         &sets(&[

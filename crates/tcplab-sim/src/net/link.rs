@@ -92,6 +92,13 @@ pub struct InFlight {
     free: u32,
 }
 
+/// An empty arena (`InFlight::new`: no slot, the free list empty).
+impl Default for InFlight {
+    fn default() -> Self {
+        InFlight::new()
+    }
+}
+
 impl InFlight {
     pub fn new() -> Self {
         InFlight {

@@ -14,7 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 
-/// The network: one of the topology shorthands, or a graph.
+/// The network: one of the topology shorthands, or a graph. One per scenario, read once: the
+/// size of its largest variant costs nothing, and boxing it would only add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Network {

@@ -77,7 +77,7 @@ impl Simulation {
                     .packet(now, link, PacketEventKind::Receive, &pkt, &self.segs, None);
                 self.trace.captures.delivered(now, link, &pkt, &self.segs);
                 if pkt.dst == node {
-                    self.to_endpoint(now, pkt);
+                    self.deliver_to_endpoint(now, pkt);
                 } else {
                     self.forward(now, node, &pkt);
                 }
@@ -113,7 +113,7 @@ impl Simulation {
     }
 
     /// A packet reached its destination node: its segment goes to the endpoint.
-    fn to_endpoint(&mut self, now: SimTime, pkt: Packet) {
+    fn deliver_to_endpoint(&mut self, now: SimTime, pkt: Packet) {
         let flow = pkt.flow;
         let side = match pkt.kind {
             PacketKind::Data => Side::Receiver,

@@ -45,7 +45,10 @@ pub trait TcpReceiver: Endpoint {
     fn acks_sent(&self) -> u64;
 }
 
-/// Every sender implementation.
+/// Every sender implementation. The RFC sender, the common case, is kept inline: every segment
+/// and timer of a connection goes through it, and a box would add a pointer chase to each.
+/// ns-2's agent is boxed.
+#[allow(clippy::large_enum_variant)]
 pub enum AnySender {
     /// The RFC senders (every variant of `scenario::Variant`).
     Native(Sender),

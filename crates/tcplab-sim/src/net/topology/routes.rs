@@ -271,14 +271,14 @@ mod tests {
         let links: Vec<Link> = pairs.iter().map(|&(a, b)| link(a, b)).collect();
         let table = shortest_path_routes(n, &links);
         let routes = Routes::new(n, &links);
-        for u in 0..n {
-            for d in 0..n {
+        for (u, row) in table.iter().enumerate() {
+            for (d, &hop) in row.iter().enumerate() {
                 assert_eq!(
                     routes.walk(u as NodeId, d as NodeId),
-                    table[u][d],
+                    hop,
                     "from {u} to {d} in {pairs:?}"
                 );
-                assert_eq!(routes.next(u as NodeId, d as NodeId), table[u][d]);
+                assert_eq!(routes.next(u as NodeId, d as NodeId), hop);
             }
         }
     }

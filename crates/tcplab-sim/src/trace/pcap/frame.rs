@@ -267,10 +267,14 @@ mod tests {
 
     #[test]
     fn an_ack_carries_sack_blocks_in_wire_sequence_numbers_and_snap_cuts_the_frame() {
-        let mut sack = SackBlocks::default();
-        sack.n = 2;
-        sack.blocks[0] = (1000, 2000);
-        sack.blocks[1] = (3000, 4000);
+        let mut blocks = SackBlocks::default().blocks;
+        blocks[0] = (1000, 2000);
+        blocks[1] = (3000, 4000);
+        let sack = SackBlocks {
+            n: 2,
+            blocks,
+            ..SackBlocks::default()
+        };
         let seg = Segment {
             sack,
             ts_ecr: SimTime(1_000),

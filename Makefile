@@ -11,7 +11,7 @@ TEST_PROFILE   ?= test-release
 PYTEST_WORKERS ?= auto
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: run test install install-test rust-test py-test bench clean docs-validation
+.PHONY: run test lint install install-test rust-test py-test bench clean docs-validation
 
 run: install
 	$(BIN)/tcplab run scenarios/quickstart.toml
@@ -35,6 +35,16 @@ rust-test:
 # Tests that share a session fixture run on one worker (tests/conftest.py's xdist_group).
 py-test:
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20
+
+# The guard rails CI runs after the tests (.ci/run): formatting, clippy with warnings as errors,
+# ruff (lint and format) and mypy, configured in rustfmt.toml and pyproject.toml. ruff and mypy
+# come with the test extras.
+lint: install-test
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --profile $(TEST_PROFILE) -- -D warnings
+	$(BIN)/ruff check python tests bench
+	$(BIN)/ruff format --check python tests bench
+	$(BIN)/mypy
 
 bench: install
 	cargo bench -p tcplab-sim --bench dumbbell

@@ -52,7 +52,6 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 

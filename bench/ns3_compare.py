@@ -72,8 +72,8 @@ CCS = {"cubic": ("cubic", "TcpCubic"), "bbr": ("bbr", "TcpBbr"), "reno": ("aimd"
 
 
 def ns3_child(cc: str, delay_ms: float, p: float, seed: int, every: int = 0) -> None:
-    from ns import ns
     import cppyy
+    from ns import ns
 
     cppyy.cppdef(r"""
         namespace tcplab_cmp {
@@ -385,9 +385,7 @@ def _toml(sc, prefix=""):
     """A small TOML writer for the scenarios above (tables, arrays of tables, scalars)."""
     lines, tables = [], []
     for k, v in sc.items():
-        if isinstance(v, dict):
-            tables.append((k, v))
-        elif isinstance(v, list) and v and isinstance(v[0], dict) and k == "flows":
+        if isinstance(v, dict) or isinstance(v, list) and v and isinstance(v[0], dict) and k == "flows":
             tables.append((k, v))
         else:
             lines.append(f"{k} = {_tv(v)}")
@@ -502,7 +500,7 @@ def _timeouts(sends, losses, rtos, t0=WARMUP):
     values = []
     expirations = 0
     for T, rto in rtos:
-        if T < t0:
+        if t0 > T:
             continue
         expirations += 1
         values.append(rto)
@@ -772,7 +770,7 @@ def explain_findings(results, ex):
         f"{mb(cell['bbr']['tcplab_bps'])})"
         + (", so the overestimate is not what puts ns-3 ahead. "
            if abs(mean(b["ns3_rate_fix_goodput_bps"]) / cell["bbr"]["ns3_bps"] - 1) < 0.05 else ". ")
-        + 
+        +
         "(2) The goodput gap is the recovery after a timeout. Without RACK neither side detects a lost "
         "retransmission, so each waits for the timer (the RTO column counts ns-3's entries into CA_LOSS, "
         "not its repeated expirations); the share of the time in that state: tcplab "

@@ -61,8 +61,8 @@ def vm_kib(field):
 
 def child(n, duration, count_mode):
     t_import = time.perf_counter()
-    from ns import ns
     import cppyy
+    from ns import ns
 
     t_setup = time.perf_counter()
     cppyy.cppdef(

@@ -5,18 +5,18 @@ a capture's measurements as input, and bad input as one line with exit status 2.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
 import shutil
-import math
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from tcplab import advise as adv
 import tcplab.advise.spreads as spreads_mod
+from tcplab import advise as adv
 from tcplab.capture import analyze
 from tcplab.cli import app
 from tcplab.models import cubic, mathis, newreno, pftk

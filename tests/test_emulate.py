@@ -14,8 +14,8 @@ import time
 import pytest
 
 from conftest import ROOT, run_cli
-from tcplab.emulate import EmulationError
-from tcplab.emulate import kernel, netns, run as emu_run
+from tcplab.emulate import EmulationError, kernel, netns
+from tcplab.emulate import run as emu_run
 
 
 def flow(**kw):

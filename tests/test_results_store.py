@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-
 import os
 import shutil
 from pathlib import Path
@@ -139,9 +138,8 @@ def test_write_is_atomic_when_the_write_fails(tmp_path, monkeypatch):
 
 def test_one_writer_at_a_time_and_clear_errors(tmp_path):
     d = tmp_path / "s"
-    with Store(d):
-        with pytest.raises(StoreError, match="another tcplab sweep is writing to this store"):
-            Store(d).open_for_writing()
+    with Store(d), pytest.raises(StoreError, match="another tcplab sweep is writing to this store"):
+        Store(d).open_for_writing()
     with Store(d):  # the lock was released
         pass
     with pytest.raises(StoreError, match="no such results store"):

@@ -5,16 +5,14 @@ adds it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 import tcplab
 from tcplab.capture import analyze
-from tcplab.cli import app, write_traces
 from tcplab.capture.run_plots import flow_frames
+from tcplab.cli import app, write_traces
 
 SCENARIO = """
 duration = "20s"

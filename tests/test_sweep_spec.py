@@ -53,7 +53,7 @@ def test_random_axes_are_in_range_deterministic_and_depend_on_the_sweep_seed():
     a, b = parse(body).points(), parse(body).points()
     assert a == b and len(a) == 600
     ps = sorted({pt["network.path.hops.0.loss.p"] for pt in a})
-    assert len(ps) == 200 and 3e-5 <= ps[0] and ps[-1] <= 0.3
+    assert len(ps) == 200 and ps[0] >= 3e-5 and ps[-1] <= 0.3
     assert all(float(f"{p:.9g}") == p for p in ps)  # rounded to 9 significant digits
     # uniform in log p: about half of the draws below the geometric midpoint 3e-3
     below = sum(p < 3e-3 for p in ps)
@@ -209,7 +209,7 @@ def test_wrong_types_and_deep_nesting_are_one_line(text, message):
 def test_cli_wrong_types_and_bad_encodings_are_one_line(tmp_path):
     tcplab = Path(sys.executable).with_name("tcplab")
     cases = {
-        "table.toml": ('[sweep]\nbase = { path = "x.toml" }\n'.encode(), "sweep.base: expected a path"),
+        "table.toml": (b'[sweep]\nbase = { path = "x.toml" }\n', "sweep.base: expected a path"),
         "deep.toml": (("a = " + "[" * 100000 + "]" * 100000 + "\n").encode(), "nested too deeply"),
         "latin1.toml": ('[sweep]\nname = "caf\u00e9"\n'.encode("latin-1"), "not UTF-8 text"),
         "utf16.toml": ('[sweep]\nname = "x"\n'.encode("utf-16"), "not UTF-8 text"),

@@ -31,7 +31,6 @@ import pytest
 
 from tcplab.validation import mathis_table4 as t4
 
-
 SWEEPS = Path(__file__).resolve().parents[1] / "sweeps"
 
 

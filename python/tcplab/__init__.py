@@ -15,8 +15,24 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from tcplab import (advise, capture, cli, columns, emulate, fit, models, plots, report, reproduce, results,
-                        simulation, sweep, tables, units, validation)
+    from tcplab import (
+        advise,
+        capture,
+        cli,
+        columns,
+        emulate,
+        fit,
+        models,
+        plots,
+        report,
+        reproduce,
+        results,
+        simulation,
+        sweep,
+        tables,
+        units,
+        validation,
+    )
     from tcplab.simulation import RunResult, ScenarioError, resolve, run
 
 __all__ = ["run", "resolve", "RunResult", "ScenarioError", "__version__"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl

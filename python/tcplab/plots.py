@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from tcplab.fit import FitError, groups_of, fit, window_frame
+from tcplab.fit import FitError, fit, groups_of, window_frame
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -9,8 +9,9 @@ a number is never cut or split across lines.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from rich import box
 from rich.console import Console

@@ -7,7 +7,7 @@ import json
 import math
 import sys
 from pathlib import Path as FsPath
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -18,7 +18,7 @@ def _fail(message: str) -> None:
     fail(message)
 
 
-def _parse(flag: str, kind: str, text: Optional[str]) -> Any:
+def _parse(flag: str, kind: str, text: str | None) -> Any:
     """`text` as a quantity of `kind` (the catalog's rules: a duration or rate needs its unit);
     errors name the option."""
     if text is None:
@@ -32,7 +32,7 @@ def _parse(flag: str, kind: str, text: Optional[str]) -> Any:
     return value
 
 
-def _mbit(x: Optional[float]) -> str:
+def _mbit(x: float | None) -> str:
     if x is None:
         return "-"
     return "unbounded" if math.isinf(x) else f"{x / 1e6:.4g} Mbit/s"
@@ -61,7 +61,7 @@ def _finite(x: Any) -> Any:
     return x
 
 
-def _print(doc: dict[str, Any], scenario_out: Optional[FsPath]) -> None:
+def _print(doc: dict[str, Any], scenario_out: FsPath | None) -> None:
     echo = typer.echo
     inp = doc["input"]
     echo(f"regime: {doc['regime_name']}")
@@ -98,7 +98,7 @@ def _print(doc: dict[str, Any], scenario_out: Optional[FsPath]) -> None:
         echo("  tcplab advise ... --scenario-out FILE.toml, then: tcplab run FILE.toml")
 
 
-def _from_trace(trace: FsPath, conn: Optional[int], direction: Optional[int], variant: str, ack: Optional[str]):
+def _from_trace(trace: FsPath, conn: int | None, direction: int | None, variant: str, ack: str | None):
     from tcplab.advise import path_from_capture
     from tcplab.capture import CaptureError, analyze
 
@@ -128,23 +128,23 @@ def _from_trace(trace: FsPath, conn: Optional[int], direction: Optional[int], va
 
 
 def advise_cmd(
-    rate: Optional[str] = typer.Option(None, "--rate", help="Bottleneck rate, e.g. 10Mbit/s."),
-    rtt: Optional[str] = typer.Option(None, "--rtt", help="Base (propagation) round-trip time, e.g. 80ms."),
+    rate: str | None = typer.Option(None, "--rate", help="Bottleneck rate, e.g. 10Mbit/s."),
+    rtt: str | None = typer.Option(None, "--rtt", help="Base (propagation) round-trip time, e.g. 80ms."),
     mss: str = typer.Option("1460", "--mss", help="Segment size (bytes)."),
     loss: str = typer.Option("0", "--loss", help="Random loss rate per segment, e.g. 1% or 0.01."),
-    queue: Optional[int] = typer.Option(None, "--queue", help="Drop-tail buffer of the bottleneck (packets)."),
-    rwnd: Optional[str] = typer.Option(None, "--rwnd", help="Receiver window, e.g. 64KiB."),
-    size: Optional[str] = typer.Option(None, "--size", help="Bytes of a finite transfer (default: a long transfer)."),
+    queue: int | None = typer.Option(None, "--queue", help="Drop-tail buffer of the bottleneck (packets)."),
+    rwnd: str | None = typer.Option(None, "--rwnd", help="Receiver window, e.g. 64KiB."),
+    size: str | None = typer.Option(None, "--size", help="Bytes of a finite transfer (default: a long transfer)."),
     variant: str = typer.Option("newreno", "--variant", help="reno, newreno, sack or cubic."),
-    ack: Optional[str] = typer.Option(None, "--ack", help="delayed (default for a path) or immediate."),
+    ack: str | None = typer.Option(None, "--ack", help="delayed (default for a path) or immediate."),
     iw: int = typer.Option(1, "--iw", help="Initial window (segments; the simulator's default is 1)."),
-    rto: Optional[str] = typer.Option(None, "--rto", help="Retransmission timeout (default max(1s, 3 RTT))."),
-    trace: Optional[FsPath] = typer.Option(None, "--trace", help="A pcap or pcapng capture instead of a path."),
-    conn: Optional[int] = typer.Option(None, "--conn", help="With --trace: the connection (default 0)."),
-    direction: Optional[int] = typer.Option(None, "--dir", help="With --trace: the data direction (default: the "
+    rto: str | None = typer.Option(None, "--rto", help="Retransmission timeout (default max(1s, 3 RTT))."),
+    trace: FsPath | None = typer.Option(None, "--trace", help="A pcap or pcapng capture instead of a path."),
+    conn: int | None = typer.Option(None, "--conn", help="With --trace: the connection (default 0)."),
+    direction: int | None = typer.Option(None, "--dir", help="With --trace: the data direction (default: the "
                                             "one with more bytes acknowledged)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document."),
-    scenario_out: Optional[FsPath] = typer.Option(None, "--scenario-out", help="Write the scenario that settles "
+    scenario_out: FsPath | None = typer.Option(None, "--scenario-out", help="Write the scenario that settles "
                                                   "it by simulation (TOML), to run with `tcplab run FILE`."),
 ) -> None:
     """Say which regime a connection is in (window-limited, loss-limited square-root,

@@ -74,7 +74,7 @@ _ADVISED = {"error_newreno": "error_newreno_real_w", "newreno_model": "newreno_m
 
 
 def _bernoulli(it: dict) -> dict[str, list[dict[str, Any]]]:
-    from tcplab.advise import Path, regime_bounds, classify
+    from tcplab.advise import Path, classify, regime_bounds
 
     by: dict[str, dict[str, dict[str, float]]] = {}
     for pt in it["numbers"]["points"]:

@@ -7,7 +7,6 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -19,7 +18,7 @@ trace_app = typer.Typer(help="Packet captures: the papers' instruments on pcap/p
 KINDS = ("seq", "cwnd", "rtt")
 
 
-def _seconds(text: Optional[str], flag: str) -> Optional[float]:
+def _seconds(text: str | None, flag: str) -> float | None:
     if text is None:
         return None
     from tcplab import units
@@ -37,7 +36,7 @@ def _seconds(text: Optional[str], flag: str) -> Optional[float]:
     return None
 
 
-def _load(file: Path, start: Optional[str], end: Optional[str], conn: Optional[int] = None):
+def _load(file: Path, start: str | None, end: str | None, conn: int | None = None):
     from tcplab.capture.analysis import CaptureError, analyze
 
     try:
@@ -96,11 +95,11 @@ def _print_tables(a, df) -> None:
 def analyze_cmd(
     file: Path = typer.Argument(..., help="A pcap or pcapng capture."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document: summary and connections."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write DIR/connections.parquet (with the predictions), "
+    out: Path | None = typer.Option(None, "--out", help="Write DIR/connections.parquet (with the predictions), "
                                        "DIR/summary.json, and with --conn DIR/segments.parquet and DIR/rtt.parquet."),
-    start: Optional[str] = typer.Option(None, "--from", help="Start of the window, after the first packet (e.g. 20s)."),
-    end: Optional[str] = typer.Option(None, "--to", help="End of the window, after the first packet (e.g. 300s)."),
-    conn: Optional[int] = typer.Option(None, "--conn", help="Keep this connection's segments and RTT samples (--out)."),
+    start: str | None = typer.Option(None, "--from", help="Start of the window, after the first packet (e.g. 20s)."),
+    end: str | None = typer.Option(None, "--to", help="End of the window, after the first packet (e.g. 300s)."),
+    conn: int | None = typer.Option(None, "--conn", help="Keep this connection's segments and RTT samples (--out)."),
 ) -> None:
     """Per connection and data direction: goodput, RTT, retransmissions by cause, Mathis' CA and
     non-CA events and p, Parvez's loss events, and the models' predictions from them."""
@@ -129,12 +128,12 @@ def analyze_cmd(
 def plot_cmd(
     file: Path = typer.Argument(..., help="A pcap or pcapng capture, or a simulated run's --trace-out directory."),
     conn: int = typer.Option(0, "--conn", help="The connection (the conn column of trace analyze)."),
-    flow: Optional[int] = typer.Option(None, "--flow", help="With a run directory: the flow (default 0)."),
+    flow: int | None = typer.Option(None, "--flow", help="With a run directory: the flow (default 0)."),
     kind: str = typer.Option("seq", "--kind", help="seq (time-sequence graph), cwnd (bytes in flight) or rtt."),
     direction: int = typer.Option(0, "--dir", help="The data direction: 0 from the initiator, 1 back."),
     output: Path = typer.Option(Path("trace.png"), "-o", "--output", help="Image file to write (.png, .svg, .pdf)."),
-    start: Optional[str] = typer.Option(None, "--from", help="Start of the window, after the first packet."),
-    end: Optional[str] = typer.Option(None, "--to", help="End of the window, after the first packet."),
+    start: str | None = typer.Option(None, "--from", help="Start of the window, after the first packet."),
+    end: str | None = typer.Option(None, "--to", help="End of the window, after the first packet."),
 ) -> None:
     """The time-sequence graph of a connection (data, ACK line, receive window, retransmissions
     and SACK blocks marked), its bytes in flight, or its RTT samples. Given a simulated run's
@@ -166,7 +165,7 @@ def plot_cmd(
     typer.echo(f"wrote {output}", err=True)
 
 
-def _plot_run(directory: Path, flow: int, kind: str, output: Path, start: float, end: Optional[float]) -> None:
+def _plot_run(directory: Path, flow: int, kind: str, output: Path, start: float, end: float | None) -> None:
     from tcplab.capture.run_plots import RunTraceError, plot
 
     if flow < 0:

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
-from tcplab.cli.common import (ctrl_c_seen, fail, interrupted, parse_sets, read_scenario_arg, remember_ctrl_c,
-                               write_atomically)
+from tcplab.cli.common import (
+    ctrl_c_seen,
+    fail,
+    interrupted,
+    parse_sets,
+    read_scenario_arg,
+    remember_ctrl_c,
+    write_atomically,
+)
 
 app = typer.Typer(
     name="tcplab",
@@ -63,11 +69,11 @@ def traces_enabled(resolved: dict) -> bool:
 @app.command()
 def run(
     scenario: str = typer.Argument(..., help="Scenario file (TOML), or - to read it from standard input."),
-    set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
+    set_: list[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document with flows and links."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Also write the run as a one-row-per-flow results "
+    out: Path | None = typer.Option(None, "--out", help="Also write the run as a one-row-per-flow results "
                                        "store (a .parquet file that fit, query and plot read)."),
-    trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Write each recorded trace to "
+    trace_out: Path | None = typer.Option(None, "--trace-out", help="Write each recorded trace to "
                                              "DIR/<trace>.parquet (turns on the cwnd and queue traces if the "
                                              "scenario records none)."),
     wide: bool = typer.Option(False, "--wide", help="Print every column and link (wider than 80 columns)."),
@@ -75,7 +81,8 @@ def run(
     """Run one simulation and print per-flow and per-link results beside the Mathis prediction."""
     try:  # Ctrl-C while the heavy modules load is still "interrupted", not click's "Aborted!"
         from tcplab import results
-        from tcplab.simulation import ScenarioError, resolve, run as run_scenario
+        from tcplab.simulation import ScenarioError, resolve
+        from tcplab.simulation import run as run_scenario
         from tcplab.sweep import run_key
     except KeyboardInterrupt:
         interrupted()
@@ -120,7 +127,7 @@ def run(
 @app.command()
 def check(
     file: Path = typer.Argument(..., help="A scenario or a sweep file (TOML)."),
-    set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
+    set_: list[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
 ) -> None:
     """Validate a scenario or a sweep file without running it (a sweep: every one of its runs)."""
     import tomllib

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
+
 
 def _selfcheck_lines(c: dict) -> list[str]:
     late, wake = c["lateness"], c["wakeup"]
@@ -126,12 +126,12 @@ def _self_check(json_out: bool, spin_us: float, realtime: bool) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def emulate(
-        scenario: Optional[str] = typer.Argument(None, help="Scenario file (TOML)."),
-        set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
+        scenario: str | None = typer.Argument(None, help="Scenario file (TOML)."),
+        set_: list[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
         json_out: bool = typer.Option(False, "--json", help="Print one JSON document."),
-        out: Optional[Path] = typer.Option(None, "--out", help="Also write the run as a one-row-per-flow results "
+        out: Path | None = typer.Option(None, "--out", help="Also write the run as a one-row-per-flow results "
                                            "store (.parquet), as tcplab run --out (column mode = emulated)."),
-        capture: Optional[Path] = typer.Option(None, "--capture", help="Keep the capture at the senders (pcap of "
+        capture: Path | None = typer.Option(None, "--capture", help="Keep the capture at the senders (pcap of "
                                                "raw IP, simulated-time stamps) at this path."),
         compare: bool = typer.Option(False, "--compare", help="Also simulate the scenario and print both side "
                                      "by side with their ratio."),
@@ -145,7 +145,8 @@ def register(app: typer.Typer) -> None:
         """Run a scenario's flows with this machine's kernel TCP through tcplab's modeled network in
         real time (needs root and /dev/net/tun); the same tables as tcplab run."""
         from tcplab.cli.common import fail, interrupted, parse_sets, write_atomically
-        from tcplab.emulate import EmulationError, emulate as run_emulation
+        from tcplab.emulate import EmulationError
+        from tcplab.emulate import emulate as run_emulation
         from tcplab.simulation import ScenarioError
 
         if spin_us < 0 or spin_us != spin_us:

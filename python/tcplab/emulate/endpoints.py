@@ -11,8 +11,8 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from tcplab.emulate.kernel import EmulationError, KernelFlow
 from tcplab.emulate.netns import RECEIVER_PORT, Ends, InNamespace, receiver_ip, sender_ip
@@ -136,7 +136,7 @@ class Endpoints:
             while conn is None and not self._stop.is_set():
                 try:
                     conn, _ = fe.listener.accept()
-                except socket.timeout:
+                except TimeoutError:
                     continue
             if conn is None:
                 return
@@ -145,7 +145,7 @@ class Endpoints:
             while not self._stop.is_set():
                 try:
                     n = conn.recv_into(buf)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 if n == 0:
                     fe.completed_s = self.clock()
@@ -172,7 +172,7 @@ class Endpoints:
                 chunk = block if left is None or left >= len(block) else block[:left]
                 try:
                     n = s.send(chunk)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 fe.sent += n
                 if left is not None:

@@ -179,7 +179,7 @@ def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
     from tcplab import _core
     from tcplab.capture import analyze
     from tcplab.emulate.endpoints import Endpoints, wait_for
-    from tcplab.simulation import scenario_document, override_pairs, resolve
+    from tcplab.simulation import override_pairs, resolve, scenario_document
 
     resolved = resolve(scenario, sets)
     kflows = kernel_flows(resolved)

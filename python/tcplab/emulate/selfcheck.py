@@ -5,7 +5,7 @@ more than 1 ms late, or a packet is lost outside the model)."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from tcplab.emulate.run import LATE_P99_S
 

@@ -285,7 +285,7 @@ def register(app: typer.Typer) -> None:
         out_dir: Path = typer.Option(Path("."), "--out-dir", help="Folder for the PNG files."),
         mss: str = typer.Option("1460", "--mss", help="Segment size (e.g. 1460, 1.5KB)."),
         rtt: str = typer.Option("100ms", "--rtt", help="Round-trip time."),
-        rto: Optional[str] = typer.Option(None, "--rto", help="Retransmission timeout (default 3 x rtt)."),
+        rto: str | None = typer.Option(None, "--rto", help="Retransmission timeout (default 3 x rtt)."),
     ) -> None:
         """Draw Parvez Fig. 4 (W against p for several q) and the models against p, as PNG."""
         from tcplab import units

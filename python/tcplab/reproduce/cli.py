@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -13,8 +12,8 @@ def reproduce(
     quick: bool = typer.Option(False, "--quick", help="Every item at reduced size (minutes; the CI form)."),
     out: Path = typer.Option(Path("reproduce-out"), "--out", "-o",
                              help="Output folder: report.html, report.md, results.json, the stores (resumable)."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
+    workers: int | None = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
     progress: bool = typer.Option(True, "--progress/--no-progress",
                                   help="Show progress on stderr: a bar on a terminal, plain lines otherwise."),
 ) -> None:

@@ -20,10 +20,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from tcplab.reproduce.core import (EXPLAINED, FAILED, NOT_YET, REPRODUCED, Context, Item, Job, Outcome,
-                                   ReproduceError, items)
+from tcplab.reproduce.core import (
+    EXPLAINED,
+    FAILED,
+    NOT_YET,
+    REPRODUCED,
+    Context,
+    Item,
+    Job,
+    Outcome,
+    ReproduceError,
+    items,
+)
 
 __all__ = ["ItemReport", "Reproduction", "reproduce"]
 

@@ -17,7 +17,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tcplab.sweep.cluster import CHUNK_SECONDS, Chunk, check_scheduler, dask_client, execute_chunk, run_on_dask, warm
+    from tcplab.sweep.cluster import (
+        CHUNK_SECONDS,
+        Chunk,
+        check_scheduler,
+        dask_client,
+        execute_chunk,
+        run_on_dask,
+        warm,
+    )
     from tcplab.sweep.local import execute, pcap_into, run_local
     from tcplab.sweep.plan import MAX_RUNS, Axis, Run, Sweep, SweepError, load, parse, run_key, uniform
     from tcplab.sweep.progress import PlainProgress, progress_bar

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
-from typing import List, Optional
-
 from enum import Enum
+from pathlib import Path
 
 import typer
 
@@ -27,13 +25,13 @@ def _store_path(store: Path) -> Path:
 def sweep(
     file: Path = typer.Argument(..., help="Sweep file (TOML): a base scenario plus axes."),
     out: Path = typer.Option(..., "--out", "-o", help="Results store (a directory, e.g. runs.parquet)."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
-    set_: List[str] = typer.Option([], "--set", help="Override a field in every run: dotted.path=value (repeatable)."),
+    workers: int | None = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
+    set_: list[str] = typer.Option([], "--set", help="Override a field in every run: dotted.path=value (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count the runs; run nothing."),
     progress: bool = typer.Option(True, "--progress/--no-progress",
                                   help="Show progress on stderr: a bar on a terminal, plain lines otherwise."),
-    trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Write each run's recorded traces to "
+    trace_out: Path | None = typer.Option(None, "--trace-out", help="Write each run's recorded traces to "
                                              "DIR/<run key>/<trace>.parquet (the scenario turns traces on)."),
 ) -> None:
     """Run every point of a sweep into a results store.
@@ -106,7 +104,7 @@ def query(
     store: Path = typer.Argument(..., help="Results store (a sweep's directory or a run's .parquet file)."),
     sql: str = typer.Argument(..., help='SQL over the table `runs`; quote dotted names: "flows.0.mss".'),
     fmt_: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", min=0,
+    limit: int | None = typer.Option(None, "--limit", "-n", min=0,
                                         help=f"At most this many rows (default: {TABLE_ROWS} for a table, "
                                              "all for csv and json, which are streamed)."),
 ) -> None:
@@ -284,7 +282,7 @@ def plot(
     show_fit: bool = typer.Option(False, "--fit", help="Draw each group's fitted C p^k line (window-vs-p)."),
     reference: bool = typer.Option(True, "--reference/--no-reference",
                                    help="Draw Table 1's constants and PFTK as reference lines (window-vs-p)."),
-    title: Optional[str] = typer.Option(None, "--title", help="Figure title."),
+    title: str | None = typer.Option(None, "--title", help="Figure title."),
 ) -> None:
     """Plot sweep results in the style of Mathis et al. 1997 Fig. 3 and Fig. 4, or a run's traces."""
     from tcplab import plots, results

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -24,11 +23,11 @@ def _exit(code: int) -> None:
 
 @validate_app.command("ns2")
 def ns2(
-    tests: Optional[List[str]] = typer.Argument(None, help="Test names (default: all 58)."),
+    tests: list[str] | None = typer.Argument(None, help="Test names (default: all 58)."),
     detail: bool = typer.Option(False, "--detail", help="Print both event lists around the first mismatch."),
     summary: bool = typer.Option(False, "--summary",
                                  help="Also print the reference README's per-test table from tcplab's runs."),
-    ns2_extra: Optional[Path] = typer.Option(None, "--ns2-extra", metavar="DIR",
+    ns2_extra: Path | None = typer.Option(None, "--ns2-extra", metavar="DIR",
                                              help="Instead, run the EXTRA cases with the local ns-2 (traces in "
                                              "DIR) and compare."),
 ) -> None:
@@ -55,8 +54,8 @@ def red(
 @validate_app.command("mathis-table4")
 def mathis_table4(
     quick: bool = typer.Option(False, "--quick", help="The CI version: few points, seconds."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Local worker processes (default: all cores)."),
-    out: Optional[str] = typer.Option(None, "--out", help="Directory for the stores and the table "
+    workers: int | None = typer.Option(None, "--workers", help="Local worker processes (default: all cores)."),
+    out: str | None = typer.Option(None, "--out", help="Directory for the stores and the table "
                                       "(default: ./<design>-runs)."),
     profile: str = typer.Option("ns1", "--profile", help="Simulator options (default ns1)."),
     sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run the small sensitivity design (Reno "
@@ -82,11 +81,11 @@ def mathis_table4(
 def linux(
     quick: bool = typer.Option(False, "--quick", help="A small grid and short runs (a few minutes)."),
     docs: Path = typer.Option(Path("docs/validation"), "--docs", help="Where to write the pages."),
-    save: Optional[Path] = typer.Option(None, "--save", help="Also write every measurement to this JSON file."),
-    redo_tcplab: Optional[Path] = typer.Option(None, "--redo-tcplab", metavar="FILE",
+    save: Path | None = typer.Option(None, "--save", help="Also write every measurement to this JSON file."),
+    redo_tcplab: Path | None = typer.Option(None, "--redo-tcplab", metavar="FILE",
                                                help="Results saved with --save: simulate tcplab's side again, "
                                                "keep the kernel's, rewrite the pages."),
-    render: Optional[Path] = typer.Option(None, "--render", metavar="FILE",
+    render: Path | None = typer.Option(None, "--render", metavar="FILE",
                                           help="Results saved with --save: only rewrite the pages."),
 ) -> None:
     """The Linux kernel's TCP (through the emulator) against tcplab: docs/validation/linux.md and

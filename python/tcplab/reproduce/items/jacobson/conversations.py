@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import polars as pl
+
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, fmt, register
 from tcplab.reproduce.items.jacobson.startup import FOUR, PAPER, figure
 

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import polars as pl
+
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, register, rel
 
 PAPER = "jacobson"
@@ -182,7 +183,7 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         body.append([f"{n * 25}%", str(len(rtt)), f"{rtt.mean():.3f}", f"{rtt.std():.3f}", f"{res[n]['e793']:.2%}",
                      f"{res[n]['ea']:.2%}", f"{res[n]['w793']:.2f}", f"{res[n]['wa']:.2f}"])
     top = LOADS[-1]
-    checks = [Check(f"App. A's timer exceeded by an RTT sample (a spurious timeout), worst load",
+    checks = [Check("App. A's timer exceeded by an RTT sample (a spurious timeout), worst load",
                     f"{max(res[n]['ea'] for n in LOADS):.2%}", "at most 1% at every load",
                     max(res[n]["ea"] for n in LOADS) <= 0.01),
               Check(f"at {top * 25}% load, RFC 793's timer exceeded more often than App. A's",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import polars as pl
+
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, fmt, pct, register, rel
 from tcplab.reproduce.items.mathis.table4 import PAPER
 
@@ -124,6 +125,7 @@ def _s5_jobs(quick: bool) -> list[Job]:
 
 def _s5_evaluate(ctx: Context) -> Outcome:
     import numpy as np
+
     from tcplab.capture import analyze
 
     cross, seeds, over = _s5_design(ctx.quick)

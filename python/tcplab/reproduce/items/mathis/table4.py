@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import polars as pl
+
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, fmt, pct, register
 
 PAPER = "mathis"

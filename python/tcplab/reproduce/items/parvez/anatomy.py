@@ -226,7 +226,7 @@ def anatomy_checks(runs: list[dict], control: dict, paper: float) -> list[Check]
         Check(f"control (the same agents, Bernoulli loss {CONTROL_P:.0%}, p = {control['p']:.4f}): the NewReno "
               "model's error with the paper's inputs", f"{control['e_model']:.1%}",
               f"at most {paper + 0.05:.1%} (the paper's {paper:.1%} + 5 points)", control["e_model"] <= paper + 0.05),
-        Check(f"control: packets lost per loss event against q = p's (Eq. 5 with W of Eq. 14)",
+        Check("control: packets lost per loss event against q = p's (Eq. 5 with W of Eq. 14)",
               f"{control['m_mean']:.2f} vs {control['m_qp']:.2f}", "within 0.2", abs(control["m_mean"] - control["m_qp"]) <= 0.2),
         Check("every run: the NewReno flow's share of loss events ending in a timeout against Eq. 24's own rule on "
               "each loss event's window W and losses m (the sender times out no more than the model's mechanism "

@@ -19,7 +19,10 @@ def test_render_writes_both_pages_from_the_saved_measurements(tmp_path):
     emulation = (tmp_path / "emulation.md").read_text()
     assert saved["header"] in linux and saved["header"] in emulation
     for c in validate.cells(saved["rows"]):
-        assert f"| {c['cc']} | {c['rtt_ms']} | {c['p']:g} | {c['linux_bps'] / 1e6:.3f} | {c['tcplab_bps'] / 1e6:.3f} | {c['ratio']:.3f} |" in linux
+        assert (
+            f"| {c['cc']} | {c['rtt_ms']} | {c['p']:g} | {c['linux_bps'] / 1e6:.3f} | {c['tcplab_bps'] / 1e6:.3f} | {c['ratio']:.3f} |"
+            in linux
+        )
 
 
 def test_redo_tcplab_reruns_the_simulation_and_keeps_the_kernel(tmp_path):
@@ -31,7 +34,9 @@ def test_redo_tcplab_reruns_the_simulation_and_keeps_the_kernel(tmp_path):
         r["tcplab_bps"] = -1.0
     src.write_text(json.dumps(saved))
     out = tmp_path / "redone.json"
-    assert validate.main(["--redo-tcplab", str(src), "--save", str(out), "--docs", str(tmp_path / "docs")]) == 0
+    assert (
+        validate.main(["--redo-tcplab", str(src), "--save", str(out), "--docs", str(tmp_path / "docs")]) == 0
+    )
     redone = json.loads(out.read_text())
     cc_of = dict(validate.CCS)
     for before, after in zip(saved["rows"], redone["rows"]):

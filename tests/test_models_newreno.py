@@ -88,9 +88,13 @@ def test_integer_window_is_eq29_at_the_rounded_up_window() -> None:
     assert math.ceil(nr.window(p, 0.0)) == w
     pto = nr.timeout_probability(p, 0.0, w)
     n = w / 2 + 1.5 + (1 - pto)
-    hand = 8 * mss * (1 / p) / (n * rtt + pto * ((1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt))
+    hand = (
+        8 * mss * (1 / p) / (n * rtt + pto * ((1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt))
+    )
     assert nr.throughput_full(mss, rtt, p, 0.0, rto, integer_window=True) == pytest.approx(hand, rel=1e-12)
-    assert nr.throughput_full(mss, rtt, p, 0.0, rto, integer_window=True) != nr.throughput_full(mss, rtt, p, 0.0, rto)
+    assert nr.throughput_full(mss, rtt, p, 0.0, rto, integer_window=True) != nr.throughput_full(
+        mss, rtt, p, 0.0, rto
+    )
 
 
 def test_eq14_window_and_limits() -> None:
@@ -185,11 +189,17 @@ def test_full_with_a_given_timeout_probability() -> None:
     printed formula worked by hand at p_TO = 0 and 1 (p = 0.01, q = 0: W = 14.829)."""
     p, rtt, rto, mss = 0.01, 0.1, 0.3, 1000
     assert nr.throughput_full(mss, rtt, p, p, rto, p_to=nr.timeout_probability(p, p)) == pytest.approx(
-        nr.throughput_full(mss, rtt, p, p, rto), rel=1e-12)
+        nr.throughput_full(mss, rtt, p, p, rto), rel=1e-12
+    )
     w = (-5 * p + math.sqrt(p * (24 + 49 * p))) / (3 * p)
     assert w == pytest.approx(14.8291, abs=1e-4)
     no_to = 8 * mss * (1 / p) / ((w / 2 + 1.5 + 1) * rtt)
-    all_to = 8 * mss * (1 / p) / ((w / 2 + 1.5) * rtt + (1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt)
+    all_to = (
+        8
+        * mss
+        * (1 / p)
+        / ((w / 2 + 1.5) * rtt + (1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt)
+    )
     assert nr.throughput_full(mss, rtt, p, 0.0, rto, p_to=0.0) == pytest.approx(no_to, rel=1e-12)
     assert nr.throughput_full(mss, rtt, p, 0.0, rto, p_to=1.0) == pytest.approx(all_to, rel=1e-12)
     assert no_to == pytest.approx(806_894, rel=1e-5)  # 100 segments of 8000 bits per (W/2 + 5/2) R = 0.9915 s

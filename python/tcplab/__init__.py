@@ -38,8 +38,24 @@ if TYPE_CHECKING:
 __all__ = ["run", "resolve", "RunResult", "ScenarioError", "__version__"]
 
 #: The subpackages and modules that `tcplab.<name>` loads on first use.
-SUBMODULES = ("advise", "capture", "cli", "columns", "emulate", "fit", "models", "plots", "report", "reproduce",
-              "results", "simulation", "sweep", "tables", "units", "validation")
+SUBMODULES = (
+    "advise",
+    "capture",
+    "cli",
+    "columns",
+    "emulate",
+    "fit",
+    "models",
+    "plots",
+    "report",
+    "reproduce",
+    "results",
+    "simulation",
+    "sweep",
+    "tables",
+    "units",
+    "validation",
+)
 
 
 def __getattr__(name: str) -> Any:

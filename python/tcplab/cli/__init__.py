@@ -24,8 +24,19 @@ if TYPE_CHECKING:
 
 EXPORTS = {
     **dict.fromkeys(("DEFAULT_TRACES", "app", "main", "traces_enabled", "write_traces"), "commands"),
-    **dict.fromkeys(("ctrl_c", "ctrl_c_seen", "fail", "interrupted", "parse_sets", "read_scenario_arg",
-                     "remember_ctrl_c", "write_atomically"), "common"),
+    **dict.fromkeys(
+        (
+            "ctrl_c",
+            "ctrl_c_seen",
+            "fail",
+            "interrupted",
+            "parse_sets",
+            "read_scenario_arg",
+            "remember_ctrl_c",
+            "write_atomically",
+        ),
+        "common",
+    ),
 }
 
 __all__ = sorted(EXPORTS)

@@ -82,8 +82,15 @@ class FlowEnds:
 class Endpoints:
     """Every flow's sender and sink, as threads timed by `clock` (emulated seconds)."""
 
-    def __init__(self, flows: list[KernelFlow], ends: list[Ends], starts: list[float], warmup: float,
-                 duration: float, clock: Callable[[], float]):
+    def __init__(
+        self,
+        flows: list[KernelFlow],
+        ends: list[Ends],
+        starts: list[float],
+        warmup: float,
+        duration: float,
+        clock: Callable[[], float],
+    ):
         self.flows = [FlowEnds(kf, e, s) for kf, e, s in zip(flows, ends, starts)]
         self.warmup = warmup
         self.duration = duration
@@ -116,14 +123,20 @@ class Endpoints:
                     s.setsockopt(socket.IPPROTO_TCP, _TCP_CONGESTION, fe.kf.congestion_control.encode())
                 except OSError as e:
                     s.close()
-                    raise EmulationError(f"flows[{fe.kf.index}].cc: the kernel refused "
-                                         f"{fe.kf.congestion_control!r} ({e.strerror})") from None
+                    raise EmulationError(
+                        f"flows[{fe.kf.index}].cc: the kernel refused "
+                        f"{fe.kf.congestion_control!r} ({e.strerror})"
+                    ) from None
                 s.bind((sender_ip(fe.kf.index), 0))
             fe.sender = s
         for fe in self.flows:
             for target in (self._sink, self._send):
-                t = threading.Thread(target=target, args=(fe,), daemon=True,
-                                     name=f"tcplab-emulate-{target.__name__}-{fe.kf.index}")
+                t = threading.Thread(
+                    target=target,
+                    args=(fe,),
+                    daemon=True,
+                    name=f"tcplab-emulate-{target.__name__}-{fe.kf.index}",
+                )
                 t.start()
                 self._threads.append(t)
         sampler = threading.Thread(target=self._sample, daemon=True, name="tcplab-emulate-sampler")

@@ -175,8 +175,9 @@ class Network:
                 try:
                     path.write_text(value)
                 except OSError as e:
-                    raise EmulationError(f"cannot set {key} = {value} in the flow's namespace: "
-                                         f"{e.strerror}") from None
+                    raise EmulationError(
+                        f"cannot set {key} = {value} in the flow's namespace: {e.strerror}"
+                    ) from None
 
     def _device(self, name: str, ns: str, kf: KernelFlow, address: str, peer: str, route: list[str]) -> int:
         fd = _tun(name)

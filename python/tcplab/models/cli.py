@@ -57,7 +57,11 @@ class _ModelCommand(TyperCommand):
         except click_errors.NoSuchOption as e:
             _fail(f"unknown parameter {e.option_name} for model {model.name} (expected {flags})")
         except click_errors.BadOptionUsage as e:
-            _fail(f"{e.option_name}: missing value" if "requires an argument" in e.message else e.format_message())
+            _fail(
+                f"{e.option_name}: missing value"
+                if "requires an argument" in e.message
+                else e.format_message()
+            )
         except click_errors.UsageError as e:
             _fail(f"model {model.name}: {e.format_message()} (expected {flags})")
 
@@ -100,7 +104,9 @@ class _ModelGroup(TyperGroup):
         from tcplab.models.catalog import MODELS
 
         if args and not args[0].startswith("-") and args[0] not in MODELS:
-            _fail(f"unknown model {args[0]!r} (expected one of: {', '.join(MODELS)}; see tcplab model --list)")
+            _fail(
+                f"unknown model {args[0]!r} (expected one of: {', '.join(MODELS)}; see tcplab model --list)"
+            )
         return super().resolve_command(ctx, args)
 
 
@@ -140,14 +146,29 @@ def _command(model):
             default = typer.Option(False, p.flag, help=p.help)
             annotations[p.name] = bool
         else:
-            default = typer.Option(None, p.flag, metavar=p.kind.upper(), show_default=False,
-                                   help=f"{p.help} \\[{p.describe_default()}]")
+            default = typer.Option(
+                None,
+                p.flag,
+                metavar=p.kind.upper(),
+                show_default=False,
+                help=f"{p.help} \\[{p.describe_default()}]",
+            )
             annotations[p.name] = Optional[str]
-        params.append(inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=annotations[p.name]))
-    params.append(inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY,
-                                    default=typer.Option(False, "--json", help="Print one JSON document (SI units; "
-                                                         "NaN and infinities as null)."), annotation=bool))
+        params.append(
+            inspect.Parameter(
+                p.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[p.name]
+            )
+        )
+    params.append(
+        inspect.Parameter(
+            "json_out",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=typer.Option(
+                False, "--json", help="Print one JSON document (SI units; NaN and infinities as null)."
+            ),
+            annotation=bool,
+        )
+    )
     annotations["json_out"] = bool
     command.__signature__ = inspect.Signature(params)
     command.__annotations__ = annotations
@@ -165,7 +186,7 @@ def _domain_message(model, message: str) -> str:
             label = model.param(flag).flag
             if flag != name:
                 label += f" ({name})"
-            return f"{label}{message[len(name):]}"
+            return f"{label}{message[len(name) :]}"
     return message
 
 
@@ -200,9 +221,13 @@ def _print_list() -> None:
     table.add_column("default", no_wrap=True)
     table.add_column("meaning")
     for m in MODELS.values():
-        table.add_row(f"[bold cyan]{m.name}[/]", "", "", f"[cyan]{m.summary}[/] [dim]({m.source})[/]", end_section=False)
+        table.add_row(
+            f"[bold cyan]{m.name}[/]", "", "", f"[cyan]{m.summary}[/] [dim]({m.source})[/]", end_section=False
+        )
         for i, p in enumerate(m.params):
-            table.add_row("  " + p.flag, p.kind, p.describe_default(), p.help, end_section=i == len(m.params) - 1)
+            table.add_row(
+                "  " + p.flag, p.kind, p.describe_default(), p.help, end_section=i == len(m.params) - 1
+            )
     Console().print(table)
 
 
@@ -264,8 +289,13 @@ def _run_model(model, inputs: dict[str, Any], as_json: bool) -> None:
 def register(app: typer.Typer) -> None:
     """Add the `model` and `plot-models` commands to the main app."""
 
-    model_app = typer.Typer(cls=_ModelGroup, help=_MODEL_HELP, invoke_without_command=True,
-                            add_completion=False, pretty_exceptions_enable=False)
+    model_app = typer.Typer(
+        cls=_ModelGroup,
+        help=_MODEL_HELP,
+        invoke_without_command=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
 
     @model_app.callback()
     def model_callback(

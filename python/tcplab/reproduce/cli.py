@@ -10,12 +10,21 @@ import typer
 def reproduce(
     paper: str = typer.Argument(..., help="jacobson, mathis, barakat, parvez, ns2 or all."),
     quick: bool = typer.Option(False, "--quick", help="Every item at reduced size (minutes; the CI form)."),
-    out: Path = typer.Option(Path("reproduce-out"), "--out", "-o",
-                             help="Output folder: report.html, report.md, results.json, the stores (resumable)."),
-    workers: int | None = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
+    out: Path = typer.Option(
+        Path("reproduce-out"),
+        "--out",
+        "-o",
+        help="Output folder: report.html, report.md, results.json, the stores (resumable).",
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", "-j", help="Local worker processes (default: all cores)."
+    ),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
-    progress: bool = typer.Option(True, "--progress/--no-progress",
-                                  help="Show progress on stderr: a bar on a terminal, plain lines otherwise."),
+    progress: bool = typer.Option(
+        True,
+        "--progress/--no-progress",
+        help="Show progress on stderr: a bar on a terminal, plain lines otherwise.",
+    ),
 ) -> None:
     """Reproduce the tables and figures of a paper (or of all): tcplab's numbers beside the paper's.
 
@@ -41,7 +50,10 @@ def reproduce(
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2)
     except KeyboardInterrupt:
-        typer.echo(f"stopped: re-run the same command to resume (finished runs are kept in {out / 'store'})", err=True)
+        typer.echo(
+            f"stopped: re-run the same command to resume (finished runs are kept in {out / 'store'})",
+            err=True,
+        )
         raise typer.Exit(130)
     width = max(len(r.item.ref) for r in rep.reports)
     for r in rep.reports:
@@ -49,9 +61,12 @@ def reproduce(
     counts = {}
     for r in rep.reports:
         counts[r.status] = counts.get(r.status, 0) + 1
-    typer.echo(f"{len(rep.reports)} items: " + ", ".join(f"{n} {s}" for s, n in counts.items())
-               + f"; {rep.runs} simulations run, {rep.stored} found stored; {rep.seconds:.0f} s; "
-               f"report: {out / 'report.html'}")
+    typer.echo(
+        f"{len(rep.reports)} items: "
+        + ", ".join(f"{n} {s}" for s, n in counts.items())
+        + f"; {rep.runs} simulations run, {rep.stored} found stored; {rep.seconds:.0f} s; "
+        f"report: {out / 'report.html'}"
+    )
     for r in rep.failed:
         for c in r.outcome.checks:
             if not c.passed:

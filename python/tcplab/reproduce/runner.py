@@ -139,7 +139,9 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
                 bar.stop()
         if failed:
             key, err = next(iter(failed.items()))
-            raise RuntimeError(f"{len(failed)} simulations failed, e.g. {', '.join(owners[key])} run {key}: {err}")
+            raise RuntimeError(
+                f"{len(failed)} simulations failed, e.g. {', '.join(owners[key])} run {key}: {err}"
+            )
         return done, found
     finally:
         for item_id, store in stores.items():
@@ -153,8 +155,15 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             store.close()
 
 
-def reproduce(paper: str = "all", out: str | Path = "reproduce-out", *, quick: bool = False,
-              workers: int | None = None, scheduler: str | None = None, progress: bool = True) -> Reproduction:
+def reproduce(
+    paper: str = "all",
+    out: str | Path = "reproduce-out",
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> Reproduction:
     """Runs (or resumes) every item of `paper` into `out` and writes the report there."""
     from tcplab import results
     from tcplab.reproduce import report

@@ -33,10 +33,14 @@ if TYPE_CHECKING:
 
 #: Each public name and the part that defines it.
 EXPORTS = {
-    **dict.fromkeys(("MAX_RUNS", "Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key", "uniform"), "plan"),
+    **dict.fromkeys(
+        ("MAX_RUNS", "Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key", "uniform"), "plan"
+    ),
     **dict.fromkeys(("execute", "pcap_into", "run_local"), "local"),
-    **dict.fromkeys(("CHUNK_SECONDS", "Chunk", "check_scheduler", "dask_client", "execute_chunk", "run_on_dask",
-                     "warm"), "cluster"),
+    **dict.fromkeys(
+        ("CHUNK_SECONDS", "Chunk", "check_scheduler", "dask_client", "execute_chunk", "run_on_dask", "warm"),
+        "cluster",
+    ),
     **dict.fromkeys(("PlainProgress", "progress_bar"), "progress"),
     **dict.fromkeys(("Outcome", "run_sweep"), "runner"),
 }

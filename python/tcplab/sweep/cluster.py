@@ -21,7 +21,9 @@ def check_scheduler(address: str) -> None:
             if not host or not 0 < port < 65536:
                 raise ValueError(f"port {port} out of range" if host else "no host")
     except (ValueError, TypeError) as e:
-        raise SweepError(f"--scheduler {address!r}: not a scheduler address ({e}; expected tcp://HOST:PORT)") from None
+        raise SweepError(
+            f"--scheduler {address!r}: not a scheduler address ({e}; expected tcp://HOST:PORT)"
+        ) from None
 
 
 def dask_client(scheduler: str):

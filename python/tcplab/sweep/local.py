@@ -62,7 +62,9 @@ def pcap_into(folder: Path, resolved: Mapping[str, Any]) -> dict[str, Any]:
     """Overrides that write a run's pcap captures with relative file names into its trace folder
     (`--trace-out DIR`: DIR/<run key>/<file>), so the runs of a sweep do not overwrite one file in
     the working directory. Absolute names are left as they are; the run key does not change."""
-    caps = [{k: v for k, v in c.items() if v is not None} for c in (resolved.get("trace") or {}).get("pcap") or []]
+    caps = [
+        {k: v for k, v in c.items() if v is not None} for c in (resolved.get("trace") or {}).get("pcap") or []
+    ]
     moved = False
     for cap in caps:
         name = str(cap.get("file", ""))
@@ -115,8 +117,9 @@ def run_local(tasks: list, workers: int):
     import concurrent.futures as cf
     import multiprocessing as mp
 
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                  initializer=_worker_init)
+    pool = cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_worker_init
+    )
     pending: set = set()
     it = iter(tasks)
     try:

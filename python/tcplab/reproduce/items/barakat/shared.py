@@ -20,8 +20,13 @@ def chain(hops, duration: str) -> dict:
     d = (T - svc) / 2
     spec = [{"rate": r, "delay": 0.0, "queue": {"limit": b}} for r, b in hops]
     spec[-1]["delay"] = round(d, 9)
-    return {"seed": 1, "duration": duration, "warmup": "100s", "network": {"chain": {"hops": spec}},
-            "flows": [{"tcp": "tahoe", "ack": "immediate", "mss": SIZE - 40, "header_bytes": 40}]}
+    return {
+        "seed": 1,
+        "duration": duration,
+        "warmup": "100s",
+        "network": {"chain": {"hops": spec}},
+        "flows": [{"tcp": "tahoe", "ack": "immediate", "mss": SIZE - 40, "header_bytes": 40}],
+    }
 
 
 # ---- shared by Figs 9-11, Eq. 4, Figs 5-8 and Fig. 2: ns-2's Tahoe on a generated path ---------------
@@ -54,7 +59,7 @@ def window_events(cw) -> list[tuple[float, float, float]]:
         return []
     cw = cw.sort("time_ns")
     c = cw["cwnd_bytes"].to_numpy() / MSS
-    s = cw["ssthresh_bytes"].fill_null(2 ** 50).to_numpy() / MSS
+    s = cw["ssthresh_bytes"].fill_null(2**50).to_numpy() / MSS
     t = cw["time_s"].to_numpy()
     idx = np.nonzero((c[1:] < c[:-1] - 1e-9) | (s[1:] != s[:-1]))[0] + 1
     return [(float(t[i]), float(c[i - 1]), float(s[i])) for i in idx]

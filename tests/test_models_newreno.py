@@ -230,3 +230,27 @@ def test_bad_input(call, message: str) -> None:
     with pytest.raises(ValueError) as info:
         call()
     assert message in str(info.value)
+
+
+
+def test_ratio_band_edges() -> None:
+    """`ratio_band`'s band is a run of grid rates where PFTK / NewReno exceeds the limit, bounded by
+    rates where it does not (or by the grid's ends), and it holds the rates asked about."""
+    from tcplab.models import pftk
+    from tcplab.models.newreno_paper import ratio_band
+
+    limit = 1.05
+    ps = [p for p in (1e-4 * (1100 ** (i / 2000)) for i in range(2001)) if float(nr.window(p, p)) >= 4]
+
+    def over(p: float) -> bool:
+        pftk_bps = float(pftk.full(1000, 0.1, p, 0.3))
+        return pftk_bps / float(nr.throughput_full(1000, 0.1, p, p, 0.3, integer_window=True)) > limit
+
+    lo, hi = ratio_band(limit, [0.02])
+    i, j = ps.index(lo), ps.index(hi)
+    assert 0 < i and lo <= 0.02 <= hi
+    assert all(over(p) for p in ps[i : j + 1])
+    assert not over(ps[i - 1])
+    assert j == len(ps) - 1 or not over(ps[j + 1])
+    # a rate outside every band gives NaNs
+    assert all(math.isnan(x) for x in ratio_band(1e9, [0.02]))

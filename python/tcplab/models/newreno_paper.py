@@ -114,14 +114,14 @@ def ratio_band(limit: float, inside: list[float]) -> tuple[float, float]:
         > limit
         for p in ps
     ]
+    # each rate with the one before it; the sentinel (inf, False) closes a band reaching the last rate
     bands, lo = [], None
-    for p, o in zip(ps + [math.inf], over + [False]):
+    for prev, p, o in zip([math.nan, *ps], [*ps, math.inf], [*over, False], strict=True):
         if o and lo is None:
             lo = p
         elif not o and lo is not None:
             bands.append((lo, prev))
             lo = None
-        prev = p
     for a, b in bands:
         if all(a <= x <= b for x in inside):
             return a, b

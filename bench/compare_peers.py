@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -71,7 +72,7 @@ def run_ns2(ns, n, duration):
         text=True,
         check=True,
     )
-    line = next(l for l in p.stdout.splitlines() if l.startswith("RESULT "))
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("RESULT "))
     kv = dict(x.split("=") for x in line.split()[1:])
     wall, pkts = float(kv["wall_s"]), int(kv["bottleneck_pkts"])
     return {"wall_s": wall, "pkts": pkts, "pps": pkts / wall}
@@ -83,7 +84,7 @@ def run_ns3(py, n, duration):
         capture_output=True,
         text=True,
     )
-    line = next((l for l in p.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(p.stdout + p.stderr)
         raise SystemExit(f"ns-3 run with {n} flows failed")
@@ -129,7 +130,7 @@ def main():
         if shutil.which(a.ns3_python) is None:
             raise SystemExit(f"error: NS3_PYTHON={a.ns3_python!r} is not an executable interpreter")
 
-    load = open("/proc/loadavg").read().split()[:3]
+    load = Path("/proc/loadavg").read_text().split()[:3]
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
     ).stdout.strip()
@@ -164,7 +165,7 @@ def main():
     print()
     print(
         f"medians over {a.rounds} rounds; ratios are medians of the per-round ratios "
-        f"(load at the end {' '.join(open('/proc/loadavg').read().split()[:3])})"
+        f"(load at the end {' '.join(Path('/proc/loadavg').read_text().split()[:3])})"
     )
     cols = "".join(f" {s + ' pkt/s':>14}" for s in names)
     rats = "".join(f" {'tcplab/' + s:>13}" for s in names[1:])
@@ -172,7 +173,9 @@ def main():
     for n in a.flows:
         med = {s: statistics.median(x["pps"] for x in res[(s, n)]) for s in names}
         ratios = [
-            statistics.median(t["pps"] / p["pps"] for t, p in zip(res[("tcplab", n)], res[(s, n)]))
+            statistics.median(
+                t["pps"] / p["pps"] for t, p in zip(res[("tcplab", n)], res[(s, n)], strict=True)
+            )
             for s in names[1:]
         ]
         print(

@@ -307,7 +307,7 @@ def run_ns3(exe, ntcp, size, rate, devq=1):
         capture_output=True,
         text=True,
     )
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stdout[-2000:] + out.stderr[-4000:])
         raise SystemExit(f"ns-3 run failed (exit {out.returncode})")
@@ -410,7 +410,7 @@ def run_tcplab(ntcp, size, rate, devq):
         capture_output=True,
         text=True,
     )
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stderr[-4000:])
         raise SystemExit("tcplab run failed")
@@ -440,7 +440,7 @@ def markdown(rows):
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
             ns3, one, zero = (r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0"))
-            ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"
+            ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
             mark = " *" if key in TARGETS else ""
             lines.append(

@@ -347,7 +347,7 @@ def run_ns3(cc, delay_ms, p, seed, every=0, delack_ms=DELACK_MS, env=None):
         text=True,
         env={**os.environ, "NS3_DELACK_MS": str(delack_ms), **(env or {})},
     )
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stdout[-2000:] + out.stderr[-4000:])
         raise SystemExit(f"ns-3 run {cc} {delay_ms} ms p={p} seed {seed} failed (exit {out.returncode})")
@@ -430,7 +430,7 @@ def run_tcplab_scenario(scenario):
         "'mean_cwnd': area / (r.duration_s - r.warmup_s) / 1448}))"
     )
     out = subprocess.run([TCPLAB_PYTHON, "-c", code, json.dumps(scenario)], capture_output=True, text=True)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stderr[-4000:])
         raise SystemExit("tcplab run failed")
@@ -551,7 +551,7 @@ def _explain_scenario(cc, seed, extra=None, full_linux=False, trace_links=False)
 
 def _spans(rows, key, t0=WARMUP, t1=DURATION):
     """(value of key, seconds it held) over [t0, t1] for state rows [(t, {...}), ...] in time order."""
-    for (ta, a), (tb, _) in zip(rows, rows[1:] + [(t1, None)]):
+    for (ta, a), (tb, _) in zip(rows, rows[1:] + [(t1, None)], strict=True):
         lo, hi = max(ta, t0), min(tb, t1)
         if hi > lo:
             yield a, hi - lo
@@ -716,7 +716,7 @@ def explain_tcplab(cc, seed, extra=None):
     head = lines[0].split(",")
     rows, rtos, last_n, last_rto = [], [], 0, None
     for line in lines[1:]:
-        a = dict(zip(head, line.split(",")))
+        a = dict(zip(head, line.split(","), strict=True))
         t = float(a["t_s"])
         if int(a["timeouts"]) > last_n:
             rtos.append((t, last_rto))
@@ -860,7 +860,7 @@ def findings(results):
         if results["kernel"]:
             kr = [r["ns3"]["goodput_bps"] / r["kernel"]["goodput_bps"] for r, _ in lossy]
             tk = [r["tcplab_linux"]["goodput_bps"] / r["kernel"]["goodput_bps"] for r, _ in lossy]
-            far, fk = max(zip([r for r, _ in lossy], tk), key=lambda x: abs(x[1] - 1))
+            far, fk = max(zip([r for r, _ in lossy], tk, strict=True), key=lambda x: abs(x[1] - 1))
             text += (
                 f"The kernel sides with tcplab: through the same losses Linux moves {1 / max(kr):.2f} to "
                 f"{1 / min(kr):.2f} times ns-3's goodput (ns-3 is {min(kr):.2f} to {max(kr):.2f} times the "

@@ -135,7 +135,7 @@ def main():
                             c0, t0 = cpu_seconds(procs + workers), time.perf_counter()
                             res.setdefault((kind, w), []).append(measure(scheduler=address))
                             c1, wall = cpu_seconds(procs + workers), time.perf_counter() - t0
-                            used = [b - a for a, b in zip(c0, c1)]
+                            used = [b - a for a, b in zip(c0, c1, strict=True)]
                             print(kind, w, res[(kind, w)][-1], flush=True)
                             print(
                                 f"  CPU seconds in {wall:.2f} s wall: scheduler {used[0]:.2f}, workers (with "
@@ -162,7 +162,7 @@ def main():
         two = [x for x, _ in res[(kind, 2)]]
         cpu1 = sum(c for _, c in res[(kind, 1)]) / len(one)
         cpu2 = sum(c for _, c in res[(kind, 2)]) / len(two)
-        speed = " / ".join(f"{b / a:.2f}" for a, b in zip(one, two))
+        speed = " / ".join(f"{b / a:.2f}" for a, b in zip(one, two, strict=True))
         print(
             f"| {kind} | {' / '.join(f'{x:.1f}' for x in one)} | {' / '.join(f'{x:.1f}' for x in two)} | "
             f"{speed} | {1e3 * cpu1:.1f} / {1e3 * cpu2:.1f} ms |"

@@ -136,7 +136,7 @@ def test_the_linux_fixture_agrees_with_the_kernel():
     assert a.connections.height == 1
     assert d["segments_retransmitted"] == kernel["tcp_info"]["total_retrans"]
     assert d["bytes_acked"] == kernel["bytes"]
-    assert "retrans:0/%d" % kernel["tcp_info"]["total_retrans"] in kernel["ss"]
+    assert f"retrans:0/{kernel['tcp_info']['total_retrans']}" in kernel["ss"]
 
 
 def test_cli_table_json_and_out(tmp_path):

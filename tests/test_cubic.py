@@ -66,7 +66,7 @@ def test_simulated_cubic_windows_follow_w_cubic_epoch_by_epoch():
     # Reductions: where ssthresh changes; the window just before is W_max.
     cuts = [i for i in range(1, len(rows)) if rows[i][2] != rows[i - 1][2]]
     checked = 0
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts, cuts[1:], strict=False):
         if rows[a][0] < 40:
             continue
         w_max = rows[a - 1][1] / mss
@@ -81,7 +81,7 @@ def test_simulated_cubic_windows_follow_w_cubic_epoch_by_epoch():
         # RTT after it and looked at one RTT ahead.
         t_red = rows[a][0]
         k = ((w_max - ssthresh) / 0.4) ** (1 / 3)
-        curve = lambda t: 0.4 * (t - k) ** 3 + w_max  # noqa: E731
+        curve = lambda t: 0.4 * (t - k) ** 3 + w_max  # noqa: E731, B023 -- called in this iteration only
         for t, cwnd, _ in rows[a:b:50]:
             if t - t_red < 0.3:
                 continue

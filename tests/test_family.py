@@ -353,4 +353,6 @@ def test_models_app_a_estimator_agrees_with_the_simulators():
     for _ in range(50):
         samples = [rng.randint(1, 400) for _ in range(rng.randint(1, 40))]
         sa, sv, rto = jacobson.rto_series(samples)
-        assert _core.jacobson_series(samples) == list(zip(sa.tolist(), sv.tolist(), rto.tolist()))
+        assert _core.jacobson_series(samples) == list(
+            zip(sa.tolist(), sv.tolist(), rto.tolist(), strict=True)
+        )

@@ -45,7 +45,7 @@ def test_old_names_of_the_sweep_module_still_resolve():
     assert sw.run_sweep is importlib.import_module("tcplab.sweep.runner").run_sweep
     assert sw._uniform is sw.uniform and sw._warm is sw.warm
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        sw.nothing
+        sw.nothing  # noqa: B018 -- the attribute access is the code under test (it raises)
 
 
 def test_import_tcplab_then_attributes_load_the_subpackages():

@@ -24,7 +24,9 @@ def _full_kbps(p: float, rtt_ms: float, q: float | None = None) -> float:
     return table_iv_model_kbps(p, rtt_ms, q)
 
 
-@pytest.mark.parametrize(("row", "ours"), list(zip(TABLE_IV, OURS_KBPS)), ids=[r[0] for r in TABLE_IV])
+@pytest.mark.parametrize(
+    ("row", "ours"), list(zip(TABLE_IV, OURS_KBPS, strict=True)), ids=[r[0] for r in TABLE_IV]
+)
 def test_table_iv_model_column(row, ours: float) -> None:
     """Table IV "Model" column from the measured LER and RTT with q = p, RTO = 3R.
 
@@ -169,7 +171,7 @@ def test_noto_approaches_square_root_law_as_q_to_0() -> None:
     p = 1e-4
     at0 = nr.throughput_noto(mss, rtt, p, 0.0)
     gaps = [abs(nr.throughput_noto(mss, rtt, p, q) - at0) for q in (1e-3, 1e-4, 1e-5, 1e-6)]
-    assert all(a > b for a, b in zip(gaps, gaps[1:]))
+    assert all(a > b for a, b in zip(gaps, gaps[1:], strict=False))
     assert gaps[-1] / at0 < 1e-5
     assert nr.throughput_noto(mss, rtt, p, 0.1) < at0
 
@@ -232,7 +234,6 @@ def test_bad_input(call, message: str) -> None:
     assert message in str(info.value)
 
 
-
 def test_ratio_band_edges() -> None:
     """`ratio_band`'s band is a run of grid rates where PFTK / NewReno exceeds the limit, bounded by
     rates where it does not (or by the grid's ends), and it holds the rates asked about."""
@@ -248,7 +249,7 @@ def test_ratio_band_edges() -> None:
 
     lo, hi = ratio_band(limit, [0.02])
     i, j = ps.index(lo), ps.index(hi)
-    assert 0 < i and lo <= 0.02 <= hi
+    assert i > 0 and lo <= 0.02 <= hi
     assert all(over(p) for p in ps[i : j + 1])
     assert not over(ps[i - 1])
     assert j == len(ps) - 1 or not over(ps[j + 1])

@@ -89,7 +89,7 @@ def test_a_fast_retransmission_lost_in_recovery():
     )
     seqs, rtx = sends["seq"].to_list(), sends["retransmit"].to_list()
     first = seqs[600]  # the packet of arrival 601
-    fr = next(i + 1 for i, (s, x) in enumerate(zip(seqs, rtx)) if x and s == first)
+    fr = next(i + 1 for i, (s, x) in enumerate(zip(seqs, rtx, strict=True)) if x and s == first)
     a, flow, _ = anatomy(DROPS + [601, 603, fr])
     assert (flow["loss_events"], flow["fast_retransmits"], flow["timeouts"]) == (4, 2, 4)
     assert a["classes"] == {"d": 1, "e": 1, "b": 1, "a": 1}

@@ -69,7 +69,7 @@ def test_reference_lines_name_their_constants():
 
 def many_groups() -> pl.DataFrame:
     rows = []
-    for i, delay in enumerate([0.003, 0.01, 0.03, 0.1, 0.3]):
+    for delay in [0.003, 0.01, 0.03, 0.1, 0.3]:
         for mss in (536, 1460, 4312):
             for tcp in ("reno", "tahoe", "sack"):
                 for p in (1e-3, 1e-2):

@@ -148,7 +148,7 @@ def test_every_paper_scenario_runs_on_its_own(name, tmp_path, monkeypatch):
         for f in resolved["flows"]
     ]
     assert r.links["packets_sent"].sum() > 0
-    assert all(sent > 0 for sent, s in zip(r.flows["segments_sent"], started) if s)
+    assert all(sent > 0 for sent, s in zip(r.flows["segments_sent"], started, strict=True) if s)
 
 
 def test_the_package_does_not_read_the_repository(tmp_path):

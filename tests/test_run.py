@@ -40,7 +40,7 @@ def test_run_returns_polars_tables_with_the_documented_columns():
     f = r.flows.row(0, named=True)
     # A single Reno flow fills a 10 Mbit/s link: goodput = payload share of the line rate.
     assert 0.9 * 10e6 * 1460 / 1500 < f["goodput_bps"] <= 10e6 * 1460 / 1500
-    links = {l["link"]: l for l in r.links.iter_rows(named=True)}
+    links = {k["link"]: k for k in r.links.iter_rows(named=True)}
     assert links["hop0.fwd"]["utilization"] > 0.95
     assert links["hop0.fwd"]["drops_queue"] > 0  # drop-tail overflow drives the CA cycle
 
@@ -214,7 +214,7 @@ def test_cli_tables_fit_80_columns_when_piped(cli):
         for f in doc["flows"]:
             cell = f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}"
             assert any(re.search(rf"(^|\s){re.escape(cell)}(\s|$)", line) for line in lines), cell
-        busiest = max(doc["links"], key=lambda l: l["packets_sent"])
+        busiest = max(doc["links"], key=lambda k: k["packets_sent"])
         assert any(busiest["link"] in line and str(busiest["packets_sent"]) in line for line in lines)
         # headers are not split inside a word
         assert "packe" not in r.stdout.replace("packets", "")
@@ -314,7 +314,7 @@ def test_background_traffic_is_reported_per_group(root):
     r = tcplab.run(root / "scenarios/parvez-background.toml", duration="20s", warmup="5s")
     t = r.traffic
     assert set(t["name"]) == {"http", "ftp"}
-    assert dict(zip(t["name"], t["sources"])) == {"http": 75, "ftp": 25}
+    assert dict(zip(t["name"], t["sources"], strict=True)) == {"http": 75, "ftp": 25}
     assert (t["goodput_bps"] > 0).all()
     assert r.flows.height == 2  # foreground flows one by one, background in aggregate
     assert tcplab.run(ONE_HOP).traffic.is_empty()
@@ -374,7 +374,7 @@ def test_ns2_and_native_sack_agree_on_the_instruments_and_the_fit():
         ]
         frames[profile or "native"] = pl.concat(rows)
     ns2, native = frames['profile = "ns2"\n'], frames["native"]
-    for a, b in zip(ns2.get_column("p"), native.get_column("p")):
+    for a, b in zip(ns2.get_column("p"), native.get_column("p"), strict=True):
         assert a == pytest.approx(b, rel=0.15)
     fits = {
         k: fit(v, by=["tcp"], include_timeouts=True)[0].row(0, named=True)

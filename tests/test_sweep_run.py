@@ -83,7 +83,10 @@ def test_rows_hold_every_input_and_output(tmp_path):
     direct = __import__("tcplab").run(BASE, run.sets).flows.row(0, named=True)
     assert {k: row[k] for k in direct} == direct
     # the zipped axis kept its pairs
-    assert set(zip(df["flows.0.tcp"], df["flows.0.ack"])) == {("reno", "delayed"), ("tahoe", "immediate")}
+    assert set(zip(df["flows.0.tcp"], df["flows.0.ack"], strict=True)) == {
+        ("reno", "delayed"),
+        ("tahoe", "immediate"),
+    }
 
 
 def test_same_sweep_gives_byte_identical_rows_and_a_rerun_skips(tmp_path):

@@ -177,7 +177,7 @@ def test_models_outside_their_stated_domain_say_so(args, expected):
     out = subprocess.run([*TCLI, "model", *args, "--json"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     warnings = json.loads(out.stdout)["warnings"]
-    assert len(warnings) == len(expected) and all(e in w for e, w in zip(expected, warnings))
+    assert len(warnings) == len(expected) and all(e in w for e, w in zip(expected, warnings, strict=True))
     table = subprocess.run([*TCLI, "model", *args], capture_output=True, text=True)
     assert table.stderr.count("warning: ") == len(expected)
 

@@ -31,15 +31,16 @@ def from_docs(text: str) -> dict[str, dict[str, dict[str, str]]]:
     for line in text.splitlines():
         if m := re.match(r"^### (\w+)$", line):
             section = m.group(1)
-        elif section and (
-            m := re.match(r"^\|\s*(\w+)\s*\|\s*([\w?]+)\s*\|\s*([^|]*?)\s*\|\s*(.*?)\s*\|$", line)
+        elif (
+            section
+            and (m := re.match(r"^\|\s*(\w+)\s*\|\s*([\w?]+)\s*\|\s*([^|]*?)\s*\|\s*(.*?)\s*\|$", line))
+            and m.group(1) != "column"
         ):
-            if m.group(1) != "column":
-                out.setdefault(section, {})[m.group(1)] = {
-                    "type": m.group(2),
-                    "unit": m.group(3).strip(),
-                    "meaning": m.group(4).strip(),
-                }
+            out.setdefault(section, {})[m.group(1)] = {
+                "type": m.group(2),
+                "unit": m.group(3).strip(),
+                "meaning": m.group(4).strip(),
+            }
     return out
 
 

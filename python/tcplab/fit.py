@@ -134,7 +134,7 @@ def groups_of(df: pl.DataFrame, by: Sequence[str]) -> list[tuple[dict, pl.DataFr
         return [({}, df)]
     parts = df.partition_by(list(by), as_dict=True, maintain_order=True)
     keys = sorted(parts, key=lambda k: tuple((v is None, v) for v in k))
-    return [(dict(zip(by, k)), parts[k]) for k in keys]
+    return [(dict(zip(by, k, strict=True)), parts[k]) for k in keys]
 
 
 def _fit_one(x: np.ndarray, y: np.ndarray, level: float) -> dict:

@@ -211,7 +211,7 @@ def plot(
 
     colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
     lo_p, hi_p = frame["p_used"].min(), frame["p_used"].max()
-    for ax, (panel_key, pf) in zip(axes, panels):
+    for ax, (panel_key, pf) in zip(axes, panels, strict=False):
         groups = groups_of(pf, inner)
         for i, (key, g) in enumerate(groups):
             color, marker = colors[i % len(colors)], _MARKERS[i % len(_MARKERS)]

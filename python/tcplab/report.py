@@ -128,8 +128,8 @@ def flow_summary_rows(result: RunResult) -> tuple[list[Column], list[list[str]],
 
 def links_rows(result: RunResult, wide: bool = False) -> tuple[list[Column], list[list[str]], int]:
     links = result.links.to_dicts()
-    busy = sorted(links, key=lambda l: (-(l["drops_queue"] + l["drops_loss"]), -l["utilization"]))
-    shown = [l for l in busy if l["packets_in"] > 0]
+    busy = sorted(links, key=lambda k: (-(k["drops_queue"] + k["drops_loss"]), -k["utilization"]))
+    shown = [k for k in busy if k["packets_in"] > 0]
     if not wide:
         shown = shown[:MAX_LINK_ROWS]
     cols = [
@@ -151,24 +151,24 @@ def links_rows(result: RunResult, wide: bool = False) -> tuple[list[Column], lis
             Column("queue\nbytes"),
         ]
     rows = []
-    for l in shown:
+    for link in shown:
         row = [
-            l["link"],
-            num(l["rate_bps"] / 1e6, ".4g"),
-            num(l["delay_s"] * 1e3, ".3g"),
-            str(l["packets_sent"]),
-            str(l["drops_queue"]),
-            str(l["drops_loss"]),
-            num(l["mean_queue_packets"], ".2f"),
-            num(l["mean_queue_delay_s"] * 1e3, ".2f"),
-            num(l["utilization"], ".3f"),
+            link["link"],
+            num(link["rate_bps"] / 1e6, ".4g"),
+            num(link["delay_s"] * 1e3, ".3g"),
+            str(link["packets_sent"]),
+            str(link["drops_queue"]),
+            str(link["drops_loss"]),
+            num(link["mean_queue_packets"], ".2f"),
+            num(link["mean_queue_delay_s"] * 1e3, ".2f"),
+            num(link["utilization"], ".3f"),
         ]
         if wide:
             row += [
-                str(l.get("drops_overflow", "-")),
-                str(l.get("drops_early", "-")),
-                str(l.get("drops_sojourn", "-")),
-                num(l.get("mean_queue_bytes"), ".0f"),
+                str(link.get("drops_overflow", "-")),
+                str(link.get("drops_early", "-")),
+                str(link.get("drops_sojourn", "-")),
+                num(link.get("mean_queue_bytes"), ".0f"),
             ]
         rows.append(row)
     return cols, rows, len(links) - len(shown)

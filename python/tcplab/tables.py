@@ -83,7 +83,7 @@ def print_table(
     for i, r in enumerate(rows):
         if i:
             console.print()
-        for name, value in zip(names, r):
+        for name, value in zip(names, r, strict=False):  # a short row, as rich pads it
             console.print(f"  {name:<{pad}}  {value}", highlight=False, soft_wrap=True)
     if caption:
         console.print(caption, highlight=False)

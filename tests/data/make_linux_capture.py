@@ -113,7 +113,7 @@ def tcp_info(sock: socket.socket) -> dict:
         "rcv_space",
         "total_retrans",
     ]
-    return dict(zip(names, u32))
+    return dict(zip(names, u32, strict=True))
 
 
 def client(nbytes: int) -> dict:

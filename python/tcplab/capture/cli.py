@@ -119,7 +119,7 @@ def _print_tables(a, df) -> None:
     prow = []
     notes = []
     for r in df.iter_rows(named=True):
-        m = lambda k: num(r[k] / 1e6 if r[k] is not None else None, ".3f")  # noqa: E731
+        m = lambda k: num(r[k] / 1e6 if r[k] is not None else None, ".3f")  # noqa: E731, B023 -- called in this iteration only
         prow.append(
             [
                 f"{r['conn']}.{r['dir']}",

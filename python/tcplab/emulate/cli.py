@@ -113,7 +113,7 @@ def print_comparison(sim, emu, console=None, wide: bool = False) -> None:
         ("timeouts", "timeouts", 1.0, ".0f"),
         ("retransmitted segs", "segments_retransmitted", 1.0, ".0f"),
     )
-    for s, e in zip(sim.flows.iter_rows(named=True), emu.flows.iter_rows(named=True)):
+    for s, e in zip(sim.flows.iter_rows(named=True), emu.flows.iter_rows(named=True), strict=True):
         for label, key, scale, fmt in metrics:
             a, b = s.get(key), e.get(key)
             ratio = b / a if a and b is not None and a == a else float("nan")
@@ -130,7 +130,7 @@ def print_comparison(sim, emu, console=None, wide: bool = False) -> None:
 
     pairs = [
         (s, e)
-        for s, e in zip(sim.links.iter_rows(named=True), emu.links.iter_rows(named=True))
+        for s, e in zip(sim.links.iter_rows(named=True), emu.links.iter_rows(named=True), strict=True)
         if s["packets_in"] or e["packets_in"]
     ]
     # The busiest link directions first (drops, then utilization), as tcplab run lists them.

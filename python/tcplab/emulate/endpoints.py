@@ -7,6 +7,7 @@ TCP_INFO), which gives the measurement window the simulator uses.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -91,7 +92,7 @@ class Endpoints:
         duration: float,
         clock: Callable[[], float],
     ):
-        self.flows = [FlowEnds(kf, e, s) for kf, e, s in zip(flows, ends, starts)]
+        self.flows = [FlowEnds(kf, e, s) for kf, e, s in zip(flows, ends, starts, strict=True)]
         self.warmup = warmup
         self.duration = duration
         self.clock = clock
@@ -201,10 +202,8 @@ class Endpoints:
         for fe in self.flows:
             setattr(fe, attr_bytes, fe.received)
             setattr(fe, attr_time, now)
-            try:
+            with contextlib.suppress(OSError):
                 setattr(fe, attr_info, tcp_info(fe.sender))
-            except OSError:
-                pass
 
     def _sample(self) -> None:
         if self.warmup > 0 and self._sleep_until(self.warmup):

@@ -10,6 +10,7 @@ removes them first (`clean_stale`). Deleting a namespace deletes its TUN device.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import json
@@ -216,10 +217,8 @@ class Network:
 
     def close(self) -> None:
         for fd in self._fds:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self._fds.clear()
         for name in reversed(self._created):
             _ip("netns", "del", name, check=False)

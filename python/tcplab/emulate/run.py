@@ -137,7 +137,7 @@ def _flow_rows(
         for r in analysis.connections.iter_rows(named=True):
             ip = r["src"].rsplit(":", 1)[0]
             conns.setdefault(ip, r)
-    for kf, fe in zip(kflows, ends):
+    for kf, fe in zip(kflows, ends, strict=True):
         fe: FlowEnds
         # The sink's samples: at warm-up (0 if none) and within 5 ms of the end.
         length = max((fe.sampled_end_s or window[1]) - (fe.sampled_warmup_s if window[0] > 0 else 0.0), 0.0)
@@ -148,7 +148,7 @@ def _flow_rows(
         i0, i1 = fe.info_warmup, fe.info_end
 
         def delta(key: str) -> int | None:
-            return i1[key] - i0.get(key, 0) if key in i1 else None
+            return i1[key] - i0.get(key, 0) if key in i1 else None  # noqa: B023 -- called in this iteration only
 
         rows.append(
             {

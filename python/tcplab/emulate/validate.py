@@ -92,7 +92,10 @@ def simulate_again(rows: list[dict], dumbbells: list[dict], quick: bool) -> None
     for d in dumbbells:
         sim = simulate(dumbbell(d["discipline"], quick))
         ls = sim.links.filter(sim.links["link"] == d["link"]).row(0, named=True)
-        d["flows"] = [(e, s["goodput_bps"]) for (e, _), s in zip(d["flows"], sim.flows.iter_rows(named=True))]
+        d["flows"] = [
+            (e, s["goodput_bps"])
+            for (e, _), s in zip(d["flows"], sim.flows.iter_rows(named=True), strict=True)
+        ]
         d["util"] = (d["util"][0], ls["utilization"])
         d["drops"] = (d["drops"][0], ls["drops_queue"])
         d["queue"] = (d["queue"][0], ls["mean_queue_packets"])
@@ -189,7 +192,9 @@ def run_dumbbells(quick: bool, log) -> list[dict]:
                 "link": bl,
                 "flows": [
                     (e["goodput_bps"], s["goodput_bps"])
-                    for e, s in zip(emu.flows.iter_rows(named=True), sim.flows.iter_rows(named=True))
+                    for e, s in zip(
+                        emu.flows.iter_rows(named=True), sim.flows.iter_rows(named=True), strict=True
+                    )
                 ],
                 "util": (le["utilization"], ls["utilization"]),
                 "drops": (le["drops_queue"], ls["drops_queue"]),

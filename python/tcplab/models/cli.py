@@ -8,7 +8,7 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -153,7 +153,7 @@ def _command(model):
                 show_default=False,
                 help=f"{p.help} \\[{p.describe_default()}]",
             )
-            annotations[p.name] = Optional[str]
+            annotations[p.name] = str | None
         params.append(
             inspect.Parameter(
                 p.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[p.name]

@@ -24,9 +24,9 @@ __all__ = [
 #: Eq. 29's terms, one letter each (what `eq29` takes): S packets the ACKs newly cover per loss event (the
 #: numerator, 1/p + W^2 q/(1 + W q)), Q the share of loss events ending in a timeout (p_TO), A the duration
 #: in RTTs of a cycle whose loss event ends in fast recovery (D_CAFR / R = W/2 + 3/2 + 1 + W q), Z the time
-#: in RTTs waiting for timers in a cycle whose loss event ends in a timeout (D_TO / R = (1 + 2p + 4p^2) RTO / R)
-#: and B the rest of such a cycle in RTTs (slow start and congestion avoidance, (D_SS + D_CA) / R =
-#: 1 + log2(W/4) + W/2 + 3/2).
+#: in RTTs waiting for timers in a cycle whose loss event ends in a timeout
+#: (D_TO / R = (1 + 2p + 4p^2) RTO / R) and B the rest of such a cycle in RTTs (slow start and congestion
+#: avoidance, (D_SS + D_CA) / R = 1 + log2(W/4) + W/2 + 3/2).
 EQ29_TERMS = (
     ("S", "packets per loss event (numerator)"),
     ("Q", "share ending in a timeout (p_TO)"),

@@ -48,13 +48,13 @@ def reproduce(
         rep = run(paper, out, quick=quick, workers=workers, scheduler=scheduler, progress=progress)
     except ReproduceError as e:
         typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except KeyboardInterrupt:
         typer.echo(
             f"stopped: re-run the same command to resume (finished runs are kept in {out / 'store'})",
             err=True,
         )
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     width = max(len(r.item.ref) for r in rep.reports)
     for r in rep.reports:
         typer.echo(f"{r.item.paper:<9} {r.item.ref:<{width}}  {r.status}")

@@ -268,7 +268,7 @@ def write(rep: Reproduction, out: Path) -> None:
     figures: dict[str, bytes] = {}
     for r in rep.reports:
         if r.outcome:
-            for name, fig in zip(_figure_names(r), r.outcome.figures):
+            for name, fig in zip(_figure_names(r), r.outcome.figures, strict=True):
                 figures[name] = _png(fig)
                 _atomic(figdir / name, figures[name])
     md = markdown(rep)

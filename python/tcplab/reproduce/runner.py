@@ -103,7 +103,7 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             stores[item_id] = store
             batches[item_id] = results.Batch(store)
             have = store.keys()
-            for job, key, r in zip(jobs, keys, resolved):
+            for job, key, r in zip(jobs, keys, resolved, strict=True):
                 if key in have:
                     found += 1
                     continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -105,13 +105,13 @@ def sweep(
         raise typer.Exit(1)
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
 
 
-class PlotKind(str, Enum):
+class PlotKind(StrEnum):
     window_vs_p = "window-vs-p"
     model_vs_sim = "model-vs-sim"
     cwnd = "cwnd"

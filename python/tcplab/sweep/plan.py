@@ -137,7 +137,7 @@ class Sweep:
         points: list[dict[str, Any]] = [{}]
         for axis in outer:
             elements = axis.sample(self.seed, {}) if axis.random else list(axis.values)
-            points = [{**p, **dict(zip(axis.paths, e))} for p in points for e in elements]
+            points = [{**p, **dict(zip(axis.paths, e, strict=True))} for p in points for e in elements]
         inner = [a for a in self.axes if a.per_point]
         if inner:
             expanded = []
@@ -145,7 +145,9 @@ class Sweep:
                 rows: list[dict[str, Any]] = [dict(p)]
                 for axis in inner:
                     rows = [
-                        {**r, **dict(zip(axis.paths, e))} for r in rows for e in axis.sample(self.seed, p)
+                        {**r, **dict(zip(axis.paths, e, strict=True))}
+                        for r in rows
+                        for e in axis.sample(self.seed, p)
                     ]
                 expanded.extend(rows)
             points = expanded
@@ -337,7 +339,7 @@ def _axis(spec: _AxisSpec, index: int, source: str, raw: Mapping[str, Any]) -> A
                 "zipped lists must have the same length, got "
                 + ", ".join(f"{p}: {n}" for p, n in lengths.items())
             )
-        return Axis(label, kind, tuple(lists), tuple(zip(*lists.values())))
+        return Axis(label, kind, tuple(lists), tuple(zip(*lists.values(), strict=True)))
     path = spec.path
     if path is None or not path.strip():
         raise bad('`path` must be a dotted scenario path, e.g. path = "flows.0.mss"')
@@ -432,9 +434,8 @@ def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any
             raise SweepError(f"{source}: sweep.seeds: expected a non-empty list of non-negative integers")
         if len(set(seeds)) != len(seeds):
             raise SweepError(f"{source}: sweep.seeds: seeds repeat")
-    if seeds is not None or head.replicates is not None:
-        if "seed" in seen:
-            raise SweepError(f"{source}: {seen['seed']} varies `seed`; drop sweep.replicates/sweep.seeds")
+    if (seeds is not None or head.replicates is not None) and "seed" in seen:
+        raise SweepError(f"{source}: {seen['seed']} varies `seed`; drop sweep.replicates/sweep.seeds")
     try:
         resolved = resolve(base, fixed)
     except ScenarioError as e:
@@ -459,7 +460,7 @@ def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any
             probes = [(f"{round(x) if axis.integer else x}{axis.unit}",) for (x,) in probes]
         for element in probes:
             try:
-                resolve(base, {**fixed, **dict(zip(axis.paths, element))})
+                resolve(base, {**fixed, **dict(zip(axis.paths, element, strict=True))})
             except ScenarioError as e:
                 raise SweepError(f"{source}: {axis.label}: {e}") from None
     return sweep

@@ -43,19 +43,8 @@ from typing import Any
 
 import polars as pl
 
-__all__ = [
-    "PAPER",
-    "PROFILES",
-    "Design",
-    "FULL",
-    "QUICK",
-    "Table4",
-    "compute",
-    "main",
-    "run",
-    "sweep_text",
-    "write_sweeps",
-]
+__all__ = ["PAPER", "PROFILES", "Design", "FULL", "QUICK", "Table4", "compute", "main", "run",
+           "sweep_text", "write_sweeps"]
 
 #: Where `--write-sweeps` writes the sweep files (run from a checkout's root) and the base they
 #: name, relative to that folder. Running needs neither: the base is the package's copy
@@ -103,29 +92,14 @@ ROWS = [(t, a) for a in ACKS for t in VARIANTS]
 #: 100 ms in ns's 1997 defaults (ns-default.tcl), floored at two ticks (TcpAgent::rtt_timeout).
 #: The others are for the sensitivity table only.
 PROFILES: dict[str, dict[str, Any]] = {
-    "ns1": {
-        "flows.0.cc.ssthresh_rule": "cwnd",
-        "flows.0.rto_estimator": "jacobson88",
-        "flows.0.clock_tick": "100ms",
-        "flows.0.min_rto": "200ms",
-    },
-    "ns1-flightsize": {
-        "flows.0.cc.ssthresh_rule": "flight_size",
-        "flows.0.rto_estimator": "jacobson88",
-        "flows.0.clock_tick": "100ms",
-        "flows.0.min_rto": "200ms",
-    },
-    "bsd-500ms": {
-        "flows.0.cc.ssthresh_rule": "cwnd",
-        "flows.0.rto_estimator": "jacobson88",
-        "flows.0.clock_tick": "500ms",
-        "flows.0.min_rto": "1s",
-    },
-    "tcplab-default": {
-        "flows.0.cc.ssthresh_rule": "flight_size",
-        "flows.0.rto_estimator": "rfc6298",
-        "flows.0.min_rto": "1s",
-    },
+    "ns1": {"flows.0.cc.ssthresh_rule": "cwnd", "flows.0.rto_estimator": "jacobson88",
+            "flows.0.clock_tick": "100ms", "flows.0.min_rto": "200ms"},
+    "ns1-flightsize": {"flows.0.cc.ssthresh_rule": "flight_size", "flows.0.rto_estimator": "jacobson88",
+                       "flows.0.clock_tick": "100ms", "flows.0.min_rto": "200ms"},
+    "bsd-500ms": {"flows.0.cc.ssthresh_rule": "cwnd", "flows.0.rto_estimator": "jacobson88",
+                  "flows.0.clock_tick": "500ms", "flows.0.min_rto": "1s"},
+    "tcplab-default": {"flows.0.cc.ssthresh_rule": "flight_size", "flows.0.rto_estimator": "rfc6298",
+                       "flows.0.min_rto": "1s"},
 }
 PROFILE_TEXT = {
     "ns1": "ssthresh = cwnd/2, Jacobson88 on a 100 ms tick, min RTO 200 ms (main)",
@@ -165,20 +139,9 @@ FULL = Design("mathis-table4")
 
 #: The CI version: one MSS, three delays, p in the range where most runs keep their self-clock,
 #: four p per delay; one run per (variant, p0) for the success proportion.
-QUICK = Design(
-    "mathis-table4-quick",
-    mss=(1460,),
-    delays_ms=(10, 30, 100),
-    draws=4,
-    p_range=(1e-4, 3e-3),
-    cycles=40,
-    warmup_cycles=8,
-    min_measure_s=10.0,
-    success_rtts=1500,
-    c_tolerance=0.20,
-    k_range=(-0.60, -0.44),
-    fack_first_at=(0.1,),
-)
+QUICK = Design("mathis-table4-quick", mss=(1460,), delays_ms=(10, 30, 100), draws=4, p_range=(1e-4, 3e-3),
+               cycles=40, warmup_cycles=8, min_measure_s=10.0, success_rtts=1500,
+               c_tolerance=0.20, k_range=(-0.60, -0.44), fack_first_at=(0.1,))
 
 
 def _uniform(*identity: Any) -> float:
@@ -232,12 +195,8 @@ def sweep_text(design: Design, kind: str = "fit", base: str = BASE) -> str:
     if kind == "fit":
         points = [(m, d, p) + _window(p, d, design, False) for m, d, p in fit_points(design)]
     elif kind == "success":
-        points = [
-            (m, d, p) + _window(p, d, design, True)
-            for m in design.mss
-            for d in design.delays_ms
-            for p in design.success_at
-        ]
+        points = [(m, d, p) + _window(p, d, design, True)
+                  for m in design.mss for d in design.delays_ms for p in design.success_at]
     else:
         raise ValueError(f"kind {kind!r}: expected fit or success")
     name = design.name + ("" if kind == "fit" else "-success")
@@ -248,18 +207,12 @@ def sweep_text(design: Design, kind: str = "fit", base: str = BASE) -> str:
         "# Mathis et al. 1997 Sec. 3.1 / Table 4: one flow on the queueless random-loss path.",
     ]
     if kind == "fit":
-        head.append(
-            f"# p log-uniform over [{design.p_range[0]:g}, {design.p_range[1]:g}], {design.draws} fresh draws per "
-            "(MSS, delay);"
-        )
-        head.append(
-            f"# each run measures {design.cycles:g} nominal CA cycles (RTT/sqrt(p)) after {design.warmup_cycles:g}, "
-            f"and at least {design.min_measure_s:g} s."
-        )
+        head.append(f"# p log-uniform over [{design.p_range[0]:g}, {design.p_range[1]:g}], {design.draws} fresh draws per "
+                    "(MSS, delay);")
+        head.append(f"# each run measures {design.cycles:g} nominal CA cycles (RTT/sqrt(p)) after {design.warmup_cycles:g}, "
+                    f"and at least {design.min_measure_s:g} s.")
     else:
-        head.append(
-            "# p exactly at the points of Table 4's right-hand columns, for the proportion of successful"
-        )
+        head.append("# p exactly at the points of Table 4's right-hand columns, for the proportion of successful")
         head.append(f"# W/2 adjustments; each run measures at least {design.success_rtts:g} RTTs.")
     lines = head + [
         "",
@@ -273,16 +226,14 @@ def sweep_text(design: Design, kind: str = "fit", base: str = BASE) -> str:
     lines += [f'"{k}" = {json.dumps(v)}' for k, v in opts.items()]
     lines += ["", "[[axis]]  # variant x receiver"]
     rows = [(t, a) for a in design.acks for t in design.variants]
-    lines.append(f'zip."flows.0.tcp" = {_toml_list([t for t, _ in rows])}')
-    lines.append(f'zip."flows.0.ack" = {_toml_list([a for _, a in rows])}')
+    lines.append(f'zip.\"flows.0.tcp\" = {_toml_list([t for t, _ in rows])}')
+    lines.append(f'zip.\"flows.0.ack\" = {_toml_list([a for _, a in rows])}')
     lines += ["", "[[axis]]  # (MSS, one-way delay, p, warmup, duration), one entry per point"]
-    cols = [
-        ("flows.0.mss", [m for m, *_ in points]),
-        ("network.path.hops.0.delay", [f"{d:g}ms" for _, d, *_ in points]),
-        ("network.path.hops.0.loss.p", [p for _, _, p, *_ in points]),
-        ("warmup", [f"{w:g}s" for *_, w, _ in points]),
-        ("duration", [f"{t:g}s" for *_, t in points]),
-    ]
+    cols = [("flows.0.mss", [m for m, *_ in points]),
+            ("network.path.hops.0.delay", [f"{d:g}ms" for _, d, *_ in points]),
+            ("network.path.hops.0.loss.p", [p for _, _, p, *_ in points]),
+            ("warmup", [f"{w:g}s" for *_, w, _ in points]),
+            ("duration", [f"{t:g}s" for *_, t in points])]
     for path, values in cols:
         lines.append(f'zip."{path}" = {_toml_list(values)}')
     return "\n".join(lines) + "\n"
@@ -344,15 +295,11 @@ class Table4:
     sim_seconds: dict[str, float] = field(default_factory=dict)
 
     def row(self, tcp: str, ack: str, measured: bool = False) -> dict:
-        f = (self.fit_measured if measured else self.fit).filter(
-            (pl.col("tcp") == tcp) & (pl.col("ack") == ack)
-        )
+        f = (self.fit_measured if measured else self.fit).filter((pl.col("tcp") == tcp) & (pl.col("ack") == ack))
         return f.row(0, named=True) if f.height else {}
 
     def proportion(self, tcp: str, ack: str, p: float) -> dict:
-        s = self.success.filter(
-            (pl.col("tcp") == tcp) & (pl.col("ack") == ack) & ((pl.col("p") - p).abs() < 1e-12)
-        )
+        s = self.success.filter((pl.col("tcp") == tcp) & (pl.col("ack") == ack) & ((pl.col("p") - p).abs() < 1e-12))
         return s.row(0, named=True) if s.height else {}
 
     # ---- the side-by-side table --------------------------------------------------------------
@@ -366,19 +313,8 @@ class Table4:
             label = LABEL[tcp] + (" DA" if ack == "delayed" else "")
 
             def add(q, mine, ref, diff, check="", unit=""):
-                out.append(
-                    {
-                        "row": label,
-                        "tcp": tcp,
-                        "ack": ack,
-                        "quantity": q,
-                        "tcplab": mine,
-                        "paper": ref,
-                        "difference": diff,
-                        "unit": unit,
-                        "check": check,
-                    }
-                )
+                out.append({"row": label, "tcp": tcp, "ack": ack, "quantity": q, "tcplab": mine, "paper": ref,  # noqa: B023 -- called in this iteration only
+                            "difference": diff, "unit": unit, "check": check})
 
             n = ours.get("n", 0)
             add("N", n, paper.n, n - paper.n)
@@ -390,7 +326,7 @@ class Table4:
             add("k (Eq. 5)", k, paper.k, k - paper.k, "ok" if d.k_range[0] <= k <= d.k_range[1] else "OFF")
             c5 = ours.get("c", math.nan)
             add("C (Eq. 5)", c5, paper.c, c5 / paper.c - 1, "", "rel")
-            for p0, ref in zip(AT, paper.success):
+            for p0, ref in zip(AT, paper.success, strict=True):
                 if p0 not in self.design.success_at:
                     continue
                 s = self.proportion(tcp, ack, p0).get("proportion", math.nan)
@@ -405,39 +341,21 @@ class Table4:
             return out
         for ack in self.design.acks:
             for p0 in self.design.success_at:
-                vals = {
-                    t: self.proportion(t, ack, p0).get("proportion", math.nan) for t in self.design.variants
-                }
-                ref = (
-                    {t: PAPER[(t, ack)].success[AT.index(p0)] for t in self.design.variants}
-                    if p0 in AT
-                    else {}
-                )
+                vals = {t: self.proportion(t, ack, p0).get("proportion", math.nan) for t in self.design.variants}
+                ref = {t: PAPER[(t, ack)].success[AT.index(p0)] for t in self.design.variants} if p0 in AT else {}
                 rank = sorted(vals, key=lambda t: -vals[t])
                 paper_rank = sorted(ref, key=lambda t: -ref[t]) if ref else []
-                out.append(
-                    {
-                        "ack": ack,
-                        "p": p0,
-                        "tcplab": [LABEL[t] for t in rank],
-                        "paper": [LABEL[t] for t in paper_rank],
-                        "fack_first": rank[0] == "fack" or vals["fack"] >= max(vals.values()) - 1e-12,
-                        "paper_fack_first": bool(paper_rank) and paper_rank[0] == "fack",
-                    }
-                )
+                out.append({"ack": ack, "p": p0, "tcplab": [LABEL[t] for t in rank],
+                            "paper": [LABEL[t] for t in paper_rank],
+                            "fack_first": rank[0] == "fack" or vals["fack"] >= max(vals.values()) - 1e-12,
+                            "paper_fack_first": bool(paper_rank) and paper_rank[0] == "fack"})
         return out
 
     def failures(self) -> list[str]:
-        bad = [
-            f"{c['row']} {c['quantity']}: tcplab {_fmt(c['tcplab'])}, paper {_fmt(c['paper'])}"
-            for c in self.cells()
-            if c["check"] == "OFF"
-        ]
-        bad += [
-            f"{o['ack']} p={o['p']:g}: FACK is not first ({' > '.join(o['tcplab'])})"
-            for o in self.ordering()
-            if not o["fack_first"] and o["p"] in self.design.fack_first_at
-        ]
+        bad = [f"{c['row']} {c['quantity']}: tcplab {_fmt(c['tcplab'])}, paper {_fmt(c['paper'])}"
+               for c in self.cells() if c["check"] == "OFF"]
+        bad += [f"{o['ack']} p={o['p']:g}: FACK is not first ({' > '.join(o['tcplab'])})"
+                for o in self.ordering() if not o["fack_first"] and o["p"] in self.design.fack_first_at]
         return bad
 
     # ---- formatting --------------------------------------------------------------------------
@@ -445,17 +363,13 @@ class Table4:
         """The long side-by-side table: one line per cell."""
         lines = [f"{'row':<11} {'quantity':<16} {'tcplab':>8} {'paper':>8} {'difference':>11}  check"]
         for c in self.cells():
-            lines.append(
-                f"{c['row']:<11} {c['quantity']:<16} {_fmt(c['tcplab']):>8} {_fmt(c['paper']):>8} "
-                f"{_diff(c):>11}  {c['check']}"
-            )
+            lines.append(f"{c['row']:<11} {c['quantity']:<16} {_fmt(c['tcplab']):>8} {_fmt(c['paper']):>8} "
+                         f"{_diff(c):>11}  {c['check']}")
         lines.append("")
         for o in self.ordering():
-            lines.append(
-                f"ordering {o['ack']:<9} p={o['p']:<5g} tcplab: {' > '.join(o['tcplab'])}"
-                + (f"   paper: {' > '.join(o['paper'])}" if o["paper"] else "")
-                + ("" if o["fack_first"] else "   FACK NOT FIRST")
-            )
+            lines.append(f"ordering {o['ack']:<9} p={o['p']:<5g} tcplab: {' > '.join(o['tcplab'])}"
+                         + (f"   paper: {' > '.join(o['paper'])}" if o["paper"] else "")
+                         + ("" if o["fack_first"] else "   FACK NOT FIRST"))
         return "\n".join(lines)
 
     def markdown(self) -> str:
@@ -471,13 +385,10 @@ class Table4:
             mine = {c["quantity"]: c for c in cells if c["tcp"] == tcp and c["ack"] == ack}
             label = LABEL[tcp] + (" DA" if ack == "delayed" else "")
             ci = (ours.get("c_half_hi", math.nan) - ours.get("c_half_lo", math.nan)) / 2
-            row = [
-                label,
-                f"{ours.get('n', 0)} ({paper.n})",
-                f"{_fmt(ours.get('c_half'))} ± {_fmt(ci)} ({paper.c_half:.3f} ± {paper.c_half_ci:.3f}, {_diff(mine['C (Eq. 3)'])})",
-                f"{_fmt(ours.get('k'))} ({paper.k:.3f}, {_diff(mine['k (Eq. 5)'])})",
-                f"{_fmt(ours.get('c'))} ({paper.c:.3f}, {_diff(mine['C (Eq. 5)'])})",
-            ]
+            row = [label, f"{ours.get('n', 0)} ({paper.n})",
+                   f"{_fmt(ours.get('c_half'))} ± {_fmt(ci)} ({paper.c_half:.3f} ± {paper.c_half_ci:.3f}, {_diff(mine['C (Eq. 3)'])})",
+                   f"{_fmt(ours.get('k'))} ({paper.k:.3f}, {_diff(mine['k (Eq. 5)'])})",
+                   f"{_fmt(ours.get('c'))} ({paper.c:.3f}, {_diff(mine['C (Eq. 5)'])})"]
             for p0 in d.success_at:
                 c = mine.get(f"W/2 ok p={p0:g}")
                 row.append(f"{_fmt(c['tcplab'])} ({_fmt(c['paper'])}, {_diff(c)})" if c else "")
@@ -486,31 +397,20 @@ class Table4:
 
     def markdown_measured(self) -> str:
         """C and k with p measured by the flow (CA events per acknowledged segment)."""
-        lines = [
-            "| Row | N | C (Eq. 3), configured p | C (Eq. 3), measured p | k, configured p | k, measured p |",
-            "|---|--:|--:|--:|--:|--:|",
-        ]
+        lines = ["| Row | N | C (Eq. 3), configured p | C (Eq. 3), measured p | k, configured p | k, measured p |",
+                 "|---|--:|--:|--:|--:|--:|"]
         for tcp, ack in ROWS:
             if tcp not in self.design.variants or ack not in self.design.acks:
                 continue
             a, b = self.row(tcp, ack), self.row(tcp, ack, measured=True)
-            lines.append(
-                f"| {LABEL[tcp]}{' DA' if ack == 'delayed' else ''} | {a.get('n', 0)} | {_fmt(a.get('c_half'))} | "
-                f"{_fmt(b.get('c_half'))} | {_fmt(a.get('k'))} | {_fmt(b.get('k'))} |"
-            )
+            lines.append(f"| {LABEL[tcp]}{' DA' if ack == 'delayed' else ''} | {a.get('n', 0)} | {_fmt(a.get('c_half'))} | "
+                         f"{_fmt(b.get('c_half'))} | {_fmt(a.get('k'))} | {_fmt(b.get('k'))} |")
         return "\n".join(lines)
 
     def to_json(self) -> dict:
-        return {
-            "design": self.design.name,
-            "profile": self.design.profile,
-            "cells": self.cells(),
-            "ordering": self.ordering(),
-            "fit": self.fit.to_dicts(),
-            "fit_measured_p": self.fit_measured.to_dicts(),
-            "success": self.success.to_dicts(),
-            "seconds": self.seconds,
-        }
+        return {"design": self.design.name, "profile": self.design.profile, "cells": self.cells(),
+                "ordering": self.ordering(), "fit": self.fit.to_dicts(), "fit_measured_p": self.fit_measured.to_dicts(),
+                "success": self.success.to_dicts(), "seconds": self.seconds}
 
 
 def _fmt(x: Any) -> str:
@@ -538,15 +438,12 @@ def compute(runs: pl.DataFrame, success_runs: pl.DataFrame, design: Design) -> T
     # fit keeps them all rather than applying `tcplab fit`'s default minimum of measured cycles.
     fitted, _ = fit(runs, by=("tcp", "ack"), p="configured", min_ca_events=0)
     fitted_m, _ = fit(runs, by=("tcp", "ack"), p="measured", min_ca_events=0)
-    success, _ = ca_proportion(
-        success_runs, by=("tcp", "ack"), p="configured", at=design.success_at, width=0.01
-    )
+    success, _ = ca_proportion(success_runs, by=("tcp", "ack"), p="configured", at=design.success_at, width=0.01)
     return Table4(design, fitted, fitted_m, success, runs, success_runs)
 
 
-def run(
-    design: Design = FULL, out: str | Path | None = None, workers: int | None = None, progress: bool = False
-) -> Table4:
+def run(design: Design = FULL, out: str | Path | None = None, workers: int | None = None,
+        progress: bool = False) -> Table4:
     """Runs (or resumes) both sweeps of `design` into stores under `out` and returns the table."""
     out = Path(out or f"{design.name}-runs")
     out.mkdir(parents=True, exist_ok=True)
@@ -571,45 +468,24 @@ def run_lengths(table: Table4) -> str:
         dur = (df["duration"] - df["warmup"]).to_numpy()
         ok = df.filter(pl.col("timeouts") == 0)
         cyc = ok["ca_events"].to_numpy()
-        parts.append(
-            f"{name} sweep: {df.height} runs, measurement windows {dur.min():.4g}-{dur.max():.4g} s "
-            f"(simulated time {df['duration'].sum() / 3600:.1f} h in all)"
-            + (
-                f"; runs without timeouts measure {int(cyc.min())}-{int(cyc.max())} CA cycles "
-                f"(median {int(sorted(cyc)[len(cyc) // 2])})"
-                if len(cyc)
-                else ""
-            )
-        )
+        parts.append(f"{name} sweep: {df.height} runs, measurement windows {dur.min():.4g}-{dur.max():.4g} s "
+                     f"(simulated time {df['duration'].sum() / 3600:.1f} h in all)"
+                     + (f"; runs without timeouts measure {int(cyc.min())}-{int(cyc.max())} CA cycles "
+                        f"(median {int(sorted(cyc)[len(cyc) // 2])})" if len(cyc) else ""))
     return "\n".join(parts)
 
 
 # ---- command line ------------------------------------------------------------------------------
 
 
-def check(
-    *,
-    quick: bool = False,
-    workers: int | None = None,
-    out: str | None = None,
-    profile: str = "ns1",
-    sensitivity_too: bool = False,
-    write_sweeps_only: bool = False,
-    as_json: bool = False,
-) -> int:
+def check(*, quick: bool = False, workers: int | None = None, out: str | None = None, profile: str = "ns1",
+          sensitivity_too: bool = False, write_sweeps_only: bool = False, as_json: bool = False) -> int:
     """`tcplab validate mathis-table4`: runs the design, writes DIR/table4.md and table4.json, prints the
     table; 1 when a cell is outside the expected tolerance."""
     from types import SimpleNamespace
 
-    args = SimpleNamespace(
-        quick=quick,
-        workers=workers,
-        out=out,
-        profile=profile,
-        sensitivity=sensitivity_too,
-        write_sweeps=write_sweeps_only,
-        json=as_json,
-    )
+    args = SimpleNamespace(quick=quick, workers=workers, out=out, profile=profile, sensitivity=sensitivity_too,
+                           write_sweeps=write_sweeps_only, json=as_json)
     if args.write_sweeps:
         for p in write_sweeps():
             print(p)
@@ -619,32 +495,12 @@ def check(
         design = replace(design, name=f"{design.name}-{args.profile}", profile=args.profile)
     out = Path(args.out or f"{design.name}-runs")
     table = run(design, out, args.workers, progress=sys.stderr.isatty())
-    md = [
-        f"# {design.name} (profile {design.profile}: {PROFILE_TEXT[design.profile]})",
-        "",
-        "Each cell: tcplab (paper, difference). p = configured loss probability.",
-        "",
-        table.markdown(),
-        "",
-        "Fit with p measured by the flow:",
-        "",
-        table.markdown_measured(),
-        "",
-        "```",
-        table.text(),
-        "```",
-        "",
-        run_lengths(table),
-        f"wall time {table.seconds:.0f} s",
-        "",
-    ]
+    md = [f"# {design.name} (profile {design.profile}: {PROFILE_TEXT[design.profile]})", "",
+          "Each cell: tcplab (paper, difference). p = configured loss probability.", "", table.markdown(), "",
+          "Fit with p measured by the flow:", "", table.markdown_measured(), "", "```", table.text(), "```", "",
+          run_lengths(table), f"wall time {table.seconds:.0f} s", ""]
     if args.sensitivity:
-        md += [
-            "## Sensitivity to the simulator options",
-            "",
-            sensitivity(out, args.workers, quick=args.quick),
-            "",
-        ]
+        md += ["## Sensitivity to the simulator options", "", sensitivity(out, args.workers, quick=args.quick), ""]
     (out / "table4.md").write_text("\n".join(md))
     (out / "table4.json").write_text(json.dumps(table.to_json(), indent=1, default=str))
     if args.json:
@@ -659,12 +515,9 @@ def check(
             print(md[-2])
     bad = table.failures()
     if bad:
-        print(
-            f"\n{len(bad)} cells outside the expected tolerance (C within {design.c_tolerance:.0%}, "
-            f"k in [{design.k_range[0]}, {design.k_range[1]}], FACK first at p = "
-            f"{', '.join(f'{p:g}' for p in design.fack_first_at)}):",
-            file=sys.stderr,
-        )
+        print(f"\n{len(bad)} cells outside the expected tolerance (C within {design.c_tolerance:.0%}, "
+              f"k in [{design.k_range[0]}, {design.k_range[1]}], FACK first at p = "
+              f"{', '.join(f'{p:g}' for p in design.fack_first_at)}):", file=sys.stderr)
         for b in bad:
             print("  " + b, file=sys.stderr)
         return 1
@@ -675,11 +528,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`python -m tcplab.validation.mathis_table4 [ARGS]`: `tcplab validate mathis-table4 [ARGS]`."""
     from tcplab.validation.cli import standalone
 
-    return standalone(
-        "mathis-table4",
-        list(argv) if argv is not None else None,
-        prog="python -m tcplab.validation.mathis_table4",
-    )
+    return standalone("mathis-table4", list(argv) if argv is not None else None,
+                      prog="python -m tcplab.validation.mathis_table4")
 
 
 #: The sensitivity design: Reno and FACK with both receivers, MSS 1460 (the window does not depend
@@ -691,12 +541,8 @@ def sensitivity(out: Path, workers: int | None, quick: bool = False) -> str:
     """Runs SENSITIVITY under every profile and tabulates C, k and the success proportions."""
     base = QUICK if quick else SENSITIVITY
     base = replace(base, variants=("fack", "reno"))
-    lines = [
-        "| Profile | Row | N | C (Eq. 3) | k | "
-        + " | ".join(f"W/2 ok p={p:g}" for p in base.success_at)
-        + " |",
-        "|---|---|--:|--:|--:|" + "--:|" * len(base.success_at),
-    ]
+    lines = ["| Profile | Row | N | C (Eq. 3) | k | " + " | ".join(f"W/2 ok p={p:g}" for p in base.success_at) + " |",
+             "|---|---|--:|--:|--:|" + "--:|" * len(base.success_at)]
     for prof in PROFILES:
         d = replace(base, name=f"{base.name}-{prof}", profile=prof)
         t = run(d, out / "sensitivity" / prof, workers)
@@ -705,10 +551,8 @@ def sensitivity(out: Path, workers: int | None, quick: bool = False) -> str:
                 continue
             r = t.row(tcp, ack)
             props = [_fmt(t.proportion(tcp, ack, p).get("proportion", math.nan)) for p in d.success_at]
-            lines.append(
-                f"| {prof} | {LABEL[tcp]}{' DA' if ack == 'delayed' else ''} | {r.get('n', 0)} | "
-                f"{_fmt(r.get('c_half'))} | {_fmt(r.get('k'))} | " + " | ".join(props) + " |"
-            )
+            lines.append(f"| {prof} | {LABEL[tcp]}{' DA' if ack == 'delayed' else ''} | {r.get('n', 0)} | "
+                         f"{_fmt(r.get('c_half'))} | {_fmt(r.get('k'))} | " + " | ".join(props) + " |")
     return "\n".join(lines)
 
 

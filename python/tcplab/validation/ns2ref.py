@@ -44,14 +44,7 @@ DROPS = {
     "multiple": [11, 12, 13, 14, 16, 17, 18, 19],
     "multiple2": [11, 12, 13, 14, 16],
 }
-VARIANTS = {
-    "tahoe": "tahoe",
-    "reno": "reno",
-    "newreno": "newreno",
-    "sack": "sack",
-    "fack": "fack",
-    "sackRH": "sackrh",
-}
+VARIANTS = {"tahoe": "tahoe", "reno": "reno", "newreno": "newreno", "sack": "sack", "fack": "fack", "sackRH": "sackrh"}
 #: ns-2's boot_time_ (RTT clock phase) in every test, rounded to the nanosecond.
 CLOCK_PHASE_NS = 5558807
 
@@ -98,11 +91,8 @@ def scenario(test: str, drops: list[int] | None = None, duration: float = 6.0) -
         "name": test,
         "seed": 1,
         "duration": f"{duration}s",
-        "trace": {
-            "links": ["hop0.fwd", "hop0.rev", "hop1.fwd", "hop1.rev"],
-            "cwnd": True,
-            "max_points": 1_000_000,
-        },
+        "trace": {"links": ["hop0.fwd", "hop0.rev", "hop1.fwd", "hop1.rev"], "cwnd": True,
+                  "max_points": 1_000_000},
         "network": {
             "path": {
                 "hops": [
@@ -208,10 +198,8 @@ def _us(ns: int) -> int:
 def _packets(r, *columns: str) -> list[tuple]:
     """The packet trace's rows, with `event` as ns-2's letter and `time` in microseconds."""
     pk = r.trace("packets").with_columns(
-        pl.col("event").cast(pl.String).replace_strict(NS2_EVENT),
-        time=(pl.col("time_ns") + 500) // 1000,
-        kind=pl.col("kind").cast(pl.String),
-    )
+        pl.col("event").cast(pl.String).replace_strict(NS2_EVENT), time=(pl.col("time_ns") + 500) // 1000,
+        kind=pl.col("kind").cast(pl.String))
     return pk.select(columns).rows()
 
 
@@ -239,24 +227,11 @@ def _t(us: int) -> str:
 
 
 #: summary.csv columns reproduced from tcplab's run (the README's per-test table)
-SUMMARY_COLUMNS = [
-    "drop_list",
-    "data_sent",
-    "highest_seq_sent",
-    "retransmissions",
-    "spurious_retransmissions",
-    "rto_times",
-    "retransmitted_at_r1",
-    "series_packets_plus",
-    "series_packets_minus",
-    "series_acks_points",
-    "last_ack_sent",
-    "first_cut_time",
-    "ssthresh_after_first_cut",
-    "cwnd_after_first_cut",
-    "cwnd_at_end",
-    "ssthresh_at_end",
-]
+SUMMARY_COLUMNS = ["drop_list", "data_sent", "highest_seq_sent", "retransmissions",
+                   "spurious_retransmissions", "rto_times", "retransmitted_at_r1",
+                   "series_packets_plus", "series_packets_minus", "series_acks_points",
+                   "last_ack_sent", "first_cut_time", "ssthresh_after_first_cut",
+                   "cwnd_after_first_cut", "cwnd_at_end", "ssthresh_at_end"]
 
 
 def tcplab_summary(r, ev: Events) -> dict[str, str]:
@@ -320,7 +295,7 @@ def reference_summary() -> dict[str, dict[str, str]]:
 
 
 def _first_diff(a: list, b: list):
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i, x, y
     if len(a) != len(b):
@@ -331,7 +306,7 @@ def _first_diff(a: list, b: list):
 
 def _within(a: list, b: list, tol_us: int) -> bool:
     """Same events (kind, seq) in the same order, every time within tol_us."""
-    return len(a) == len(b) and all(x[1:] == y[1:] and abs(x[0] - y[0]) <= tol_us for x, y in zip(a, b))
+    return len(a) == len(b) and all(x[1:] == y[1:] and abs(x[0] - y[0]) <= tol_us for x, y in zip(a, b, strict=True))
 
 
 @dataclass
@@ -428,17 +403,13 @@ def compare(test: str) -> Comparison:
 
 def table(rows: list[dict]) -> str:
     """One line per test: counts as tcplab/ns-2(difference), then the three verdicts."""
-    head = (
-        f"{'test':27} {'events':6} {'+ at r1':>13} {'- at r1':>13} {'ACKs':>13} {'drops':>9} "
-        f"{'rtx':>10} {'vars':5} {'summary':7} first mismatch"
-    )
+    head = (f"{'test':27} {'events':6} {'+ at r1':>13} {'- at r1':>13} {'ACKs':>13} {'drops':>9} "
+            f"{'rtx':>10} {'vars':5} {'summary':7} first mismatch")
     lines = [head, "-" * len(head)]
     for r in rows:
-
         def cell(k, w):
-            a, b = r[k]
+            a, b = r[k]  # noqa: B023 -- called in this iteration only
             return f"{a}/{b}({a - b:+d})".rjust(w)
-
         lines.append(
             f"{r['test']:27} {r['status']:6} {cell('+', 13)} {cell('-', 13)} {cell('acks', 13)} "
             f"{cell('drops', 9)} {cell('rtx', 10)} {'same' if r['vars'] == 'same' else 'DIFF':5} "
@@ -452,43 +423,27 @@ def summary_table(comparisons: list[Comparison]) -> str:
     """The reference README's per-test table, from tcplab's runs; a column that differs
     from summary.csv is shown as "tcplab [ns-2: ...]"."""
     ref = reference_summary()
-    out = [
-        "| test | drops | data sent = new + rtx (spurious) | packets `+` / `-` | RTO fired "
-        "| 1st cut: ssthresh / cwnd | retransmissions, seq@time of `+` at r1 |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    out = ["| test | drops | data sent = new + rtx (spurious) | packets `+` / `-` | RTO fired "
+           "| 1st cut: ssthresh / cwnd | retransmissions, seq@time of `+` at r1 |",
+           "|---|---|---|---|---|---|---|"]
     for c in comparisons:
         m, R = c.summary, ref[c.test]
 
         def f(*keys: str, fmt) -> str:
-            ours, theirs = fmt(m), fmt(R)
+            ours, theirs = fmt(m), fmt(R)  # noqa: B023 -- called in this iteration only
             return ours if ours == theirs else f"{ours} [ns-2: {theirs}]"
 
-        out.append(
-            "| "
-            + " | ".join(
-                [
-                    c.test,
-                    f("drop_list", fmt=lambda d: d["drop_list"]),
-                    f(
-                        fmt=lambda d: (
-                            f"{d['data_sent']} = {d['highest_seq_sent']} + {d['retransmissions']} "
-                            f"({d['spurious_retransmissions']})"
-                        )
-                    ),
-                    f(fmt=lambda d: f"{d['series_packets_plus']} / {d['series_packets_minus']}"),
-                    f(fmt=lambda d: d["rto_times"] or "no"),
-                    f(
-                        fmt=lambda d: (
-                            f"{d['ssthresh_after_first_cut']} / {d['cwnd_after_first_cut']} "
-                            f"@{d['first_cut_time']}"
-                        )
-                    ),
-                    f(fmt=lambda d: d["retransmitted_at_r1"]),
-                ]
-            )
-            + " |"
-        )
+        out.append("| " + " | ".join([
+            c.test,
+            f("drop_list", fmt=lambda d: d["drop_list"]),
+            f(fmt=lambda d: f"{d['data_sent']} = {d['highest_seq_sent']} + {d['retransmissions']} "
+                            f"({d['spurious_retransmissions']})"),
+            f(fmt=lambda d: f"{d['series_packets_plus']} / {d['series_packets_minus']}"),
+            f(fmt=lambda d: d["rto_times"] or "no"),
+            f(fmt=lambda d: f"{d['ssthresh_after_first_cut']} / {d['cwnd_after_first_cut']} "
+                            f"@{d['first_cut_time']}"),
+            f(fmt=lambda d: d["retransmitted_at_r1"]),
+        ]) + " |")
     return "\n".join(out)
 
 
@@ -499,14 +454,14 @@ def summary_table(comparisons: list[Comparison]) -> str:
 #: exercise timeouts with backoff, timeouts during recovery, FACK's lost-retransmission check,
 #: and the SYN's 6 s timer.
 EXTRA = {
-    "frloss_tahoe": ([14, 29], 8.0),  # the fast retransmission of 14 is lost
+    "frloss_tahoe": ([14, 29], 8.0),         # the fast retransmission of 14 is lost
     "frloss_reno": ([14, 29], 8.0),
     "frloss_newreno": ([14, 29], 8.0),
     "overflow_SA_newreno": ([14, 29], 8.0),  # (here 29 is new data) DropTail overflows at 7.49 s
     "frloss_sack": ([14, 29], 8.0),
     "frloss_fack": ([14, 29], 8.0),
     "frloss_sackRH": ([14, 30], 8.0),
-    "rtoloss_reno": ([14, 28, 36], 10.0),  # the timeout's retransmission of 28 is lost too
+    "rtoloss_reno": ([14, 28, 36], 10.0),    # the timeout's retransmission of 28 is lost too
     "rtxloss_newreno": ([14, 28, 35], 8.0),  # the partial-ACK retransmission of 28 is lost
     "rtxloss_sack": ([14, 24, 26, 28, 31], 8.0),  # the retransmission of 24 is lost
     "rtxloss_fack": ([14, 24, 26, 28, 31], 8.0),
@@ -516,18 +471,13 @@ EXTRA = {
     "rtxloss_multiple_newreno": ([11, 12, 13, 14, 16, 17, 18, 19, 31], 10.0),  # ... (19)
     "rto_above_1s_newreno": ([11, 12, 13, 14, 16, 35, 42], 8.0),  # 30 and its fast rtx lost
     "blackout_reno": ([14, 28, 36, 37, 38, 39], 40.0),  # 5 timeouts in a row: backoff 32
-    "syn_reno": ([0], 12.0),  # the SYN is lost
+    "syn_reno": ([0], 12.0),                 # the SYN is lost
     "syn_sack": ([0], 12.0),
 }
 
-NS2_AGENTS = {
-    "tahoe": ("TCP", "TCPSink"),
-    "reno": ("TCP/Reno", "TCPSink"),
-    "newreno": ("TCP/Newreno", "TCPSink"),
-    "sack": ("TCP/Sack1", "TCPSink/Sack1"),
-    "fack": ("TCP/Fack", "TCPSink/Sack1"),
-    "sackRH": ("TCP/SackRH", "TCPSink/Sack1"),
-}
+NS2_AGENTS = {"tahoe": ("TCP", "TCPSink"), "reno": ("TCP/Reno", "TCPSink"),
+              "newreno": ("TCP/Newreno", "TCPSink"), "sack": ("TCP/Sack1", "TCPSink/Sack1"),
+              "fack": ("TCP/Fack", "TCPSink/Sack1"), "sackRH": ("TCP/SackRH", "TCPSink/Sack1")}
 
 # The tcpVariants set-up as the reference README describes it, in ns-2's Tcl API. Objects are
 # created in the suite's order so that boot_time_ is drawn at the same point of the default
@@ -588,20 +538,8 @@ def run_ns2(test: str, drops: list[int], duration: float, workdir: Path) -> Path
     script = workdir / f"{test}.tcl"
     script.write_text(_TCL % {"agent": agent, "sink": sink})
     out = workdir / f"{test}.tr"
-    subprocess.run(
-        [
-            ns,
-            str(script),
-            str(int(sa)),
-            str(int(partial)),
-            " ".join(map(str, drops)),
-            str(duration),
-            str(out),
-        ],
-        check=True,
-        capture_output=True,
-        cwd=workdir,
-    )
+    subprocess.run([ns, str(script), str(int(sa)), str(int(partial)), " ".join(map(str, drops)),
+                    str(duration), str(out)], check=True, capture_output=True, cwd=workdir)
     return out
 
 
@@ -618,29 +556,22 @@ def compare_with_ns2(test: str, drops: list[int], duration: float, workdir: Path
                 rows.append((w[0], w[5], w[6]))
     initial = {name: v for t, name, v in rows if float(t) < 1.0}
     ours, r = tcplab_events(test, drops=drops, duration=duration)
-    return Comparison(
-        test, ours, ref, ours_vars=tcplab_vars(r, initial), ref_vars=_var_changes(rows, initial)
-    )
+    return Comparison(test, ours, ref, ours_vars=tcplab_vars(r, initial),
+                      ref_vars=_var_changes(rows, initial))
 
 
-def check(
-    names: list[str], *, detail: bool = False, summary: bool = False, ns2_extra: Path | None = None
-) -> int:
+def check(names: list[str], *, detail: bool = False, summary: bool = False, ns2_extra: Path | None = None) -> int:
     """`tcplab validate ns2`: compares the tests `names` (default: all) and prints the table; 0 when
     every test has identical events, sender variables and summary row, 1 otherwise, 2 on bad input."""
     if not ns2_extra and not (REFERENCE / "summary.csv").is_file():
-        print(
-            f"error: no ns-2 tcpVariants reference at {REFERENCE} (summary.csv, traces/): set NS2_TCPVARIANTS "
-            "to the folder, or unset it to use the copy shipped with tcplab",
-            file=sys.stderr,
-        )
+        print(f"error: no ns-2 tcpVariants reference at {REFERENCE} (summary.csv, traces/): set NS2_TCPVARIANTS "
+              "to the folder, or unset it to use the copy shipped with tcplab",
+              file=sys.stderr)
         return 2
     unknown = [t for t in names if t not in (EXTRA if ns2_extra else tests())]
     if unknown:
-        print(
-            f"error: unknown test {unknown[0]!r} (expected one of the names `tcplab validate ns2` lists)",
-            file=sys.stderr,
-        )
+        print(f"error: unknown test {unknown[0]!r} (expected one of the names `tcplab validate ns2` lists)",
+              file=sys.stderr)
         return 2
     names = names or (list(EXTRA) if ns2_extra else tests())
     rows, comparisons = [], []
@@ -654,22 +585,18 @@ def check(
             if d:
                 i = d[0]
                 for j in range(max(0, i - 5), min(max(len(o), len(r)), i + 8)):
-                    print(
-                        f"  {j:4} tcplab {o[j] if j < len(o) else '-'!s:24} ns-2 {r[j] if j < len(r) else '-'}"
-                    )
+                    print(f"  {j:4} tcplab {o[j] if j < len(o) else '-'!s:24} ns-2 {r[j] if j < len(r) else '-'}")
     src = f"the local ns-2 ({ns2_extra})" if ns2_extra else f"ns-2 tcpVariants ({REFERENCE})"
-    print(f'tcplab profile = "ns2" against {src}; counts are tcplab/ns-2(difference)')
+    print(f"tcplab profile = \"ns2\" against {src}; counts are tcplab/ns-2(difference)")
     print(table(rows))
     exact = sum(r["status"] == "exact" for r in rows)
     within = sum(r["status"] in ("exact", "1ms") for r in rows)
     same = sum(r["same_rtx"] and r["drops"][0] == r["drops"][1] for r in rows)
     vars_same = sum(r["vars"] == "same" for r in rows)
     summary_same = sum(r["summary"] == "same" for r in rows)
-    print(
-        f"\n{len(rows)} tests: {exact} with identical events, {within} within 1 ms, {same} with the same "
-        f"drops and retransmissions, {vars_same} with identical sender variables"
-        + ("" if ns2_extra else f", {summary_same} with the same summary.csv row")
-    )
+    print(f"\n{len(rows)} tests: {exact} with identical events, {within} within 1 ms, {same} with the same "
+          f"drops and retransmissions, {vars_same} with identical sender variables"
+          + ("" if ns2_extra else f", {summary_same} with the same summary.csv row"))
     if summary and not ns2_extra:
         print()
         print(summary_table(comparisons))

@@ -183,7 +183,7 @@ def table(ns2: list[dict], tl: list[dict]) -> tuple[str, list[str]]:
     ]
     missed = []
     for n, d, g in cells():
-        key = lambda r: (r["n"], r["disc"], r["gentle"]) == (n, d, g)
+        key = lambda r: (r["n"], r["disc"], r["gentle"]) == (n, d, g)  # noqa: B023 -- called in this iteration only
         ref = [r for r in ns2 if key(r)]
         qname = "droptail" if d == "droptail" else f"RED gentle {'on' if g else 'off'}"
         for m in METRICS:

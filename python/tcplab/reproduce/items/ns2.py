@@ -136,9 +136,6 @@ def _red_evaluate(ctx: Context) -> Outcome:
         if not line.startswith("|---")
     ]
     # The ns2 profile (ns-2's own Sack1 agent on tcplab's RED) is the check of the queue.
-    by_sender = {
-        snd: [m for m in missed if m.endswith(f" {snd}: " + m.rsplit(": ", 1)[1])] for snd in red.SENDERS
-    }
     ns2_miss = [m for m in missed if " ns2: " in m]
     noise = []
     for m in ns2_miss:  # a drop count's miss within the seeds' own spread is stated, not hidden

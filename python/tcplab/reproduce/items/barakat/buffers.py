@@ -111,13 +111,9 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
         )
     ]
     above = [
-        f"{p} = {x}"
-        for (p, x), v in share.items()
-        if x > (approx_b if p == "B" else approx_bp) and not v == 0
+        f"{p} = {x}" for (p, x), v in share.items() if x > (approx_b if p == "B" else approx_bp) and v != 0
     ]
-    below = [
-        f"{p} = {x}" for (p, x), v in share.items() if x < (eq4_b if p == "B" else mod_bp) and not v == 1
-    ]
+    below = [f"{p} = {x}" for (p, x), v in share.items() if x < (eq4_b if p == "B" else mod_bp) and v != 1]
     n_above = sum(x > approx_b for x in B_SCAN) + sum(x > approx_bp for x in BP_SCAN)
     n_below = sum(x < eq4_b for x in B_SCAN) + sum(x < mod_bp for x in BP_SCAN)
     checks = [

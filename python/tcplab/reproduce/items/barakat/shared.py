@@ -42,7 +42,7 @@ def ns2_path(hops, duration: str, discipline: str = "droptail", trace: bool = Tr
     being sent) is tcplab's `limit = B - 1` (docs/ns2-profile.md). `discipline` goes on every hop
     with a buffer; a `None` buffer is an access link's (1000 packets, drop-tail, never full)."""
     sc = chain([(r, 1000 if b is None else b) for r, b in hops], duration)
-    for (_, b), h in zip(hops, sc["network"]["chain"]["hops"]):
+    for (_, b), h in zip(hops, sc["network"]["chain"]["hops"], strict=True):
         if b is not None:
             h["queue"]["limit"] = b - 1
             h["queue"]["discipline"] = discipline

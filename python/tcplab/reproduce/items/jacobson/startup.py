@@ -307,7 +307,6 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         figs.append(fig)
     except Exception:  # noqa: BLE001
         pass
-    low = LOADS[0]
     e_a = ", ".join(f"{res[n]['ea']:.2%}" for n in LOADS)
     e_793 = ", ".join(f"{res[n]['e793']:.2%}" for n in LOADS)
     fails = ", ".join(f"{n * 25}%" for n in LOADS if res[n]["e793"] > 0.01)

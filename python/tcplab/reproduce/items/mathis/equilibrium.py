@@ -73,7 +73,6 @@ def _eq_evaluate(ctx: Context) -> Outcome:
             pk = ctx.trace(i, "packets")
             i += 1
             w = cw["cwnd_bytes"].to_numpy() / 1460
-            ss = cw["ssthresh_bytes"].to_numpy(allow_copy=True) if cw.height else np.array([])
             t = cw["time_s"].to_numpy()
             first = next(
                 (j for j in range(1, len(w)) if w[j] < w[j - 1] and cw["ssthresh_bytes"][j] is not None), None

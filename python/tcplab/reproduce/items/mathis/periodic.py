@@ -191,7 +191,7 @@ def _phase_evaluate(ctx: Context) -> Outcome:
             errs[(limit, disc, n)] = (
                 (abs(tm - bw) / bw, abs(tm1 - bw) / bw) if math.isfinite(tm) else (math.nan,) * 2
             )
-            err = lambda m: f"{m / 1e3:.0f} ({abs(m - bw) / bw:.0%})" if math.isfinite(m) else "no CA events"
+            err = lambda m: f"{m / 1e3:.0f} ({abs(m - bw) / bw:.0%})" if math.isfinite(m) else "no CA events"  # noqa: B023 -- called in this iteration only
             body.append(
                 [
                     str(limit),

@@ -243,7 +243,8 @@ def _f8_jobs(quick: bool) -> list[Job]:
 
 def crossing(ps, props, level: float = 0.5) -> float:
     """The p (log-interpolated) where a falling proportion first crosses `level`; inf if never."""
-    for (p0, a), (p1, b) in zip(zip(ps, props), list(zip(ps, props))[1:]):
+    pts = list(zip(ps, props, strict=True))
+    for (p0, a), (p1, b) in zip(pts, pts[1:], strict=False):
         if a >= level > b:
             return float(10 ** (math.log10(p0) + (a - level) / (a - b) * (math.log10(p1) - math.log10(p0))))
     return math.inf if props and props[-1] >= level else (ps[0] if props else math.nan)
@@ -296,7 +297,7 @@ def _f8_evaluate(ctx: Context) -> Outcome:
     paper = {(t, a): t4.PAPER[(t, a)].success for t in t4.VARIANTS for a in t4.ACKS}
     comp = []
     for (tcp, ack), (ps, pr) in sorted(curve.items()):
-        for p0, x in zip(ps, pr):
+        for p0, x in zip(ps, pr, strict=True):
             if p0 in t4.AT:
                 comp.append(abs(x - paper[(tcp, ack)][t4.AT.index(p0)]))
     figs = []

@@ -157,7 +157,7 @@ def _by_delay(success: pl.DataFrame, d) -> list[list[str]]:
     for tcp, ack in t4.ROWS:
         if tcp not in SENSITIVITY_VARIANTS or ack not in d.acks:
             continue
-        for i, p0 in enumerate(d.success_at):
+        for p0 in d.success_at:
             paper = t4.PAPER[(tcp, ack)].success[t4.AT.index(p0)] if p0 in t4.AT else math.nan
             body.append(
                 [t4.LABEL[tcp] + (" DA" if ack == "delayed" else ""), f"{p0:g}"]
@@ -328,7 +328,8 @@ def _t4_evaluate(ctx: Context) -> Outcome:
         "recoveries that would have succeeded, and those episodes count as non-CA. Split by delay (third table) "
         "the proportions fall at the longest delays (FACK at p = 0.033: "
         + ", ".join(
-            f"{h} {v}" for h, v in zip(_by_delay(success_rows, d)[0][2:-2], fack_by.get("0.033", [])[2:-2])
+            f"{h} {v}"
+            for h, v in zip(_by_delay(success_rows, d)[0][2:-2], fack_by.get("0.033", [])[2:-2], strict=False)
         )
         + f"); with the floor alone raised to 2 s at {TIMER_DELAY} ms (the timer table) FACK's proportion goes "
         f"from {timer_ok[('fack', '200ms')]:.3f} to {timer_ok[('fack', '2s')]:.3f} and Reno's from "

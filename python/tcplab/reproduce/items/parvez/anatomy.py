@@ -83,10 +83,10 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
         return vs[i] if i >= 0 else math.nan
 
     tx = collections.defaultdict(list)
-    for t, s in zip(sends["time_ns"].to_list(), sends["seq"].to_list()):
+    for t, s in zip(sends["time_ns"].to_list(), sends["seq"].to_list(), strict=True):
         tx[s].append(t)
     arrived = set()
-    for t, s in zip(recvs["time_ns"].to_list(), recvs["seq"].to_list()):
+    for t, s in zip(recvs["time_ns"].to_list(), recvs["seq"].to_list(), strict=True):
         k = bisect.bisect_right(tx[s], t) - 1
         if k >= 0:
             arrived.add((s, tx[s][k]))
@@ -102,7 +102,7 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
         {
             t
             for t, s, r in zip(
-                sends["time_ns"].to_list(), sends["seq"].to_list(), sends["retransmit"].to_list()
+                sends["time_ns"].to_list(), sends["seq"].to_list(), sends["retransmit"].to_list(), strict=True
             )
             if r and after("dupacks_", t) == 3 and before("dupacks_", t) == 2 and s == before("ack_", t) + 1
         }
@@ -135,7 +135,7 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
     # Eq. 29's cycles: each loss event with what follows it until the next one starts (its recovery,
     # then for a timeout the timer waits and slow start, then congestion avoidance): its duration
     # and the packets the ACKs newly cover in it (ack_ is in packets).
-    for e, nxt in zip(events, events[1:]):
+    for e, nxt in zip(events, events[1:], strict=False):
         e["dur"] = (nxt["start"] - e["start"]) / 1e9
         e["pk"] = int(before("ack_", nxt["start"])) - int(before("ack_", e["start"]))
         e["wait"] = 0.0
@@ -143,7 +143,8 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
 
     starts = [e["start"] for e in events]
     classes = collections.Counter()
-    wait = 0.0  # seconds the flow waited for its timers: from the last ACK of new data or timeout to each timeout
+    # seconds the flow waited for its timers: from the last ACK of new data or timeout to each timeout
+    wait = 0.0
     for t, b0 in timeouts:
         k = np.searchsorted(at, t, side="left") - 1
         j = bisect.bisect_left(to_times, t) - 1

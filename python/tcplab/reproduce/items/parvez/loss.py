@@ -43,7 +43,7 @@ def _ssthresh_raised_by_timeouts(cwnd) -> tuple[int, int]:
     mss = NATIVE_FLOW["mss"]
     rows = cwnd.sort("time_ns").to_dicts()
     raised = total = 0
-    for before, after in zip(rows, rows[1:]):
+    for before, after in zip(rows, rows[1:], strict=False):
         if after["cwnd_bytes"] == mss and before["cwnd_bytes"] > mss:
             total += 1
             raised += after["ssthresh_bytes"] > before["ssthresh_bytes"]

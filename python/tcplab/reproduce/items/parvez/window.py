@@ -48,16 +48,17 @@ def _fig4_evaluate(ctx: Context) -> Outcome:
             w[(p, q)] = float(newreno.window(p, q))
             row.append(f"{w[(p, q)]:.2f} ({_w_root(p, q):.2f})")
         body.append(row + [f"{math.sqrt(8 / (3 * p)):.2f}"])
-    # Small p: W = sqrt(8/(p(3+4q))) + (10q - 5)/(3 + 4q) + e, e = 49 sqrt(p) / (2 (3+4q) sqrt(24+32q)) + O(p).
+    # Small p: W = sqrt(8/(p(3+4q))) + (10q - 5)/(3 + 4q) + e,
+    # e = 49 sqrt(p) / (2 (3+4q) sqrt(24+32q)) + O(p).
     p0 = 1e-6
     gaps = []
     for q in qs:
         lead = math.sqrt(8 / (p0 * (3 + 4 * q))) + (10 * q - 5) / (3 + 4 * q)
         nxt = 49 * math.sqrt(p0) / (2 * (3 + 4 * q) * math.sqrt(24 + 32 * q))
         gaps.append((abs(float(newreno.window(p0, q)) - lead), nxt))
-    falls_p = all(w[(a, q)] > w[(b, q)] for q in qs for a, b in zip(FIG4_P, FIG4_P[1:]))
+    falls_p = all(w[(a, q)] > w[(b, q)] for q in qs for a, b in zip(FIG4_P, FIG4_P[1:], strict=False))
     small = FIG4_P[0]
-    falls_q = all(w[(small, a)] > w[(small, b)] for a, b in zip(qs, qs[1:]))
+    falls_q = all(w[(small, a)] > w[(small, b)] for a, b in zip(qs, qs[1:], strict=False))
     spread = {p: max(w[(p, q)] for q in qs) / min(w[(p, q)] for q in qs) - 1 for p in FIG4_P}
     rises_at = [p for p in FIG4_P if w[(p, qs[-1])] > w[(p, 0.0)]]
     worst = max(g / n for g, n in gaps)

@@ -226,3 +226,12 @@ def test_the_table4_runs_digest_sees_every_number_and_not_the_row_order():
             pl.when(pl.col("run_key") == "a").then(pl.col(c) + 1e-12).otherwise(pl.col(c))
         )
         assert runs_digest(changed) != d, c
+
+
+def test_check_json_passed_is_a_boolean():
+    """A check computed with numpy (np.median(...) <= x is a numpy bool) is written to results.json
+    as true/false like every other check, not as the string "True" through json's default=str."""
+    import numpy as np
+
+    check = core.Check("a numpy comparison", 0.05, "within 10%", np.median([0.05, 0.07]) <= 0.10)
+    assert json.loads(json.dumps(check.to_json(), default=str))["passed"] is True

@@ -30,7 +30,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import polars as pl
@@ -150,7 +150,7 @@ def _reference_lines(ax, frame: pl.DataFrame, lo_p: float, hi_p: float) -> None:
                 ls=next(styles),
                 label=f"Table 1: C = {c:.2f} ({loss} loss, {'delayed ACKs' if every == 'delayed' else 'ACK each'})",
             )
-    rtt = float(frame.get_column("mean_rtt_s").median())
+    rtt = float(cast(float, frame.get_column("mean_rtt_s").median()))
     if rtt > 0 and math.isfinite(rtt):
         b = 2.0 if acks == {"delayed"} else 1.0
         rto = 1.0  # RFC 6298's minimum, the simulator's default
@@ -210,7 +210,7 @@ def plot(
     import matplotlib as mpl
 
     colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
-    lo_p, hi_p = frame["p_used"].min(), frame["p_used"].max()
+    lo_p, hi_p = cast(float, frame["p_used"].min()), cast(float, frame["p_used"].max())
     for ax, (panel_key, pf) in zip(axes, panels, strict=False):
         groups = groups_of(pf, inner)
         for i, (key, g) in enumerate(groups):
@@ -396,9 +396,9 @@ def plot_trace(
         for i, (flow, g) in enumerate(sorted(data.partition_by("flow", as_dict=True).items())):
             if i >= MAX_GROUPS:
                 break
-            size = max(1, int(g["len"].max() or 1))
+            size = max(1, int(cast(int, g["len"].max()) or 1))
             sent = g.filter(pl.col("event").cast(pl.String) == "enqueue")
-            line = ax.scatter(sent["time_s"], sent["seq"] / size, s=2, label=f"flow {flow[0]} sent")
+            dots = ax.scatter(sent["time_s"], sent["seq"] / size, s=2, label=f"flow {flow[0]} sent")
             lost = g.filter(pl.col("event").cast(pl.String).is_in(["drop", "lost"]))
             if lost.height:
                 ax.scatter(
@@ -406,7 +406,7 @@ def plot_trace(
                     lost["seq"] / size,
                     s=18,
                     marker="x",
-                    color=line.get_facecolor()[0],
+                    color=dots.get_facecolor()[0],
                     label=f"flow {flow[0]} dropped",
                 )
         ax.set_ylabel(f"sequence number (segments) at {link}")

@@ -111,7 +111,8 @@ def flow_summary_rows(result: RunResult) -> tuple[list[Column], list[list[str]],
     ).row(0, named=True)
     rows = [[label] + [num(summary[f"{label}:{name}"], fmt) for name, _, fmt in fields] for label, _ in stats]
     g = df["goodput_bps"].fill_nan(None).drop_nulls()
-    jain = (g.sum() ** 2 / (len(g) * (g**2).sum())) if len(g) and (g**2).sum() > 0 else float("nan")
+    total, squares = float(g.sum()), float((g**2).sum())
+    jain = (total**2 / (len(g) * squares)) if len(g) and squares > 0 else float("nan")
     kinds = (
         df.select(pl.concat_str("tcp", pl.col("ack").str.slice(0, 3), separator="/"))
         .to_series()
@@ -228,8 +229,10 @@ def print_result(result: RunResult, console: Console | None = None, wide: bool =
         cols, rows = traffic_rows(result)
         print_table(console, "Background traffic (per group, measurement window)", cols, rows)
     cols, rows, hidden = links_rows(result, wide)
-    caption = f"{hidden} more link directions (idle or quieter): --wide, --json or --out." if hidden else None
-    print_table(console, "Links (measurement window)", cols, rows, caption=caption)
+    links_caption = (
+        f"{hidden} more link directions (idle or quieter): --wide, --json or --out." if hidden else None
+    )
+    print_table(console, "Links (measurement window)", cols, rows, caption=links_caption)
 
 
 def _summary(result: RunResult) -> str:

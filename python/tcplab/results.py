@@ -58,7 +58,7 @@ LONG_LIST = 64
 MAX_INPUT_COLUMNS = 5000
 
 
-def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten_inputs(resolved: Mapping[str, Any] | list[Any], prefix: str = "") -> dict[str, Any]:
     """The resolved scenario as {dotted path: value}, list entries by index (as `--set`). The
     values are already SI numbers (`tcplab.resolve`): seconds, bit/s, bytes, probabilities. A
     list of more than `LONG_LIST` plain values is one column holding the list."""

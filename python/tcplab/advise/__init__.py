@@ -83,14 +83,14 @@ def _check(path: Path) -> None:
             raise ValueError(f"{name}: {value:g} (expected a value > 0)")
     if not 0.0 <= path.loss < 1.0:
         raise ValueError(f"--loss: {path.loss:g} (expected a loss rate in [0, 1))")
-    for name, value in (
+    for name, given in (
         ("--rate", path.rate),
         ("--rwnd", path.rwnd),
         ("--size", path.size),
         ("--rto", path.rto),
     ):
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{name}: {value:g} (expected a value > 0)")
+        if given is not None and not (math.isfinite(given) and given > 0):
+            raise ValueError(f"{name}: {given:g} (expected a value > 0)")
     if path.queue is not None and path.queue < 1:
         raise ValueError(f"--queue: {path.queue} (expected a buffer of at least 1 packet)")
     if path.variant not in VARIANTS:
@@ -307,7 +307,7 @@ def _models(path: Path, regime: str) -> list[dict[str, Any]]:
     rtt = path.mean_rtt or path.rtt
     wmax = float(path.rwnd) if path.rwnd else None
     c = math.sqrt(0.75) if path.ack == "delayed" else math.sqrt(1.5)
-    specs = [
+    specs: list[tuple[str, str, dict[str, Any], str]] = [
         ("mathis", "Mathis Eq. 3", {"mss": path.mss, "rtt": rtt, "loss": path.loss, "c": c}, "throughput"),
         (
             "pftk",
@@ -358,6 +358,7 @@ def _slow_start_prediction(path: Path, bd: dict[str, float]) -> dict[str, Any]:
     """A no-loss slow-start estimate of the transfer time: round trips of a window growing by
     1 + 1/b per round from the initial window (capped at the steady window), each taking an RTT,
     plus the serialization of the bytes at the link rate."""
+    assert path.size is not None  # the slow-start regime is a finite transfer's
     cap = bd["steady_window_bytes"]
     rounds = _rounds_for(path, path.size, cap)
     seconds = rounds * path.rtt + (8 * path.size / path.rate if path.rate else 0.0)

@@ -53,7 +53,7 @@ def write_traces(result, directory: Path) -> list[Path]:
         df = result.trace(name)
         if df.height:
             target = directory / f"{name}.parquet"
-            write_atomically(target, lambda tmp, df=df: df.write_parquet(tmp))
+            write_atomically(target, df.write_parquet)
             written.append(target)
     return written
 

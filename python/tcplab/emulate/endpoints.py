@@ -145,11 +145,13 @@ class Endpoints:
         self._threads.append(sampler)
 
     def _sink(self, fe: FlowEnds) -> None:
+        listener = fe.listener
+        assert listener is not None  # made in start()
         conn = None
         try:
             while conn is None and not self._stop.is_set():
                 try:
-                    conn, _ = fe.listener.accept()
+                    conn, _ = listener.accept()
                 except TimeoutError:
                     continue
             if conn is None:
@@ -174,6 +176,7 @@ class Endpoints:
 
     def _send(self, fe: FlowEnds) -> None:
         s = fe.sender
+        assert s is not None  # made in start()
         if not self._sleep_until(fe.start_s):
             return
         try:
@@ -203,6 +206,7 @@ class Endpoints:
             setattr(fe, attr_bytes, fe.received)
             setattr(fe, attr_time, now)
             with contextlib.suppress(OSError):
+                assert fe.sender is not None  # made in start()
                 setattr(fe, attr_info, tcp_info(fe.sender))
 
     def _sample(self) -> None:

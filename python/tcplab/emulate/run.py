@@ -9,10 +9,10 @@ import signal
 import struct
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -131,14 +131,14 @@ def _flow_rows(
     from tcplab.emulate.endpoints import FlowEnds
 
     rows = []
-    conns = {}
+    conns: dict[str, dict[str, Any]] = {}
     specs = flow_specs(resolved)
     if analysis is not None:
         for r in analysis.connections.iter_rows(named=True):
             ip = r["src"].rsplit(":", 1)[0]
             conns.setdefault(ip, r)
+    fe: FlowEnds
     for kf, fe in zip(kflows, ends, strict=True):
-        fe: FlowEnds
         # The sink's samples: at warm-up (0 if none) and within 5 ms of the end.
         length = max((fe.sampled_end_s or window[1]) - (fe.sampled_warmup_s if window[0] > 0 else 0.0), 0.0)
         f = specs[kf.index]
@@ -247,7 +247,9 @@ def emulate(
             endpoints = None
             try:
                 wait_for(emu.clock)
-                endpoints = Endpoints(kflows, net.ends, list(emu.flow_starts), warmup, duration, emu.clock)
+                # the clock reads a time (not None) once wait_for has returned
+                clock = cast(Callable[[], float], emu.clock)
+                endpoints = Endpoints(kflows, net.ends, list(emu.flow_starts), warmup, duration, clock)
                 endpoints.start()
                 while runner.is_alive():
                     runner.join(timeout=0.1)

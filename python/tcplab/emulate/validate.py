@@ -60,7 +60,7 @@ def queueless(p: float, rtt_ms: int, cc: str, seed: int, quick: bool) -> dict:
 
 
 def dumbbell(discipline: str, quick: bool) -> dict:
-    queue = {"limit": 60}
+    queue: dict[str, object] = {"limit": 60}
     if discipline == "red":
         queue = {"discipline": "red", "limit": 60}
     return {

@@ -8,7 +8,7 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -16,7 +16,7 @@ from typer.core import TyperCommand, TyperGroup
 try:  # typer >= 0.20 carries its own click
     from typer._click import exceptions as click_errors
 except ImportError:  # pragma: no cover - older typer on the click package
-    from click import exceptions as click_errors
+    from click import exceptions as click_errors  # type: ignore[no-redef]  # the same module, older home
 
 _MODEL_HELP = """Evaluate an analytic model: tcplab model NAME [--param VALUE]... [--json].
 
@@ -32,7 +32,7 @@ Examples:
 """
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -43,6 +43,7 @@ class _ModelCommand(TyperCommand):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         from tcplab.models.catalog import MODELS
 
+        assert self.name is not None  # every model command is built with its name
         model = MODELS[self.name]
         flags = ", ".join(p.flag for p in model.params)
         seen: set[str] = set()
@@ -170,7 +171,7 @@ def _command(model):
         )
     )
     annotations["json_out"] = bool
-    command.__signature__ = inspect.Signature(params)
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]  # read by typer
     command.__annotations__ = annotations
     command.__doc__ = f"{model.summary} ({model.source})."
     return command

@@ -58,7 +58,7 @@ def reproduce(
     width = max(len(r.item.ref) for r in rep.reports)
     for r in rep.reports:
         typer.echo(f"{r.item.paper:<9} {r.item.ref:<{width}}  {r.status}")
-    counts = {}
+    counts: dict[str, int] = {}
     for r in rep.reports:
         counts[r.status] = counts.get(r.status, 0) + 1
     typer.echo(
@@ -68,7 +68,7 @@ def reproduce(
         f"report: {out / 'report.html'}"
     )
     for r in rep.failed:
-        for c in r.outcome.checks:
+        for c in r.outcome.checks if r.outcome else []:
             if not c.passed:
                 typer.echo(f"FAILED {r.item.id}: {c.name}: {c.value} (expected {c.target})", err=True)
     if rep.failed:

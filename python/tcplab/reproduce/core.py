@@ -110,7 +110,7 @@ class Check:
             "name": self.name,
             "value": _json_number(self.value),
             "target": self.target,
-            "passed": self.passed,
+            "passed": bool(self.passed),
         }
 
 
@@ -154,7 +154,13 @@ class Context:
     """What an evaluation reads: the store rows and traces of its jobs."""
 
     def __init__(
-        self, item: Item, quick: bool, jobs: list[Job], keys: list[str], rows: pl.DataFrame, trace_dir: Any
+        self,
+        item: Item,
+        quick: bool,
+        jobs: list[Job],
+        keys: list[str],
+        rows: pl.DataFrame | None,
+        trace_dir: Any,
     ):
         self.item, self.quick, self.jobs, self.keys = item, quick, jobs, keys
         self._rows, self._trace_dir = rows, trace_dir
@@ -163,6 +169,7 @@ class Context:
         """The store rows (one per flow) of one job, or of every job with its index as `job`."""
         import polars as pl
 
+        assert self._rows is not None, f"{self.item.id}: an item without simulations has no store rows"
         if job is None:
             index = {k: i for i, k in reversed(list(enumerate(self.keys)))}
             df = self._rows.filter(pl.col("run_key").is_in(list(index)))

@@ -55,6 +55,7 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool, images: b
     if r.status == NOT_YET and o is None:
         lines += [f"*Why not yet.* {it.not_yet or 'the item has no checks yet'}", ""]
         return "\n".join(lines)
+    assert o is not None  # only a not-yet item goes without an outcome
     if it.open:
         lines += [
             f"*Why not yet.* {it.open} The numbers and the checks below are shown as they come out; the "
@@ -166,7 +167,8 @@ def _inline(text: str) -> str:
 def _html_from_markdown(md: str, figures: dict[str, bytes]) -> str:
     """A small converter for exactly what `markdown` writes: headings, paragraphs, tables,
     images (embedded from `figures`)."""
-    out, table = [], []
+    out: list[str] = []
+    table: list[str] = []
 
     def flush_table():
         if not table:
@@ -228,7 +230,7 @@ def _atomic(path: Path, data: bytes) -> None:
 
 
 def results_json(rep: Reproduction) -> dict:
-    out = {
+    out: dict[str, Any] = {
         "paper": rep.paper,
         "quick": rep.quick,
         "wall_seconds": round(rep.seconds, 1),

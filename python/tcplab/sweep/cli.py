@@ -6,6 +6,7 @@ import math
 import sys
 from enum import StrEnum
 from pathlib import Path
+from typing import cast
 
 import typer
 
@@ -88,17 +89,17 @@ def sweep(
         )
     except (SweepError, results.StoreError) as e:
         fail(str(e))
-    stored = outcome.skipped + outcome.done
+    n_stored = outcome.skipped + outcome.done
     typer.echo(
         f"{file}: {outcome.done} runs done, {outcome.skipped} already stored, "
-        f"{len(outcome.failed)} failed; {stored} of {outcome.total} in {out}",
+        f"{len(outcome.failed)} failed; {n_stored} of {outcome.total} in {out}",
         err=True,
     )
     for key, error in list(outcome.failed.items())[:5]:
         typer.echo(f"  run {key}: {error}", err=True)
     if outcome.interrupted:
         typer.echo(
-            f"stopped: re-run the same command to resume ({outcome.total - stored} runs to go)", err=True
+            f"stopped: re-run the same command to resume ({outcome.total - n_stored} runs to go)", err=True
         )
         raise typer.Exit(130)
     if outcome.failed:
@@ -169,7 +170,7 @@ def query(
         if fmt == "json":
             sys.stdout.write("[")
         for batch in reader:
-            df = pl.from_arrow(batch)
+            df = cast(pl.DataFrame, pl.from_arrow(batch))  # a record batch makes a frame
             if fmt == "csv":
                 sys.stdout.write(df.write_csv(include_header=first))
                 first = False

@@ -99,9 +99,12 @@ def _main_hidden():
     import sys
 
     main = sys.modules.get("__main__")
-    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    saved: dict[str, Any] = {
+        k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__
+    }
     try:
         for k in saved:
+            assert main is not None  # saved is empty without a __main__
             if k == "__spec__":
                 main.__spec__ = None
             else:

@@ -199,10 +199,10 @@ class _Strict(BaseModel):
 
 class _Head(_Strict):
     name: str | None = None
-    seed: int = Field(0, ge=0)
+    seed: int = Field(default=0, ge=0)
     base: str | None = None
-    replicates: int | None = Field(None, ge=1)
-    seeds: list[int] | None = Field(None, min_length=1)
+    replicates: int | None = Field(default=None, ge=1)
+    seeds: list[int] | None = Field(default=None, min_length=1)
 
 
 class _AxisSpec(_Strict):
@@ -330,9 +330,9 @@ def _axis(spec: _AxisSpec, index: int, source: str, raw: Mapping[str, Any]) -> A
         if not spec.zip:
             raise bad('`zip` must be a non-empty table of lists: zip = { "a.b" = [..], "c.d" = [..] }')
         lists = _flatten(spec.zip)
-        for path, values in lists.items():
+        for zpath, values in lists.items():
             if not isinstance(values, list) or not values:
-                raise bad(f"`zip.{path}` must be a non-empty list")
+                raise bad(f"`zip.{zpath}` must be a non-empty list")
         lengths = {p: len(v) for p, v in lists.items()}
         if len(set(lengths.values())) != 1:
             raise bad(

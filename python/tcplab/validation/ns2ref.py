@@ -126,6 +126,7 @@ def trace_events(lines) -> Events:
     A DropTail overflow appears in ns-2 as a `+` and a `d` of the same packet at the same
     instant; tcplab traces only the `d` (the packet never waits), so that `+` is left out."""
     ev = Events()
+    packets: list[tuple[int, str, int] | None] = []  # None: a `+` left out
     plus_of_uid: dict[str, int] = {}
     for line in lines:
         w = line.split()
@@ -136,16 +137,16 @@ def trace_events(lines) -> Events:
         if link == ("2", "3") and w[4] == "tcp":
             if w[0] in "+-":
                 if w[0] == "+":
-                    plus_of_uid[w[11]] = len(ev.packets)
-                ev.packets.append((t, w[0], int(w[10])))
+                    plus_of_uid[w[11]] = len(packets)
+                packets.append((t, w[0], int(w[10])))
             elif w[0] == "d":
                 i = plus_of_uid.get(w[11])
-                if i is not None and ev.packets[i] == (t, "+", int(w[10])):
-                    ev.packets[i] = None  # overflow: enqueued and dropped at once
+                if i is not None and packets[i] == (t, "+", int(w[10])):
+                    packets[i] = None  # overflow: enqueued and dropped at once
                 ev.drops.append((t, int(w[10])))
         elif link == ("3", "2") and w[4] == "ack" and w[0] == "+":
             ev.acks.append((t, int(w[10])))
-    ev.packets = [e for e in ev.packets if e is not None]
+    ev.packets = [e for e in packets if e is not None]
     return ev
 
 
@@ -172,7 +173,7 @@ def _var_changes(rows, initial: dict[str, str]) -> dict[str, list[tuple[str, str
     return out
 
 
-def reference_vars(test: str) -> dict[str, list[tuple[str, str]]]:
+def reference_vars(test: str) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
     with gzip.open(REFERENCE / "vars" / f"{test}.csv.gz", "rt") as f:
         rows = [(r["time_s"], r["var"], r["value"]) for r in csv.DictReader(f)]
     initial = {}
@@ -245,7 +246,8 @@ def tcplab_summary(r, ev: Events) -> dict[str, str]:
     for _, link, e, kind, seq in pk:
         if link == fwd1 and kind == "data" and e in "+l":
             fate.setdefault(seq, []).append(e == "l")
-    maxseq, rtx, spurious, nth, rto = -1, 0, 0, {}, []
+    maxseq, rtx, spurious, rto = -1, 0, 0, []
+    nth: dict[int, int] = {}
     for t, seq in sends:
         k = nth.get(seq, 0)
         nth[seq] = k + 1

@@ -211,8 +211,8 @@ def check(*, workers: int = 2, run_ns2_too: bool = False) -> int:
             if shutil.which("ns") is None:
                 print("no `ns` on PATH", file=sys.stderr)
                 return 2
-            jobs = [(n, d, g, s, DURATION, WARMUP) for n, d, g in cells() for s in SEEDS]
-            ns2 = list(pool.map(run_ns2, jobs))
+            ns2_jobs = [(n, d, g, s, DURATION, WARMUP) for n, d, g in cells() for s in SEEDS]
+            ns2 = list(pool.map(run_ns2, ns2_jobs))
             with open(NS2_CSV, "w", newline="") as f:
                 w = csv.DictWriter(f, FIELDS)
                 w.writeheader()

@@ -5,6 +5,7 @@ its window cycles, figure helpers).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,9 @@ def tahoe_cycles(cw, gap: float = 20.0, after: float = WARMUP) -> list[dict]:
     the threshold congestion avoidance starts from (the last event's ssthresh), `rtx_lost` a
     timeout that set ssthresh to 2 (the retransmission lost, Sec. 7)."""
     ev = window_events(cw)
-    cycles, cur, last = [], None, -math.inf
+    cycles: list[dict[str, Any]] = []
+    cur: dict[str, Any] | None = None
+    last = -math.inf
     for t, c, s in ev:
         if t - last > gap:
             if cur is not None:
@@ -84,11 +87,11 @@ def tahoe_cycles(cw, gap: float = 20.0, after: float = WARMUP) -> list[dict]:
         last = t
     if cur is not None:
         cycles.append(cur)
-    out = [c for c in cycles if c["t"] > after]
-    for c in out:
-        c["w_d"] = c["after"][0][1] if c["after"] else None
-        c["rtx_lost"] = any(s <= 2.0 for _, _, s in c["after"])
-        c["losses"] = len(c["after"])
+    out = [cyc for cyc in cycles if cyc["t"] > after]
+    for cyc in out:
+        cyc["w_d"] = cyc["after"][0][1] if cyc["after"] else None
+        cyc["rtx_lost"] = any(s <= 2.0 for _, _, s in cyc["after"])
+        cyc["losses"] = len(cyc["after"])
     return out[:-1] if len(out) > 1 else out  # the last may be cut by the end of the run
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -193,7 +194,7 @@ def _constants_evaluate(ctx: Context) -> Outcome:
                 .drop_nulls()
             )
             w = (
-                float(ss.median()) / 512 / d if ss.len() else math.nan
+                float(cast(float, ss.median())) / 512 / d if ss.len() else math.nan
             )  # the window each decrease started from
             p = f["loss_events"] / f["segments_sent"] if f["segments_sent"] else math.nan
             res[(q, d, u)] = {

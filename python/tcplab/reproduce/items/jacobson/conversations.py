@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -202,7 +203,11 @@ def binned(events: pl.DataFrame, width: float, end: float) -> np.ndarray:
 
 def _between(events: pl.DataFrame, t0: float, t1: float) -> float:
     """KBps over [t0, t1)."""
-    return events.filter((pl.col("time_s") >= t0) & (pl.col("time_s") < t1))["bytes"].sum() / (t1 - t0) / 1e3
+    return (
+        float(events.filter((pl.col("time_s") >= t0) & (pl.col("time_s") < t1))["bytes"].sum())
+        / (t1 - t0)
+        / 1e3
+    )
 
 
 def spikes(series: np.ndarray, depth: float) -> tuple[int, int, list[float]]:
@@ -223,11 +228,11 @@ def _bw_evaluate(ctx: Context) -> Outcome:
     from tcplab.units import parse_duration
 
     start_all = max(parse_duration(f["start"]) for f in tomllib.loads(scenario_text(FOUR))["flows"])
-    runs = {}
+    runs: dict[str, dict[str, Any]] = {}
     for i, name in ((0, "old"), (1, "new")):
         rows = ctx.rows(i)
-        first_end = float(rows["completion_time_s"].min())
-        last_end = float(rows["completion_time_s"].max())
+        first_end = float(cast(float, rows["completion_time_s"].min()))
+        last_end = float(cast(float, rows["completion_time_s"].max()))
         off, acked = offered_and_acked(ctx.trace(i, "packets"))
         t0 = start_all + 1.0  # all four conversations running
         runs[name] = {

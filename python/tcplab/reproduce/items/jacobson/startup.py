@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -48,7 +49,7 @@ def _startup_evaluate(ctx: Context) -> Outcome:
 
     def max_sends(i):
         s = _sent(ctx, i)
-        return int(s.group_by("seq").len()["len"].max()) if s.height else 0
+        return int(cast(int, s.group_by("seq").len()["len"].max())) if s.height else 0
 
     # The paper: Fig. 3, 35% of the 20 KBps available used, data from 54 to 58 KB sent five
     # times; Fig. 4, 16 KBps effective ("two times better"), no retransmissions.

@@ -277,7 +277,7 @@ def _s5_evaluate(ctx: Context) -> Outcome:
             "the capture's instruments against the sender's: p, median relative difference",
             pct(float(np.median(p_err))),
             "within 10% (the paper: 'nearly identical')",
-            np.median(p_err) <= 0.10,
+            bool(np.median(p_err) <= 0.10),
         ),
         Check(
             "the capture's against the sender's: mean RTT (Fig 10 path) and goodput, worst run",

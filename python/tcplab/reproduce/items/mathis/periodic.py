@@ -42,7 +42,8 @@ def _t1_jobs(quick: bool) -> list[Job]:
 
 def _t1_evaluate(ctx: Context) -> Outcome:
     head = ["ACK strategy", "p", "W = BW RTT / MSS", "C = W sqrt(p)", "Table 1", "difference", "timeouts"]
-    body, cs = [], {ack: [] for ack in TABLE1}
+    body: list[list[str]] = []
+    cs: dict[str, list[float]] = {ack: [] for ack in TABLE1}
     for i, (ack, p) in enumerate(_t1_points(ctx.quick)):
         f = ctx.rows(i).row(0, named=True)
         w = f["goodput_bps"] * f["mean_rtt_s"] / 8 / f["mss_bytes"]

@@ -142,16 +142,16 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
     events = [e for e in events if lo <= e["start"] < hi]
 
     starts = [e["start"] for e in events]
-    classes = collections.Counter()
+    classes: collections.Counter[str] = collections.Counter()
     # seconds the flow waited for its timers: from the last ACK of new data or timeout to each timeout
     wait = 0.0
     for t, b0 in timeouts:
         k = np.searchsorted(at, t, side="left") - 1
         j = bisect.bisect_left(to_times, t) - 1
         w_t = (t - max(at[k] if k >= 0 else 0, to_times[j] if j >= 0 else 0)) / 1e9
-        e = bisect.bisect_right(starts, t) - 1
-        if e >= 0 and "dur" in events[e] and t < events[e]["start"] + events[e]["dur"] * 1e9:
-            events[e]["wait"] += w_t
+        ei = bisect.bisect_right(starts, t) - 1
+        if ei >= 0 and "dur" in events[ei] and t < events[ei]["start"] + events[ei]["dur"] * 1e9:
+            events[ei]["wait"] += w_t
         if not lo <= t < hi:
             continue
         wait += w_t
@@ -325,7 +325,7 @@ def anatomy_checks(runs: list[dict], control: dict, paper: float) -> list[Check]
 def anatomy_note(runs: list[dict], control: dict) -> str:
     import collections
 
-    c = collections.Counter()
+    c: collections.Counter[str] = collections.Counter()
     for a in runs:
         c.update(a["classes"])
     n = sum(c.values())

@@ -59,7 +59,8 @@ def _bg_jobs(quick: bool) -> list[Job]:
 
 def _bg_evaluate(ctx: Context) -> Outcome:
     head = ["queue", "background", "link drop rate"] + FG_HEAD
-    body, gs = [], {q: [] for q in PAPER_FIG9}
+    body: list[list] = []
+    gs: dict[str, list] = {q: [] for q in PAPER_FIG9}
     for i, (q, (h, f_)) in enumerate(_bg_points(ctx.quick)):
         df = ctx.rows(i)
         g = foreground(df)
@@ -140,7 +141,8 @@ def _multi_jobs(quick: bool) -> list[Job]:
 
 def _multi_evaluate(ctx: Context) -> Outcome:
     head = ["queue", "background per bottleneck", "drop rate (first / second)"] + FG_HEAD
-    body, gs = [], {q: [] for q in PAPER_FIG10}
+    body: list[list] = []
+    gs: dict[str, list] = {q: [] for q in PAPER_FIG10}
     for i, (q, (h, f)) in enumerate(_multi_points(ctx.quick)):
         df = ctx.rows(i)
         g = foreground(df)
@@ -235,7 +237,8 @@ def _udp_mbps(df) -> float:
 
 def _udp_evaluate(ctx: Context) -> Outcome:
     head = ["queue", "UDP sources", "UDP Mbit/s", "link drop rate"] + FG_HEAD
-    body, gs = [], {q: [] for q in PAPER_FIG11}
+    body: list[list] = []
+    gs: dict[str, list] = {q: [] for q in PAPER_FIG11}
     for i, (q, n) in enumerate(_udp_points(ctx.quick)):
         df = ctx.rows(i)
         g = foreground(df)

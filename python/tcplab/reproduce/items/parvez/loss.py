@@ -66,7 +66,8 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
         "PFTK kb/s (err)",
     ]
     points = _bursty_points(ctx.quick)
-    body, errs, errs_pf, by_p, sim = [], [], [], {}, {}
+    body, errs, errs_pf, sim = [], [], [], {}
+    by_p: dict[float, list] = {}
     for i, (p0, m) in enumerate(points):
         df = ctx.rows(i)
         f = df.row(0, named=True)

@@ -154,7 +154,7 @@ def _table4_evaluate(ctx: Context) -> Outcome:
         "whole W, RTO = 4R vs measured",
     ]
     body, ours, gaps, errs, errs_paper = [], [], [], [], []
-    alt = {"real3": [], "real4": [], "whole3": []}
+    alt: dict[str, list[float]] = {"real3": [], "real4": [], "whole3": []}
     for plr, to, fr, p, rtt, _dur, meas, paper in PAPER_TABLE_IV:
         m = table_iv_model_kbps(p, rtt, rto_factor=4, whole_w=True)
         ours.append(m)

@@ -52,7 +52,6 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 
@@ -61,8 +60,13 @@ ROOT = os.path.dirname(HERE)
 TCPLAB_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 DURATION, WARMUP = 60.0, 10.0
 # (TCP flows, CBR IP packet bytes, CBR rate bit/s)
-SCENARIOS = [(2, 200, 1_000_000), (2, 500, 1_000_000), (4, 200, 1_000_000), (4, 500, 2_000_000),
-             (8, 200, 1_000_000)]
+SCENARIOS = [
+    (2, 200, 1_000_000),
+    (2, 500, 1_000_000),
+    (4, 200, 1_000_000),
+    (4, 500, 2_000_000),
+    (8, 200, 1_000_000),
+]
 
 CPP = r"""
 #include "ns3/applications-module.h"
@@ -246,8 +250,12 @@ def ns3_binary():
     py = os.environ.get("NS3_PYTHON")
     if not py:
         raise SystemExit("set NS3_PYTHON to an interpreter with `pip install ns3` (3.44)")
-    purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     base = os.path.join(purelib, "ns3")
     inc, lib = os.path.join(base, "include"), os.path.join(base, "lib64")
     if not os.path.isdir(lib):
@@ -260,10 +268,25 @@ def ns3_binary():
         src = exe + ".cc"
         with open(src, "w") as f:
             f.write(CPP)
-        libs = sorted({name[3:].split(".so")[0] for name in os.listdir(lib)
-                       if name.startswith("libns3") and ".so" in name})
-        cmd = ["g++", "-O2", "-std=c++20", "-w", f"-I{inc}", src, "-o", exe, f"-L{lib}",
-               f"-Wl,-rpath,{lib}"] + [f"-l{x}" for x in libs]
+        libs = sorted(
+            {
+                name[3:].split(".so")[0]
+                for name in os.listdir(lib)
+                if name.startswith("libns3") and ".so" in name
+            }
+        )
+        cmd = [
+            "g++",
+            "-O2",
+            "-std=c++20",
+            "-w",
+            f"-I{inc}",
+            src,
+            "-o",
+            exe,
+            f"-L{lib}",
+            f"-Wl,-rpath,{lib}",
+        ] + [f"-l{x}" for x in libs]
         t = time.time()
         subprocess.run(cmd, check=True)
         print(f"built {exe} in {time.time() - t:.0f} s", file=sys.stderr)
@@ -271,30 +294,54 @@ def ns3_binary():
 
 
 def run_ns3(exe, ntcp, size, rate, devq=1):
-    out = subprocess.run([exe, f"--ntcp={ntcp}", f"--cbrSize={size}", f"--cbrRate={rate}",
-                          f"--devq={devq}", f"--duration={DURATION}", f"--warm={WARMUP}"],
-                         capture_output=True, text=True)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    out = subprocess.run(
+        [
+            exe,
+            f"--ntcp={ntcp}",
+            f"--cbrSize={size}",
+            f"--cbrRate={rate}",
+            f"--devq={devq}",
+            f"--duration={DURATION}",
+            f"--warm={WARMUP}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stdout[-2000:] + out.stderr[-4000:])
         raise SystemExit(f"ns-3 run failed (exit {out.returncode})")
-    return json.loads(line[len("RESULT "):])
+    return json.loads(line[len("RESULT ") :])
 
 
 def scenario(ntcp, size, rate, devq):
-    neck = {"rate": "10Mbit/s", "delay": "20ms",
-            "queue": {"discipline": "codel", "limit": 1000}}
+    neck = {"rate": "10Mbit/s", "delay": "20ms", "queue": {"discipline": "codel", "limit": 1000}}
     if devq:
         neck["device_queue"] = devq
-    flow = {"profile": "linux", "cc": "cubic", "ack": "delayed", "delack_timeout": "40ms",
-            "frto": False, "tcp": {"variant": "sack", "prr": True, "rack": False}}
+    flow = {
+        "profile": "linux",
+        "cc": "cubic",
+        "ack": "delayed",
+        "delack_timeout": "40ms",
+        "frto": False,
+        "tcp": {"variant": "sack", "prr": True, "rack": False},
+    }
     return {
-        "seed": 1, "duration": f"{DURATION:g}s", "warmup": f"{WARMUP:g}s",
-        "network": {"dumbbell": {"bottleneck": neck, "access_rate": "100Mbit/s", "access_delay": "1ms",
-                                 "access_queue": {"limit": 1000}}},
+        "seed": 1,
+        "duration": f"{DURATION:g}s",
+        "warmup": f"{WARMUP:g}s",
+        "network": {
+            "dumbbell": {
+                "bottleneck": neck,
+                "access_rate": "100Mbit/s",
+                "access_delay": "1ms",
+                "access_queue": {"limit": 1000},
+            }
+        },
         "flows": [{**flow, "start": f"{0.1 * i:.1f}s"} for i in range(ntcp)],
-        "traffic": [{"kind": "cbr", "name": "cbr", "rate": f"{rate}bit/s", "packet": f"{size}B",
-                     "start": "0s"}],
+        "traffic": [
+            {"kind": "cbr", "name": "cbr", "rate": f"{rate}bit/s", "packet": f"{size}B", "start": "0s"}
+        ],
         "trace": {"links": ["bottleneck.fwd"], "max_points": 50_000_000},
     }
 
@@ -358,34 +405,48 @@ print("RESULT " + json.dumps({"drops": drops, "cbr_drops": cbr_drops, "sojourn_d
 
 def run_tcplab(ntcp, size, rate, devq):
     sc = scenario(ntcp, size, rate, devq)
-    out = subprocess.run([TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
-                         capture_output=True, text=True)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    out = subprocess.run(
+        [TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
+        capture_output=True,
+        text=True,
+    )
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stderr[-4000:])
         raise SystemExit("tcplab run failed")
-    return json.loads(line[len("RESULT "):])
+    return json.loads(line[len("RESULT ") :])
 
 
-METRICS = [("drops", "drops", 1), ("CBR drops", "cbr_drops", 1), ("sojourn p50 ms", "sojourn_p50", 1e3),
-           ("sojourn p99 ms", "sojourn_p99", 1e3), ("CBR delay mean ms", "cbr_delay_mean", 1e3),
-           ("CBR delay p99 ms", "cbr_delay_p99", 1e3), ("TCP goodput Mbit/s", "goodput_mbps", 1),
-           ("TCP timeouts", "timeouts", 1)]
+METRICS = [
+    ("drops", "drops", 1),
+    ("CBR drops", "cbr_drops", 1),
+    ("sojourn p50 ms", "sojourn_p50", 1e3),
+    ("sojourn p99 ms", "sojourn_p99", 1e3),
+    ("CBR delay mean ms", "cbr_delay_mean", 1e3),
+    ("CBR delay p99 ms", "cbr_delay_p99", 1e3),
+    ("TCP goodput Mbit/s", "goodput_mbps", 1),
+    ("TCP timeouts", "timeouts", 1),
+]
 TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
 
 
 def markdown(rows):
-    lines = ["| TCP flows | CBR | measure | ns-3 (device queue 1) | tcplab device_queue = 1 | ratio | "
-             "tcplab no device queue | ratio |", "|---:|---|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| TCP flows | CBR | measure | ns-3 (device queue 1) | tcplab device_queue = 1 | ratio | "
+        "tcplab no device queue | ratio |",
+        "|---:|---|---|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
             ns3, one, zero = (r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0"))
-            ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"
+            ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
             mark = " *" if key in TARGETS else ""
-            lines.append(f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
-                         f"{fmt(zero)} | {ratio(zero)} |")
+            lines.append(
+                f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
+                f"{fmt(zero)} | {ratio(zero)} |"
+            )
     return "\n".join(lines)
 
 
@@ -395,8 +456,11 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     ap.add_argument("--save", help="write the measurements as JSON")
     ap.add_argument("--ns3-only", action="store_true", help="run ns-3's side only (with --save)")
-    ap.add_argument("--reuse-ns3", metavar="FILE",
-                    help="take ns-3's side from FILE (a --save of an earlier run) and run tcplab's")
+    ap.add_argument(
+        "--reuse-ns3",
+        metavar="FILE",
+        help="take ns-3's side from FILE (a --save of an earlier run) and run tcplab's",
+    )
     a = ap.parse_args()
     old = {}
     if a.reuse_ns3:
@@ -415,10 +479,15 @@ def main():
         r["tcplab1"] = run_tcplab(ntcp, size, rate, 1)
         r["tcplab0"] = run_tcplab(ntcp, size, rate, 0)
         worst = max(abs(r["tcplab1"][k] / r["ns3"][k] - 1) for k in TARGETS if r["ns3"][k])
-        print(f"{ntcp} TCP + CBR {size} B: " + "; ".join(
-            f"{k} ns-3 {r['ns3'][k]:.4g} tcplab(1) {r['tcplab1'][k]:.4g} tcplab(0) {r['tcplab0'][k]:.4g}"
-            for _, k, _ in METRICS) + f"; worst |ratio - 1| of the targets with device_queue = 1: {worst:.3f}",
-            flush=True)
+        print(
+            f"{ntcp} TCP + CBR {size} B: "
+            + "; ".join(
+                f"{k} ns-3 {r['ns3'][k]:.4g} tcplab(1) {r['tcplab1'][k]:.4g} tcplab(0) {r['tcplab0'][k]:.4g}"
+                for _, k, _ in METRICS
+            )
+            + f"; worst |ratio - 1| of the targets with device_queue = 1: {worst:.3f}",
+            flush=True,
+        )
     print(f"{time.time() - t0:.0f} s", file=sys.stderr)
     if a.save:
         with open(a.save, "w") as f:

@@ -72,8 +72,8 @@ CCS = {"cubic": ("cubic", "TcpCubic"), "bbr": ("bbr", "TcpBbr"), "reno": ("aimd"
 
 
 def ns3_child(cc: str, delay_ms: float, p: float, seed: int, every: int = 0) -> None:
-    from ns import ns
     import cppyy
+    from ns import ns
 
     cppyy.cppdef(r"""
         namespace tcplab_cmp {
@@ -239,7 +239,10 @@ def ns3_child(cc: str, delay_ms: float, p: float, seed: int, every: int = 0) -> 
     cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(64 << 20))
     cfg("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(10))
     cfg("ns3::TcpSocket::DelAckCount", ns.UintegerValue(2))
-    cfg("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.MilliSeconds(int(os.environ.get("NS3_DELACK_MS", DELACK_MS)))))
+    cfg(
+        "ns3::TcpSocket::DelAckTimeout",
+        ns.TimeValue(ns.MilliSeconds(int(os.environ.get("NS3_DELACK_MS", DELACK_MS)))),
+    )
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(True))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(True))
     cfg("ns3::TcpSocketBase::LimitedTransmit", ns.BooleanValue(True))
@@ -247,8 +250,10 @@ def ns3_child(cc: str, delay_ms: float, p: float, seed: int, every: int = 0) -> 
     cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.MilliSeconds(200)))
     if os.environ.get("NS3_CLOCK_GRANULARITY_MS"):
         # rto = max(MinRto, srtt + max(G, 4 rttvar)); G = 200 ms gives Linux's srtt + max(200 ms, 4 rttvar).
-        cfg("ns3::TcpSocketBase::ClockGranularity",
-            ns.TimeValue(ns.MilliSeconds(int(os.environ["NS3_CLOCK_GRANULARITY_MS"]))))
+        cfg(
+            "ns3::TcpSocketBase::ClockGranularity",
+            ns.TimeValue(ns.MilliSeconds(int(os.environ["NS3_CLOCK_GRANULARITY_MS"]))),
+        )
     cfg("ns3::TcpSocketState::EnablePacing", ns.BooleanValue(cc == "bbr"))
 
     nodes = ns.NodeContainer()
@@ -268,11 +273,15 @@ def ns3_child(cc: str, delay_ms: float, p: float, seed: int, every: int = 0) -> 
     elif p > 0:
         devs.Get(1).SetAttribute("ReceiveErrorModel", ns.PointerValue(B.Errors(p, 7)))
     port = 9
-    bulk = ns.BulkSendHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ifaces.GetAddress(1), port).ConvertTo())
+    bulk = ns.BulkSendHelper(
+        "ns3::TcpSocketFactory", ns.InetSocketAddress(ifaces.GetAddress(1), port).ConvertTo()
+    )
     bulk.SetAttribute("MaxBytes", ns.UintegerValue(0))
     bulk.SetAttribute("SendSize", ns.UintegerValue(1448 * 64))
     bulk.Install(nodes.Get(0)).Start(ns.Seconds(0))
-    sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+    sink = ns.PacketSinkHelper(
+        "ns3::TcpSocketFactory", ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+    )
     apps = sink.Install(nodes.Get(1))
     apps.Start(ns.Seconds(0))
     B.g_sinks.push_back(apps.Get(0))
@@ -293,15 +302,28 @@ def ns3_child(cc: str, delay_ms: float, p: float, seed: int, every: int = 0) -> 
     jump = B.g_jump_sum / B.g_exits / 1448 if B.g_exits else float("nan")
     B.TraceClose()
     ns.Simulator.Destroy()
-    print("RESULT " + json.dumps({"goodput_bps": (snap[1] - snap[0]) * 8 / (DURATION - WARMUP), "wall_s": wall,
-                                  "timeouts": int(B.g_loss), "recoveries": int(B.g_recovery),
-                                  "mean_cwnd": mean_cwnd, "exit_jump": jump}), flush=True)
+    print(
+        "RESULT "
+        + json.dumps(
+            {
+                "goodput_bps": (snap[1] - snap[0]) * 8 / (DURATION - WARMUP),
+                "wall_s": wall,
+                "timeouts": int(B.g_loss),
+                "recoveries": int(B.g_recovery),
+                "mean_cwnd": mean_cwnd,
+                "exit_jump": jump,
+            }
+        ),
+        flush=True,
+    )
 
 
 def ns3_python():
     """The ns-3 interpreter from $NS3_PYTHON, or a one-line error naming the variable."""
     if not NS3_PYTHON:
-        raise SystemExit("error: NS3_PYTHON is not set: set it to a Python interpreter with `pip install ns3`")
+        raise SystemExit(
+            "error: NS3_PYTHON is not set: set it to a Python interpreter with `pip install ns3`"
+        )
     if not (os.path.isfile(NS3_PYTHON) and os.access(NS3_PYTHON, os.X_OK)):
         raise SystemExit(f"error: NS3_PYTHON={NS3_PYTHON!r} is not an executable interpreter")
     return NS3_PYTHON
@@ -309,24 +331,56 @@ def ns3_python():
 
 def run_ns3(cc, delay_ms, p, seed, every=0, delack_ms=DELACK_MS, env=None):
     """`env`: the child's switches (NS3_TRACE, NS3_RATE_FIX, NS3_CLOCK_GRANULARITY_MS; see ns3_child)."""
-    cmd = [ns3_python(), os.path.abspath(__file__), "--ns3-child", cc, str(delay_ms), str(p), str(seed), str(every)]
-    out = subprocess.run(cmd, capture_output=True, text=True,
-                         env={**os.environ, "NS3_DELACK_MS": str(delack_ms), **(env or {})})
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    cmd = [
+        ns3_python(),
+        os.path.abspath(__file__),
+        "--ns3-child",
+        cc,
+        str(delay_ms),
+        str(p),
+        str(seed),
+        str(every),
+    ]
+    out = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NS3_DELACK_MS": str(delack_ms), **(env or {})},
+    )
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stdout[-2000:] + out.stderr[-4000:])
         raise SystemExit(f"ns-3 run {cc} {delay_ms} ms p={p} seed {seed} failed (exit {out.returncode})")
-    return json.loads(line[len("RESULT "):])
+    return json.loads(line[len("RESULT ") :])
 
 
 def run_tcplab(cc, delay_ms, p, seed):
     scenario = {
-        "seed": seed, "duration": f"{DURATION:g}s", "warmup": f"{WARMUP:g}s",
-        "network": {"path": {"hops": [{"rate": RATE, "delay": f"{delay_ms}ms", "queue": {"limit": 1000},
-                                       **({"loss": {"model": "bernoulli", "p": p}} if p > 0 else {})}]}},
-        "flows": [{"profile": "linux", "cc": CCS[cc][0], "ack": "delayed", "delack_timeout": f"{DELACK_MS}ms",
-                   "frto": False,
-                   "tcp": {"variant": "sack", "prr": True, "rack": False}}],
+        "seed": seed,
+        "duration": f"{DURATION:g}s",
+        "warmup": f"{WARMUP:g}s",
+        "network": {
+            "path": {
+                "hops": [
+                    {
+                        "rate": RATE,
+                        "delay": f"{delay_ms}ms",
+                        "queue": {"limit": 1000},
+                        **({"loss": {"model": "bernoulli", "p": p}} if p > 0 else {}),
+                    }
+                ]
+            }
+        },
+        "flows": [
+            {
+                "profile": "linux",
+                "cc": CCS[cc][0],
+                "ack": "delayed",
+                "delack_timeout": f"{DELACK_MS}ms",
+                "frto": False,
+                "tcp": {"variant": "sack", "prr": True, "rack": False},
+            }
+        ],
     }
     return run_tcplab_scenario(scenario)
 
@@ -337,28 +391,50 @@ def periodic_scenario(cc, delay_ms, every, full_linux):
     kernel runs it; otherwise the settings matched to ns-3 above."""
     flow = {"profile": "linux", "cc": CCS[cc][0]}
     if not full_linux:
-        flow.update({"ack": "delayed", "delack_timeout": f"{DELACK_MS}ms", "frto": False,
-                     "tcp": {"variant": "sack", "prr": True, "rack": False}})
-    return {"seed": 1, "duration": f"{DURATION:g}s", "warmup": f"{WARMUP:g}s",
-            "network": {"path": {"hops": [{"rate": RATE, "delay": f"{delay_ms}ms", "queue": {"limit": 1000},
-                                           "loss": {"model": "periodic", "n": every}}]}},
-            "flows": [flow]}
+        flow.update(
+            {
+                "ack": "delayed",
+                "delack_timeout": f"{DELACK_MS}ms",
+                "frto": False,
+                "tcp": {"variant": "sack", "prr": True, "rack": False},
+            }
+        )
+    return {
+        "seed": 1,
+        "duration": f"{DURATION:g}s",
+        "warmup": f"{WARMUP:g}s",
+        "network": {
+            "path": {
+                "hops": [
+                    {
+                        "rate": RATE,
+                        "delay": f"{delay_ms}ms",
+                        "queue": {"limit": 1000},
+                        "loss": {"model": "periodic", "n": every},
+                    }
+                ]
+            }
+        },
+        "flows": [flow],
+    }
 
 
 def run_tcplab_scenario(scenario):
     """goodput, timeouts and the window's time average (segments of 1448 bytes) after the warm-up."""
-    code = ("import json, sys, tcplab\n"
-            "r = tcplab.run(json.loads(sys.argv[1]), sets={'trace.cwnd': True}); f = r.flows.row(0, named=True)\n"
-            "c = r.trace('cwnd'); t = c['time_s'].to_list() + [r.duration_s]; w = c['cwnd_bytes'].to_list()\n"
-            "area = sum(max(0.0, min(t[i + 1], r.duration_s) - max(t[i], r.warmup_s)) * w[i] for i in range(len(w)))\n"
-            "print('RESULT ' + json.dumps({'goodput_bps': f['goodput_bps'], 'timeouts': f['timeouts'], "
-            "'mean_cwnd': area / (r.duration_s - r.warmup_s) / 1448}))")
+    code = (
+        "import json, sys, tcplab\n"
+        "r = tcplab.run(json.loads(sys.argv[1]), sets={'trace.cwnd': True}); f = r.flows.row(0, named=True)\n"
+        "c = r.trace('cwnd'); t = c['time_s'].to_list() + [r.duration_s]; w = c['cwnd_bytes'].to_list()\n"
+        "area = sum(max(0.0, min(t[i + 1], r.duration_s) - max(t[i], r.warmup_s)) * w[i] for i in range(len(w)))\n"
+        "print('RESULT ' + json.dumps({'goodput_bps': f['goodput_bps'], 'timeouts': f['timeouts'], "
+        "'mean_cwnd': area / (r.duration_s - r.warmup_s) / 1448}))"
+    )
     out = subprocess.run([TCPLAB_PYTHON, "-c", code, json.dumps(scenario)], capture_output=True, text=True)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stderr[-4000:])
         raise SystemExit("tcplab run failed")
-    return json.loads(line[len("RESULT "):])
+    return json.loads(line[len("RESULT ") :])
 
 
 def run_kernel(scenario):
@@ -368,8 +444,11 @@ def run_kernel(scenario):
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as t:
         t.write("\n".join(_toml(scenario)) + "\n")
     try:
-        out = subprocess.run([os.path.join(ROOT, ".venv", "bin", "tcplab"), "emulate", t.name, "--json"],
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [os.path.join(ROOT, ".venv", "bin", "tcplab"), "emulate", t.name, "--json"],
+            capture_output=True,
+            text=True,
+        )
     finally:
         os.unlink(t.name)
     if out.returncode != 0:
@@ -377,17 +456,18 @@ def run_kernel(scenario):
         raise SystemExit("tcplab emulate failed (root and /dev/net/tun needed)")
     flow = json.loads(out.stdout)["flows"][0]
     # The kernel's own RTO count (the capture's "timeouts" also count tail-loss probes).
-    return {"goodput_bps": flow["goodput_bps"], "timeouts": flow["kernel_rto_events"],
-            "probes_or_timeouts_in_capture": flow["timeouts"]}
+    return {
+        "goodput_bps": flow["goodput_bps"],
+        "timeouts": flow["kernel_rto_events"],
+        "probes_or_timeouts_in_capture": flow["timeouts"],
+    }
 
 
 def _toml(sc, prefix=""):
     """A small TOML writer for the scenarios above (tables, arrays of tables, scalars)."""
     lines, tables = [], []
     for k, v in sc.items():
-        if isinstance(v, dict):
-            tables.append((k, v))
-        elif isinstance(v, list) and v and isinstance(v[0], dict) and k == "flows":
+        if isinstance(v, dict) or isinstance(v, list) and v and isinstance(v[0], dict) and k == "flows":
             tables.append((k, v))
         else:
             lines.append(f"{k} = {_tv(v)}")
@@ -400,8 +480,11 @@ def _toml(sc, prefix=""):
         else:
             if all(not isinstance(x, dict) for x in v.values()):
                 lines.append(f"[{name}]")
-            lines += _toml(v, name + ".") if any(isinstance(x, dict) for x in v.values()) else \
-                [f"{kk} = {_tv(vv)}" for kk, vv in v.items()]
+            lines += (
+                _toml(v, name + ".")
+                if any(isinstance(x, dict) for x in v.values())
+                else [f"{kk} = {_tv(vv)}" for kk, vv in v.items()]
+            )
     return lines
 
 
@@ -434,13 +517,33 @@ LINK_PAYLOAD_BPS = {"tcplab": 10e6 * 1448 / 1500, "ns3": 10e6 * 1448 / 1502}
 def _explain_scenario(cc, seed, extra=None, full_linux=False, trace_links=False):
     flow = {"profile": "linux", "cc": CCS[cc][0]}
     if not full_linux:
-        flow.update({"ack": "delayed", "delack_timeout": f"{DELACK_MS}ms", "frto": False,
-                     "tcp": {"variant": "sack", "prr": True, "rack": False}})
+        flow.update(
+            {
+                "ack": "delayed",
+                "delack_timeout": f"{DELACK_MS}ms",
+                "frto": False,
+                "tcp": {"variant": "sack", "prr": True, "rack": False},
+            }
+        )
     flow.update(extra or {})
-    sc = {"seed": seed, "duration": f"{DURATION:g}s", "warmup": f"{WARMUP:g}s",
-          "network": {"path": {"hops": [{"rate": RATE, "delay": f"{EXPLAIN_DELAY_MS}ms", "queue": {"limit": 1000},
-                                         "loss": {"model": "bernoulli", "p": EXPLAIN_P}}]}},
-          "flows": [flow]}
+    sc = {
+        "seed": seed,
+        "duration": f"{DURATION:g}s",
+        "warmup": f"{WARMUP:g}s",
+        "network": {
+            "path": {
+                "hops": [
+                    {
+                        "rate": RATE,
+                        "delay": f"{EXPLAIN_DELAY_MS}ms",
+                        "queue": {"limit": 1000},
+                        "loss": {"model": "bernoulli", "p": EXPLAIN_P},
+                    }
+                ]
+            }
+        },
+        "flows": [flow],
+    }
     if trace_links:
         sc["trace"] = {"links": ["hop0.fwd"], "max_points": 10_000_000}
     return sc
@@ -448,7 +551,7 @@ def _explain_scenario(cc, seed, extra=None, full_linux=False, trace_links=False)
 
 def _spans(rows, key, t0=WARMUP, t1=DURATION):
     """(value of key, seconds it held) over [t0, t1] for state rows [(t, {...}), ...] in time order."""
-    for (ta, a), (tb, _) in zip(rows, rows[1:] + [(t1, None)]):
+    for (ta, a), (tb, _) in zip(rows, rows[1:] + [(t1, None)], strict=True):
         lo, hi = max(ta, t0), min(tb, t1)
         if hi > lo:
             yield a, hi - lo
@@ -465,11 +568,13 @@ def _state_summary(rows):
         share[st] = share.get(st, 0) + dt
         cw[st] = cw.get(st, 0) + dt * a["cwnd"] / 1448
         fl[st] = fl.get(st, 0) + dt * a["in_flight"] / 1448
-    out = {"state_share": {k: v / tot for k, v in share.items()},
-           "state_cwnd": {k: cw[k] / share[k] for k in share},
-           "state_in_flight": {k: fl[k] / share[k] for k in share},
-           "mean_srtt_s": sum(a["srtt"] * dt for a, dt in _spans(rows, "srtt")) / tot,
-           "mean_cwnd": sum(a["cwnd"] * dt for a, dt in _spans(rows, "cwnd")) / tot / 1448}
+    out = {
+        "state_share": {k: v / tot for k, v in share.items()},
+        "state_cwnd": {k: cw[k] / share[k] for k in share},
+        "state_in_flight": {k: fl[k] / share[k] for k in share},
+        "mean_srtt_s": sum(a["srtt"] * dt for a, dt in _spans(rows, "srtt")) / tot,
+        "mean_cwnd": sum(a["cwnd"] * dt for a, dt in _spans(rows, "cwnd")) / tot / 1448,
+    }
     if rows and rows[0][1].get("mode") is not None:
         modes, bw, bw_t = {}, 0.0, 0.0
         for a, dt in _spans(rows, "mode"):
@@ -488,6 +593,7 @@ def _timeouts(sends, losses, rtos, t0=WARMUP):
     was lost and was the first (no fast retransmission came before the timer), or a
     retransmission (lost again). `rtos`: [(time, timer value)]."""
     import bisect
+
     by_seq, lost = {}, set()
     for t, q in sends:
         by_seq.setdefault(q, []).append(t)
@@ -497,12 +603,16 @@ def _timeouts(sends, losses, rtos, t0=WARMUP):
         k = bisect.bisect_right(by_seq.get(q, []), t)
         if k:
             lost.add((q, by_seq[q][k - 1]))
-    kinds = {"spurious": 0, "spurious_after_retransmission": 0, "first_transmission_lost": 0,
-             "retransmission_lost": 0}
+    kinds = {
+        "spurious": 0,
+        "spurious_after_retransmission": 0,
+        "first_transmission_lost": 0,
+        "retransmission_lost": 0,
+    }
     values = []
     expirations = 0
     for T, rto in rtos:
-        if T < t0:
+        if t0 > T:
             continue
         expirations += 1
         values.append(rto)
@@ -519,7 +629,11 @@ def _timeouts(sends, losses, rtos, t0=WARMUP):
             kinds["first_transmission_lost"] += 1
         else:
             kinds["retransmission_lost"] += 1
-    return {"expirations": expirations, **kinds, "mean_rto_s": statistics.mean(values) if values else float("nan")}
+    return {
+        "expirations": expirations,
+        **kinds,
+        "mean_rto_s": statistics.mean(values) if values else float("nan"),
+    }
 
 
 def explain_ns3(cc, seed, env=None):
@@ -538,10 +652,20 @@ def explain_ns3(cc, seed, env=None):
                 if x[0] == "S":
                     t, rto, pg = float(x[1]), float(x[5]), float(x[9])
                     mode = NS3_MODES.get(int(x[8]))
-                    rows.append((t, {"cwnd": int(x[2]), "state": NS3_STATES[int(x[4])], "in_flight": int(x[7]),
-                                     "srtt": float(x[11]), "mode": mode,
-                                     # ns-3 paces at gain x BtlBw x 0.99 once the pipe is full
-                                     "btl_bw_bps": float(x[6]) / (pg * 0.99) if mode == "probe_bw" and pg else 0.0}))
+                    rows.append(
+                        (
+                            t,
+                            {
+                                "cwnd": int(x[2]),
+                                "state": NS3_STATES[int(x[4])],
+                                "in_flight": int(x[7]),
+                                "srtt": float(x[11]),
+                                "mode": mode,
+                                # ns-3 paces at gain x BtlBw x 0.99 once the pipe is full
+                                "btl_bw_bps": float(x[6]) / (pg * 0.99) if mode == "probe_bw" and pg else 0.0,
+                            },
+                        )
+                    )
                     # ReTxTimeout doubles the timer (values printed to the us)
                     if prev_rto and abs(rto - 2 * prev_rto) <= 3e-6:
                         rtos.append((t, prev_rto))
@@ -554,8 +678,12 @@ def explain_ns3(cc, seed, env=None):
                     samples.setdefault(x[1], []).append(x)  # the last at an instant is the ACK's sample
     finally:
         os.unlink(path)
-    out = {"goodput_bps": res["goodput_bps"], "ca_loss_entries": res["timeouts"], **_state_summary(rows),
-           "timeouts": _timeouts(sends, losses, rtos)}
+    out = {
+        "goodput_bps": res["goodput_bps"],
+        "ca_loss_entries": res["timeouts"],
+        **_state_summary(rows),
+        "timeouts": _timeouts(sends, losses, rtos),
+    }
     if cc == "bbr":
         n = over = stale_over = stale = 0
         for t, fires in samples.items():
@@ -588,41 +716,66 @@ def explain_tcplab(cc, seed, extra=None):
     head = lines[0].split(",")
     rows, rtos, last_n, last_rto = [], [], 0, None
     for line in lines[1:]:
-        a = dict(zip(head, line.split(",")))
+        a = dict(zip(head, line.split(","), strict=True))
         t = float(a["t_s"])
         if int(a["timeouts"]) > last_n:
             rtos.append((t, last_rto))
             last_n = int(a["timeouts"])
         last_rto = float(a["rto_s"])
-        mode = {"Startup": "startup", "Drain": "drain", "ProbeBw": "probe_bw", "ProbeRtt": "probe_rtt"}.get(a["mode"])
-        rows.append((t, {"cwnd": int(a["cwnd"]), "state": a["state"], "in_flight": int(a["in_flight"]),
-                         "srtt": float(a["srtt_s"]), "mode": mode,
-                         "btl_bw_bps": 8 * int(a["btl_bw"]) if a["btl_bw"] else 0.0}))
-    code = ("import json, sys, tcplab\n"
-            "r = tcplab.run(json.loads(sys.argv[1])); p = r.trace('packets')\n"
-            "d = p.filter((p['kind'] == 'data') & p['event'].is_in(['enqueue', 'lost', 'drop']))\n"
-            "l = p.filter(p['event'] == 'lost')\n"
-            "print('RESULT ' + json.dumps({'goodput_bps': r.flows.row(0, named=True)['goodput_bps'], "
-            "'timeouts': r.flows.row(0, named=True)['timeouts'], "
-            "'sends': list(zip(d['time_s'].to_list(), d['seq'].to_list())), "
-            "'losses': list(zip(l['time_s'].to_list(), l['seq'].to_list()))}))")
-    out = subprocess.run([TCPLAB_PYTHON, "-c", code, json.dumps(_explain_scenario(cc, seed, extra, trace_links=True))],
-                         capture_output=True, text=True)
+        mode = {"Startup": "startup", "Drain": "drain", "ProbeBw": "probe_bw", "ProbeRtt": "probe_rtt"}.get(
+            a["mode"]
+        )
+        rows.append(
+            (
+                t,
+                {
+                    "cwnd": int(a["cwnd"]),
+                    "state": a["state"],
+                    "in_flight": int(a["in_flight"]),
+                    "srtt": float(a["srtt_s"]),
+                    "mode": mode,
+                    "btl_bw_bps": 8 * int(a["btl_bw"]) if a["btl_bw"] else 0.0,
+                },
+            )
+        )
+    code = (
+        "import json, sys, tcplab\n"
+        "r = tcplab.run(json.loads(sys.argv[1])); p = r.trace('packets')\n"
+        "d = p.filter((p['kind'] == 'data') & p['event'].is_in(['enqueue', 'lost', 'drop']))\n"
+        "l = p.filter(p['event'] == 'lost')\n"
+        "print('RESULT ' + json.dumps({'goodput_bps': r.flows.row(0, named=True)['goodput_bps'], "
+        "'timeouts': r.flows.row(0, named=True)['timeouts'], "
+        "'sends': list(zip(d['time_s'].to_list(), d['seq'].to_list())), "
+        "'losses': list(zip(l['time_s'].to_list(), l['seq'].to_list()))}))"
+    )
+    out = subprocess.run(
+        [TCPLAB_PYTHON, "-c", code, json.dumps(_explain_scenario(cc, seed, extra, trace_links=True))],
+        capture_output=True,
+        text=True,
+    )
     line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
     if line is None:
         sys.stderr.write(out.stderr[-4000:])
         raise SystemExit("tcplab run failed")
-    r = json.loads(line[len("RESULT "):])
+    r = json.loads(line[len("RESULT ") :])
     sends = sorted((round(t, 9), q) for t, q in r["sends"])
-    return {"goodput_bps": r["goodput_bps"], "timeouts_counted": r["timeouts"], **_state_summary(rows),
-            "timeouts": _timeouts(sends, [(t, q) for t, q in r["losses"]], [(round(t, 9), v) for t, v in rtos])}
+    return {
+        "goodput_bps": r["goodput_bps"],
+        "timeouts_counted": r["timeouts"],
+        **_state_summary(rows),
+        "timeouts": _timeouts(sends, [(t, q) for t, q in r["losses"]], [(round(t, 9), v) for t, v in rtos]),
+    }
 
 
 def explain(kernel, ccs=("bbr", "cubic"), ex=None):
     """The measurements behind the explanations of the two cells (results["explain"]); `ccs`:
     which of the two to run again (the others are kept from `ex`)."""
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tcplab-sim", "--example", "sender_state"],
-                   cwd=ROOT, check=True, env={**os.environ, "CARGO_BUILD_JOBS": os.environ.get("CARGO_BUILD_JOBS", "1")})
+    subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "tcplab-sim", "--example", "sender_state"],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "CARGO_BUILD_JOBS": os.environ.get("CARGO_BUILD_JOBS", "1")},
+    )
     ex = {**(ex or {}), "rtt_ms": 2 * EXPLAIN_DELAY_MS, "p": EXPLAIN_P}
     seeds = [1, 2, 3]
     for cc in ccs:
@@ -632,8 +785,11 @@ def explain(kernel, ccs=("bbr", "cubic"), ex=None):
             # The kernel with the grid's settings (tcp.rack = false sets tcp_recovery = 0, frto = false).
             ex[cc]["kernel"] = [run_kernel(_explain_scenario(cc, s)) for s in seeds]
         ex[cc]["minutes"] = (time.time() - t0) / 60
-    ex["command"] = "python3 bench/ns3_compare.py --explain bench/ns3_compare_results.json" + (" --kernel" if kernel else "") \
+    ex["command"] = (
+        "python3 bench/ns3_compare.py --explain bench/ns3_compare_results.json"
+        + (" --kernel" if kernel else "")
         + " --save bench/ns3_compare_results.json"
+    )
     return ex
 
 
@@ -644,10 +800,13 @@ def explain_bbr(ex, seeds):
         "tcplab": explain_tcplab("bbr", 1),
         "ns3": explain_ns3("bbr", 1),
         "ns3_rate_fix": explain_ns3("bbr", 1, {"NS3_RATE_FIX": "1"}),
-        "ns3_rate_fix_goodput_bps": [run_ns3("bbr", EXPLAIN_DELAY_MS, EXPLAIN_P, s, env={"NS3_RATE_FIX": "1"})
-                                     ["goodput_bps"] for s in seeds[1:]],
-        "tcplab_linux_profile_bps": [run_tcplab_scenario(_explain_scenario("bbr", s, full_linux=True))["goodput_bps"]
-                                     for s in seeds],
+        "ns3_rate_fix_goodput_bps": [
+            run_ns3("bbr", EXPLAIN_DELAY_MS, EXPLAIN_P, s, env={"NS3_RATE_FIX": "1"})["goodput_bps"]
+            for s in seeds[1:]
+        ],
+        "tcplab_linux_profile_bps": [
+            run_tcplab_scenario(_explain_scenario("bbr", s, full_linux=True))["goodput_bps"] for s in seeds
+        ],
     }
     ex["bbr"]["ns3_rate_fix_goodput_bps"].insert(0, ex["bbr"]["ns3_rate_fix"]["goodput_bps"])
 
@@ -658,10 +817,13 @@ def explain_cubic(ex, seeds):
         "tcplab": [explain_tcplab("cubic", s) for s in seeds],
         "ns3": [explain_ns3("cubic", s) for s in seeds],
         "ns3_linux_rto": [explain_ns3("cubic", s, {"NS3_CLOCK_GRANULARITY_MS": "200"}) for s in seeds],
-        "tcplab_ns3_rto": [explain_tcplab("cubic", s, {"rto_granularity": "1ms", "rto_restart_on_retransmit": False})
-                           for s in seeds],
-        "tcplab_linux_profile_bps": [run_tcplab_scenario(_explain_scenario("cubic", s, full_linux=True))["goodput_bps"]
-                                     for s in seeds],
+        "tcplab_ns3_rto": [
+            explain_tcplab("cubic", s, {"rto_granularity": "1ms", "rto_restart_on_retransmit": False})
+            for s in seeds
+        ],
+        "tcplab_linux_profile_bps": [
+            run_tcplab_scenario(_explain_scenario("cubic", s, full_linux=True))["goodput_bps"] for s in seeds
+        ],
     }
 
 
@@ -680,48 +842,65 @@ def findings(results):
             f"{t4['timeouts']}. A recovery whose retransmission is lost leaves ns-3 with one segment of window; "
             "that segment waits for the receiver's 200 ms timer and the sender's 200 ms minimum RTO fires first, "
             "and the window never grows again (module doc of `bench/ns3_compare.py`). tcplab's sender leaves such "
-            "a recovery at ssthresh. Every cell here uses 40 ms on both sides.")
+            "a recovery at ssthresh. Every cell here uses 40 ms on both sides."
+        )
     pairs = [(r, r["ns3"]["goodput_bps"] / r["tcplab"]["goodput_bps"]) for r in det]
     lossy = [(r, x) for r, x in pairs if r["cc"] in ("reno", "cubic")]
     if lossy:
         cw = [r["ns3"]["mean_cwnd"] / r["tcplab"]["mean_cwnd"] for r, _ in lossy]
         rise = [r["ns3"]["exit_jump"] for r, _ in lossy]
-        text = (f"- **Reno and CUBIC: ns-3's window sits higher.** With the same packets lost, ns-3 moves "
-                f"{min(x for _, x in lossy):.2f} to {max(x for _, x in lossy):.2f} times tcplab's goodput, and "
-                f"its mean window is {min(cw):.2f} to {max(cw):.2f} times tcplab's: once the ACK that ends a fast "
-                f"recovery has been processed its window is {min(rise):.1f} to {max(rise):.1f} segments above "
-                "ssthresh (the exit rise column), where tcplab's congestion avoidance starts from ssthresh, so "
-                "ns-3's sawtooth runs a few segments higher all the time. ")
+        text = (
+            f"- **Reno and CUBIC: ns-3's window sits higher.** With the same packets lost, ns-3 moves "
+            f"{min(x for _, x in lossy):.2f} to {max(x for _, x in lossy):.2f} times tcplab's goodput, and "
+            f"its mean window is {min(cw):.2f} to {max(cw):.2f} times tcplab's: once the ACK that ends a fast "
+            f"recovery has been processed its window is {min(rise):.1f} to {max(rise):.1f} segments above "
+            "ssthresh (the exit rise column), where tcplab's congestion avoidance starts from ssthresh, so "
+            "ns-3's sawtooth runs a few segments higher all the time. "
+        )
         if results["kernel"]:
             kr = [r["ns3"]["goodput_bps"] / r["kernel"]["goodput_bps"] for r, _ in lossy]
             tk = [r["tcplab_linux"]["goodput_bps"] / r["kernel"]["goodput_bps"] for r, _ in lossy]
-            far, fk = max(zip([r for r, _ in lossy], tk), key=lambda x: abs(x[1] - 1))
-            text += (f"The kernel sides with tcplab: through the same losses Linux moves {1 / max(kr):.2f} to "
-                     f"{1 / min(kr):.2f} times ns-3's goodput (ns-3 is {min(kr):.2f} to {max(kr):.2f} times the "
-                     f"kernel), tcplab's linux profile {min(tk):.2f} to {max(tk):.2f} times the kernel (the "
-                     f"farthest, {far['cc']} at 1 in {far['every']}, not examined further here; retransmission "
-                     f"timeouts: kernel {far['kernel']['timeouts']}, tcplab {far['tcplab_linux']['timeouts']}). "
-                     "So the random-loss cells' shortfall against ns-3 at p >= 1% is ns-3's departure from Linux, "
-                     "not tcplab's; docs/validation/linux.md has tcplab against the kernel on the full grid. ")
+            far, fk = max(zip([r for r, _ in lossy], tk, strict=True), key=lambda x: abs(x[1] - 1))
+            text += (
+                f"The kernel sides with tcplab: through the same losses Linux moves {1 / max(kr):.2f} to "
+                f"{1 / min(kr):.2f} times ns-3's goodput (ns-3 is {min(kr):.2f} to {max(kr):.2f} times the "
+                f"kernel), tcplab's linux profile {min(tk):.2f} to {max(tk):.2f} times the kernel (the "
+                f"farthest, {far['cc']} at 1 in {far['every']}, not examined further here; retransmission "
+                f"timeouts: kernel {far['kernel']['timeouts']}, tcplab {far['tcplab_linux']['timeouts']}). "
+                "So the random-loss cells' shortfall against ns-3 at p >= 1% is ns-3's departure from Linux, "
+                "not tcplab's; docs/validation/linux.md has tcplab against the kernel on the full grid. "
+            )
         else:
             text += "(Run with `--kernel` for the kernel's column.) "
         out.append(text)
     bbr = [(r, x) for r, x in pairs if r["cc"] == "bbr"]
     if bbr:
-        text = ("- **BBR.** This comparison found a tcplab bug: after a timeout of a SACK recovery, the delivery-rate "
-                "sampler counted every SACKed byte a second time, BBR read tens of times the link's rate and its "
-                "window grew past a thousand segments (fixed on 2026-11-26, `tcp/rate.rs`; these cells are after "
-                "the fix). With the same losses, ns-3 moves "
-                + ", ".join(f"{x:.2f}" for _, x in bbr) + " times tcplab's goodput (1 in "
-                + ", ".join(str(r["every"]) for r, _ in bbr) + ")")
+        text = (
+            "- **BBR.** This comparison found a tcplab bug: after a timeout of a SACK recovery, the delivery-rate "
+            "sampler counted every SACKed byte a second time, BBR read tens of times the link's rate and its "
+            "window grew past a thousand segments (fixed on 2026-11-26, `tcp/rate.rs`; these cells are after "
+            "the fix). With the same losses, ns-3 moves "
+            + ", ".join(f"{x:.2f}" for _, x in bbr)
+            + " times tcplab's goodput (1 in "
+            + ", ".join(str(r["every"]) for r, _ in bbr)
+            + ")"
+        )
         if results["kernel"]:
-            text += (", the kernel " + ", ".join(f"{r['kernel']['goodput_bps'] / r['tcplab_linux']['goodput_bps']:.2f}"
-                                                 for r, _ in bbr)
-                     + " times tcplab's linux profile")
+            text += (
+                ", the kernel "
+                + ", ".join(
+                    f"{r['kernel']['goodput_bps'] / r['tcplab_linux']['goodput_bps']:.2f}" for r, _ in bbr
+                )
+                + " times tcplab's linux profile"
+            )
         worst = max((r for r in rows if r["cc"] == "bbr"), key=lambda r: abs(r["ratio"] - 1))
-        text += (f". In the random-loss cells the largest difference is at RTT {worst['rtt_ms']} ms, p = "
-                 f"{worst['p']:g} ({worst['ratio']:.3f}, with RTOs {worst['tcplab_rto']} / {worst['ns3_rto']}): "
-                 "below." if results.get("explain") else "its cause is not established.")
+        text += (
+            f". In the random-loss cells the largest difference is at RTT {worst['rtt_ms']} ms, p = "
+            f"{worst['p']:g} ({worst['ratio']:.3f}, with RTOs {worst['tcplab_rto']} / {worst['ns3_rto']}): "
+            "below."
+            if results.get("explain")
+            else "its cause is not established."
+        )
         out.append(text)
     ex = results.get("explain")
     if ex:
@@ -729,13 +908,20 @@ def findings(results):
     else:
         ahead = [r for r in rows if r["ratio"] > 1.10]
         if ahead:
-            out.append("- **Where tcplab is ahead of ns-3 by more than 10%**: "
-                       + "; ".join(f"{r['cc']} at RTT {r['rtt_ms']} ms, p = {r['p']:g} ({r['ratio']:.3f}, RTOs "
-                                   f"tcplab {r['tcplab_rto']} / ns-3 {r['ns3_rto']})" for r in ahead)
-                       + ". Why ns-3's recovery falls back on the timer more is not established (`--explain`).")
-    out.append(f"- **Targets** (issue #12: the median per-run |tcplab / ns-3 - 1| within 10% for CUBIC and BBR): "
-               f"CUBIC {med['cubic']:.3f}, BBR {med['bbr']:.3f} (Reno {med['reno']:.3f}, not a target: see "
-               "above).")
+            out.append(
+                "- **Where tcplab is ahead of ns-3 by more than 10%**: "
+                + "; ".join(
+                    f"{r['cc']} at RTT {r['rtt_ms']} ms, p = {r['p']:g} ({r['ratio']:.3f}, RTOs "
+                    f"tcplab {r['tcplab_rto']} / ns-3 {r['ns3_rto']})"
+                    for r in ahead
+                )
+                + ". Why ns-3's recovery falls back on the timer more is not established (`--explain`)."
+            )
+    out.append(
+        f"- **Targets** (issue #12: the median per-run |tcplab / ns-3 - 1| within 10% for CUBIC and BBR): "
+        f"CUBIC {med['cubic']:.3f}, BBR {med['bbr']:.3f} (Reno {med['reno']:.3f}, not a target: see "
+        "above)."
+    )
     out.append("")
     return out
 
@@ -770,10 +956,12 @@ def explain_findings(results, ex):
         f"goodput: {', '.join(mb(x) for x in b['ns3_rate_fix_goodput_bps'])} Mbit/s for seeds 1-3 (mean "
         f"{mb(mean(b['ns3_rate_fix_goodput_bps']))}, as shipped {mb(cell['bbr']['ns3_bps'])}, tcplab "
         f"{mb(cell['bbr']['tcplab_bps'])})"
-        + (", so the overestimate is not what puts ns-3 ahead. "
-           if abs(mean(b["ns3_rate_fix_goodput_bps"]) / cell["bbr"]["ns3_bps"] - 1) < 0.05 else ". ")
-        + 
-        "(2) The goodput gap is the recovery after a timeout. Without RACK neither side detects a lost "
+        + (
+            ", so the overestimate is not what puts ns-3 ahead. "
+            if abs(mean(b["ns3_rate_fix_goodput_bps"]) / cell["bbr"]["ns3_bps"] - 1) < 0.05
+            else ". "
+        )
+        + "(2) The goodput gap is the recovery after a timeout. Without RACK neither side detects a lost "
         "retransmission, so each waits for the timer (the RTO column counts ns-3's entries into CA_LOSS, "
         "not its repeated expirations); the share of the time in that state: tcplab "
         f"{tl['state_share']['loss']:.2f}, ns-3 with the fix {fx['state_share']['loss']:.2f}. There "
@@ -788,19 +976,29 @@ def explain_findings(results, ex):
         f"{tl['state_in_flight']['recovery']:.0f} / {fx['state_in_flight']['recovery']:.0f}; the traces found "
         "a tcplab bug there, BBR's window following PRR's after the packet-conservation round where Linux "
         "leaves it to BBR (fixed 2026-11-27, `bbr.rs`; the tcplab column is after the fix"
-        + (f", which moved this cell from {mb(before)} to {mb(cell['bbr']['tcplab_bps'])} Mbit/s" if before else "")
-        + "). ")
+        + (
+            f", which moved this cell from {mb(before)} to {mb(cell['bbr']['tcplab_bps'])} Mbit/s"
+            if before
+            else ""
+        )
+        + "). "
+    )
     if kern:
         k_rto = sum(k["timeouts"] for k in kern)
         text += (
             f"The kernel, asked for `tcp.rack = false` (tcp_recovery = 0), timed out {k_rto} times in 3 runs "
             f"(tcplab without RACK: {cell['bbr']['tcplab_rto']}) and moved "
             f"{', '.join(mb(k['goodput_bps']) for k in kern)} Mbit/s"
-            + (": it still repairs lost retransmissions without its timer (as RACK does), so it cannot referee "
-               "the setting without RACK. " if 4 * k_rto < cell["bbr"]["tcplab_rto"] else ". ")
+            + (
+                ": it still repairs lost retransmissions without its timer (as RACK does), so it cannot referee "
+                "the setting without RACK. "
+                if 4 * k_rto < cell["bbr"]["tcplab_rto"]
+                else ". "
+            )
             + "With RACK-TLP on both sides, tcplab's whole linux profile moves "
             f"{', '.join(mb(x) for x in b['tcplab_linux_profile_bps'])} Mbit/s, "
-            f"{mean(b['tcplab_linux_profile_bps']) / mean(k['goodput_bps'] for k in kern):.2f} times the kernel.")
+            f"{mean(b['tcplab_linux_profile_bps']) / mean(k['goodput_bps'] for k in kern):.2f} times the kernel."
+        )
     out.append(text)
     c = ex["cubic"]
     agg = lambda runs, key: sum(r["timeouts"][key] for r in runs)  # noqa: E731
@@ -830,7 +1028,8 @@ def explain_findings(results, ex):
         f"{cell['cubic']['tcplab_bps'] / mean(r['goodput_bps'] for r in c['ns3_linux_rto']):.3f}); tcplab with "
         "ns-3's rule (rto_granularity = 1 ms, rto_restart_on_retransmit = false) expires "
         f"{agg(c['tcplab_ns3_rto'], 'expirations')} times, {agg(c['tcplab_ns3_rto'], 'spurious')} of them "
-        f"spurious, and moves {mb(mean(r['goodput_bps'] for r in c['tcplab_ns3_rto']))} Mbit/s. ")
+        f"spurious, and moves {mb(mean(r['goodput_bps'] for r in c['tcplab_ns3_rto']))} Mbit/s. "
+    )
     if c.get("kernel"):
         k = c["kernel"]
         text += (
@@ -838,10 +1037,13 @@ def explain_findings(results, ex):
             f"{', '.join(mb(x['goodput_bps']) for x in k)} Mbit/s with {sum(x['timeouts'] for x in k)} timeouts, "
             f"tcplab's whole linux profile (RACK-TLP) {', '.join(mb(x) for x in c['tcplab_linux_profile_bps'])} "
             f"({mean(c['tcplab_linux_profile_bps']) / mean(x['goodput_bps'] for x in k):.2f} times the kernel). "
-            "On the timer itself tcplab is Linux's and ns-3 is not.")
+            "On the timer itself tcplab is Linux's and ns-3 is not."
+        )
     out.append(text)
-    out.append(f"- The explanations' runs: `{ex['command']}` (BBR {ex['bbr']['minutes']:.0f} min, CUBIC "
-               f"{ex['cubic']['minutes']:.0f} min; `--explain-cc` runs one of them).")
+    out.append(
+        f"- The explanations' runs: `{ex['command']}` (BBR {ex['bbr']['minutes']:.0f} min, CUBIC "
+        f"{ex['cubic']['minutes']:.0f} min; `--explain-cc` runs one of them)."
+    )
     return out
 
 
@@ -857,8 +1059,11 @@ def same_losses(kernel):
                 r["kernel"] = run_kernel(periodic_scenario(cc, 10, every, True))
                 r["tcplab_linux"] = run_tcplab_scenario(periodic_scenario(cc, 10, every, True))
             det.append(r)
-            print(f"{cc:5} every {every:3}: tcplab {tl['goodput_bps'] / 1e6:.3f} ns-3 {n3['goodput_bps'] / 1e6:.3f}"
-                  + (f" kernel {r['kernel']['goodput_bps'] / 1e6:.3f}" if kernel else ""), flush=True)
+            print(
+                f"{cc:5} every {every:3}: tcplab {tl['goodput_bps'] / 1e6:.3f} ns-3 {n3['goodput_bps'] / 1e6:.3f}"
+                + (f" kernel {r['kernel']['goodput_bps'] / 1e6:.3f}" if kernel else ""),
+                flush=True,
+            )
     return det
 
 
@@ -866,20 +1071,36 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="one seed, RTT 20 ms only")
     ap.add_argument("--docs", help="write ns3.md into this folder")
-    ap.add_argument("--kernel", action="store_true",
-                    help="also run the deterministic-loss cells through this machine's kernel TCP "
-                         "(`tcplab emulate`, needs root and /dev/net/tun)")
+    ap.add_argument(
+        "--kernel",
+        action="store_true",
+        help="also run the deterministic-loss cells through this machine's kernel TCP "
+        "(`tcplab emulate`, needs root and /dev/net/tun)",
+    )
     ap.add_argument("--save", help="also write the measured results (JSON) here")
     ap.add_argument("--render", help="write the page from results saved with --save, running nothing")
-    ap.add_argument("--redo-same-losses", help="results saved with --save: run the same-losses table again "
-                                               "(with --kernel), keep the rest, save with --save")
-    ap.add_argument("--redo-tcplab", help="results saved with --save: run tcplab's side of every cell again (after "
-                                          "a tcplab change), keep ns-3's and the kernel's, save with --save")
-    ap.add_argument("--explain", help="results saved with --save: trace the RTT 100 ms, p = 5%% cells of BBR and "
-                                      "CUBIC on both sides (with --kernel also through the kernel), keep the rest, "
-                                      "save with --save (about 15 min, 6 more with --kernel)")
-    ap.add_argument("--explain-cc", nargs="+", choices=["bbr", "cubic"],
-                    help="with --explain: only these cells (the other's results are kept)")
+    ap.add_argument(
+        "--redo-same-losses",
+        help="results saved with --save: run the same-losses table again "
+        "(with --kernel), keep the rest, save with --save",
+    )
+    ap.add_argument(
+        "--redo-tcplab",
+        help="results saved with --save: run tcplab's side of every cell again (after "
+        "a tcplab change), keep ns-3's and the kernel's, save with --save",
+    )
+    ap.add_argument(
+        "--explain",
+        help="results saved with --save: trace the RTT 100 ms, p = 5%% cells of BBR and "
+        "CUBIC on both sides (with --kernel also through the kernel), keep the rest, "
+        "save with --save (about 15 min, 6 more with --kernel)",
+    )
+    ap.add_argument(
+        "--explain-cc",
+        nargs="+",
+        choices=["bbr", "cubic"],
+        help="with --explain: only these cells (the other's results are kept)",
+    )
     ap.add_argument("--ns3-child", nargs=5, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if not (a.render or a.redo_tcplab or a.ns3_child):
@@ -900,8 +1121,10 @@ def main():
         # The explained cell's values before the first redo: the page says what the change that
         # prompted it (the BBR recovery-window fix) moved the cell from, so a later redo keeps them.
         before = results.get("tcplab_redone", {}).get("before") or {
-            r["cc"]: r["tcplab_bps"] for r in results["rows"]
-            if r["rtt_ms"] == 2 * EXPLAIN_DELAY_MS and r["p"] == EXPLAIN_P}
+            r["cc"]: r["tcplab_bps"]
+            for r in results["rows"]
+            if r["rtt_ms"] == 2 * EXPLAIN_DELAY_MS and r["p"] == EXPLAIN_P
+        }
         for row in results["rows"]:
             t = [run_tcplab(row["cc"], row["rtt_ms"] // 2, row["p"], s) for s in results["seeds"]]
             row["tcplab_bps"] = statistics.mean(x["goodput_bps"] for x in t)
@@ -911,8 +1134,11 @@ def main():
             r["tcplab"] = run_tcplab_scenario(periodic_scenario(r["cc"], 10, r["every"], False))
             if "tcplab_linux" in r:
                 r["tcplab_linux"] = run_tcplab_scenario(periodic_scenario(r["cc"], 10, r["every"], True))
-        results["tcplab_redone"] = {"date": time.strftime("%Y-%m-%d"), "minutes": (time.time() - t_start) / 60,
-                                    "before": before}
+        results["tcplab_redone"] = {
+            "date": time.strftime("%Y-%m-%d"),
+            "minutes": (time.time() - t_start) / 60,
+            "before": before,
+        }
         return save_and_publish(results, a)
     if a.explain:
         with open(a.explain) as f:
@@ -932,19 +1158,37 @@ def main():
             for p in (0.001, 0.01, 0.05):
                 t = [run_tcplab(cc, d, p, s) for s in seeds]
                 n = [run_ns3(cc, d, p, s) for s in seeds]
-                row = {"cc": cc, "rtt_ms": 2 * d, "p": p,
-                       "tcplab_bps": statistics.mean(x["goodput_bps"] for x in t),
-                       "ns3_bps": statistics.mean(x["goodput_bps"] for x in n),
-                       "tcplab_rto": sum(x["timeouts"] for x in t), "ns3_rto": sum(x["timeouts"] for x in n)}
+                row = {
+                    "cc": cc,
+                    "rtt_ms": 2 * d,
+                    "p": p,
+                    "tcplab_bps": statistics.mean(x["goodput_bps"] for x in t),
+                    "ns3_bps": statistics.mean(x["goodput_bps"] for x in n),
+                    "tcplab_rto": sum(x["timeouts"] for x in t),
+                    "ns3_rto": sum(x["timeouts"] for x in n),
+                }
                 row["ratio"] = row["tcplab_bps"] / row["ns3_bps"] if row["ns3_bps"] else float("nan")
                 rows.append(row)
-                print(f"{cc:5} RTT {2 * d:3} ms p={p:<6g} tcplab {row['tcplab_bps'] / 1e6:7.3f} Mbit/s  "
-                      f"ns-3 {row['ns3_bps'] / 1e6:7.3f} Mbit/s  ratio {row['ratio']:.3f}", flush=True)
+                print(
+                    f"{cc:5} RTT {2 * d:3} ms p={p:<6g} tcplab {row['tcplab_bps'] / 1e6:7.3f} Mbit/s  "
+                    f"ns-3 {row['ns3_bps'] / 1e6:7.3f} Mbit/s  ratio {row['ratio']:.3f}",
+                    flush=True,
+                )
     det = same_losses(a.kernel)
     trap = {str(ms): run_ns3("reno", 10, 0.01, 1, delack_ms=ms) for ms in (200, DELACK_MS)}
-    results = {"quick": a.quick, "kernel": a.kernel, "seeds": seeds, "rows": rows, "det": det, "trap": trap,
-               "minutes": (time.time() - t_start) / 60, "date": time.strftime("%Y-%m-%d"),
-               "machine": platform.machine(), "cores": os.cpu_count(), "release": platform.release()}
+    results = {
+        "quick": a.quick,
+        "kernel": a.kernel,
+        "seeds": seeds,
+        "rows": rows,
+        "det": det,
+        "trap": trap,
+        "minutes": (time.time() - t_start) / 60,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": platform.machine(),
+        "cores": os.cpu_count(),
+        "release": platform.release(),
+    }
     save_and_publish(results, a)
 
 
@@ -960,42 +1204,66 @@ def publish(results, docs):
     a = argparse.Namespace(quick=results["quick"], kernel=results["kernel"])
     seeds, rows, det, minutes = results["seeds"], results["rows"], results["det"], results["minutes"]
     mb = lambda x: f"{x / 1e6:.3f}"  # noqa: E731
-    lines = ["# tcplab against ns-3 3.44", "",
-             f"Generated by `python3 bench/ns3_compare.py{' --quick' if a.quick else ''}"
-             f"{' --kernel' if a.kernel else ''} --docs docs/validation` on {results['date']} in "
-             f"{minutes:.0f} min ({results['machine']}, {results['cores']} cores, shared). ns-3 (the PyPI wheel) is a "
-             "validation companion, never a tcplab dependency; this page is not regenerated by the test suite."
-             + (f" tcplab's side was run again on {results['tcplab_redone']['date']} after a change to tcplab "
-                "(`--redo-tcplab`)." if results.get("tcplab_redone") else ""), "",
-             "One bulk flow over a 10 Mbit/s link with a 1000-packet drop-tail queue, loss on the data direction "
-             "only, 60 s simulated, goodput over the last 50 s. tcplab runs `profile = \"linux\"` with the settings "
-             "ns-3 has (SACK with PRR, no RACK-TLP or F-RTO, an ACK every second segment or after 40 ms); ns-3 runs "
-             "TcpLinuxReno, TcpCubic or TcpBbr with TcpPrrRecovery. The settings, field by field, and why the "
-             "delayed-ACK timeout is 40 ms and not 200 (ns-3 3.44 locks into a one-segment window with SACK and a "
-             "200 ms timer) are at the top of `bench/ns3_compare.py`.", "",
-             "## Random loss", "",
-             f"Bernoulli loss p; each cell is the mean of {len(seeds)} seed(s) per side (the two simulators draw "
-             "different loss patterns). RTOs: timeouts summed over the seeds (ns-3: entries into CA_LOSS).", "",
-             "| cc | RTT ms | p | tcplab Mbit/s | ns-3 Mbit/s | tcplab / ns-3 | RTOs tcplab / ns-3 |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "# tcplab against ns-3 3.44",
+        "",
+        f"Generated by `python3 bench/ns3_compare.py{' --quick' if a.quick else ''}"
+        f"{' --kernel' if a.kernel else ''} --docs docs/validation` on {results['date']} in "
+        f"{minutes:.0f} min ({results['machine']}, {results['cores']} cores, shared). ns-3 (the PyPI wheel) is a "
+        "validation companion, never a tcplab dependency; this page is not regenerated by the test suite."
+        + (
+            f" tcplab's side was run again on {results['tcplab_redone']['date']} after a change to tcplab "
+            "(`--redo-tcplab`)."
+            if results.get("tcplab_redone")
+            else ""
+        ),
+        "",
+        "One bulk flow over a 10 Mbit/s link with a 1000-packet drop-tail queue, loss on the data direction "
+        'only, 60 s simulated, goodput over the last 50 s. tcplab runs `profile = "linux"` with the settings '
+        "ns-3 has (SACK with PRR, no RACK-TLP or F-RTO, an ACK every second segment or after 40 ms); ns-3 runs "
+        "TcpLinuxReno, TcpCubic or TcpBbr with TcpPrrRecovery. The settings, field by field, and why the "
+        "delayed-ACK timeout is 40 ms and not 200 (ns-3 3.44 locks into a one-segment window with SACK and a "
+        "200 ms timer) are at the top of `bench/ns3_compare.py`.",
+        "",
+        "## Random loss",
+        "",
+        f"Bernoulli loss p; each cell is the mean of {len(seeds)} seed(s) per side (the two simulators draw "
+        "different loss patterns). RTOs: timeouts summed over the seeds (ns-3: entries into CA_LOSS).",
+        "",
+        "| cc | RTT ms | p | tcplab Mbit/s | ns-3 Mbit/s | tcplab / ns-3 | RTOs tcplab / ns-3 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
-        lines.append(f"| {r['cc']} | {r['rtt_ms']} | {r['p']:g} | {mb(r['tcplab_bps'])} | {mb(r['ns3_bps'])} | "
-                     f"{r['ratio']:.3f} | {r['tcplab_rto']} / {r['ns3_rto']} |")
+        lines.append(
+            f"| {r['cc']} | {r['rtt_ms']} | {r['p']:g} | {mb(r['tcplab_bps'])} | {mb(r['ns3_bps'])} | "
+            f"{r['ratio']:.3f} | {r['tcplab_rto']} / {r['ns3_rto']} |"
+        )
     lines.append("")
     for cc in CCS:
         dev = [abs(r["ratio"] - 1) for r in rows if r["cc"] == cc]
         worst = max((r for r in rows if r["cc"] == cc), key=lambda r: abs(r["ratio"] - 1))
-        lines.append(f"- **{cc}**: median |tcplab / ns-3 - 1| = {statistics.median(dev):.3f}, worst "
-                     f"{abs(worst['ratio'] - 1):.3f} (RTT {worst['rtt_ms']} ms, p = {worst['p']:g}).")
-    lines += ["", "## The same losses on every side", "",
-              "Every 100th or every 20th data packet lost (1% and 5%), RTT 20 ms: the same packets on every side, "
-              "so the goodput differences are the TCPs' alone. Mean cwnd: the window's time average over the "
-              "measured 50 s, in 1448-byte segments. ns-3's exit rise: the mean number of segments by which ns-3's "
-              "window exceeds ssthresh once the ACK that ends a fast recovery has been processed (ACKs at the "
-              "same instant included)."
-              + (" Kernel: this machine's Linux TCP (`uname -r` " + results["release"] + ", default sysctls: "
-                 "RACK-TLP, its own receiver) through tcplab's model of the path (`tcplab emulate`), beside "
-                 "tcplab's whole linux profile on the same scenario." if a.kernel else ""), ""]
+        lines.append(
+            f"- **{cc}**: median |tcplab / ns-3 - 1| = {statistics.median(dev):.3f}, worst "
+            f"{abs(worst['ratio'] - 1):.3f} (RTT {worst['rtt_ms']} ms, p = {worst['p']:g})."
+        )
+    lines += [
+        "",
+        "## The same losses on every side",
+        "",
+        "Every 100th or every 20th data packet lost (1% and 5%), RTT 20 ms: the same packets on every side, "
+        "so the goodput differences are the TCPs' alone. Mean cwnd: the window's time average over the "
+        "measured 50 s, in 1448-byte segments. ns-3's exit rise: the mean number of segments by which ns-3's "
+        "window exceeds ssthresh once the ACK that ends a fast recovery has been processed (ACKs at the "
+        "same instant included)."
+        + (
+            " Kernel: this machine's Linux TCP (`uname -r` " + results["release"] + ", default sysctls: "
+            "RACK-TLP, its own receiver) through tcplab's model of the path (`tcplab emulate`), beside "
+            "tcplab's whole linux profile on the same scenario."
+            if a.kernel
+            else ""
+        ),
+        "",
+    ]
     head = "| cc | lost | tcplab Mbit/s | ns-3 Mbit/s | tcplab / ns-3 | mean cwnd tcplab / ns-3 | ns-3's exit rise |"
     sep = "|---|---|---:|---:|---:|---:|---:|"
     if a.kernel:
@@ -1004,9 +1272,11 @@ def publish(results, docs):
     lines += [head, sep]
     for r in det:
         t, n = r["tcplab"], r["ns3"]
-        line = (f"| {r['cc']} | 1 in {r['every']} | {mb(t['goodput_bps'])} | {mb(n['goodput_bps'])} | "
-                f"{t['goodput_bps'] / n['goodput_bps']:.3f} | {t['mean_cwnd']:.1f} / {n['mean_cwnd']:.1f} | "
-                f"{n['exit_jump']:.1f} |")
+        line = (
+            f"| {r['cc']} | 1 in {r['every']} | {mb(t['goodput_bps'])} | {mb(n['goodput_bps'])} | "
+            f"{t['goodput_bps'] / n['goodput_bps']:.3f} | {t['mean_cwnd']:.1f} / {n['mean_cwnd']:.1f} | "
+            f"{n['exit_jump']:.1f} |"
+        )
         if a.kernel:
             k = r["kernel"]["goodput_bps"]
             line += f" {mb(k)} | {mb(r['tcplab_linux']['goodput_bps'])} | {n['goodput_bps'] / k:.2f} |"

@@ -61,8 +61,8 @@ def vm_kib(field):
 
 def child(n, duration, count_mode):
     t_import = time.perf_counter()
-    from ns import ns
     import cppyy
+    from ns import ns
 
     t_setup = time.perf_counter()
     cppyy.cppdef(
@@ -214,12 +214,20 @@ def child(n, duration, count_mode):
 
 
 def run_child(n, duration, count_mode):
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", str(n),
-           "--duration", str(duration), "--count", count_mode]
+    cmd = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        str(n),
+        "--duration",
+        str(duration),
+        "--count",
+        count_mode,
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True)
     for line in p.stdout.splitlines():
         if line.startswith("RESULT "):
-            return json.loads(line[len("RESULT "):])
+            return json.loads(line[len("RESULT ") :])
     sys.stderr.write(p.stdout + p.stderr)
     raise SystemExit(f"ns-3 child for {n} flows failed (exit {p.returncode})")
 
@@ -229,24 +237,30 @@ def main():
     ap.add_argument("--flows", type=int, nargs="+", default=[1, 16, 128])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--duration", type=float, default=30.0, help="simulated seconds")
-    ap.add_argument("--count", choices=["queue", "native-trace", "python-trace"],
-                    default="queue")
+    ap.add_argument("--count", choices=["queue", "native-trace", "python-trace"], default="queue")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--json", action="store_true", help="also print every run as JSON")
     a = ap.parse_args()
     if importlib.util.find_spec("ns") is None:
-        raise SystemExit(f"error: {sys.executable} has no ns-3 (`pip install ns3`): run this script "
-                         "with the interpreter NS3_PYTHON names")
+        raise SystemExit(
+            f"error: {sys.executable} has no ns-3 (`pip install ns3`): run this script "
+            "with the interpreter NS3_PYTHON names"
+        )
     if a.child is not None:
         child(a.child, a.duration, a.count)
         return
 
-    print(f"ns-3 dumbbell: TcpNewReno + TcpClassicRecovery, device DropTail 100p, no queue "
-          f"disc, {a.duration:g} s simulated, median of {a.reps} (fresh process per run), "
-          f"counting: {a.count}", flush=True)
-    print(f"{'flows':>6} {'wall s':>9} {'bottleneck pkts':>16} {'bottleneck pkt/s':>16} "
-          f"{'peak MiB':>9} {'util %':>7} {'goodput Mb/s':>13} {'drops':>7} {'walls':>24}",
-          flush=True)
+    print(
+        f"ns-3 dumbbell: TcpNewReno + TcpClassicRecovery, device DropTail 100p, no queue "
+        f"disc, {a.duration:g} s simulated, median of {a.reps} (fresh process per run), "
+        f"counting: {a.count}",
+        flush=True,
+    )
+    print(
+        f"{'flows':>6} {'wall s':>9} {'bottleneck pkts':>16} {'bottleneck pkt/s':>16} "
+        f"{'peak MiB':>9} {'util %':>7} {'goodput Mb/s':>13} {'drops':>7} {'walls':>24}",
+        flush=True,
+    )
     for n in a.flows:
         runs = []
         for _ in range(a.reps):
@@ -261,9 +275,12 @@ def main():
         util = 100.0 * pkts * WIRE_BYTES * 8 / (BOTTLENECK_BPS * a.duration)
         goodput = r["goodput_bytes"] * 8 / a.duration / 1e6
         peak = max(x["peak_mib"] for x in runs)
-        print(f"{n:>6} {wall:>9.3f} {pkts:>16} {pkts / wall:>16.0f} {peak:>9.1f} {util:>7.2f} "
-              f"{goodput:>13.2f} {r['bottleneck_drops']:>7} "
-              f"{'/'.join(f'{w:.2f}' for w in walls):>24}", flush=True)
+        print(
+            f"{n:>6} {wall:>9.3f} {pkts:>16} {pkts / wall:>16.0f} {peak:>9.1f} {util:>7.2f} "
+            f"{goodput:>13.2f} {r['bottleneck_drops']:>7} "
+            f"{'/'.join(f'{w:.2f}' for w in walls):>24}",
+            flush=True,
+        )
         for key in ("phy_tx_native", "phy_tx_python"):
             if r.get(key) is not None:
                 print(f"{'':>6} {key} = {r[key]} (queue counters: {pkts})", flush=True)

@@ -36,7 +36,9 @@ def measure(workers=None, scheduler=None):
     try:
         r0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
-        out = sweep.run_sweep(sw, folder / "runs.parquet", workers=workers, scheduler=scheduler, progress=False)
+        out = sweep.run_sweep(
+            sw, folder / "runs.parquet", workers=workers, scheduler=scheduler, progress=False
+        )
         wall = time.perf_counter() - t0
         r1 = resource.getrusage(resource.RUSAGE_SELF)
         assert out.done == out.total and not out.failed, (out.done, out.total, out.failed)
@@ -97,15 +99,34 @@ def main():
     if not a.no_dask:
         port = free_port()
         address = f"tcp://127.0.0.1:{port}"
-        procs = [subprocess.Popen([BIN / "dask", "scheduler", "--port", str(port), "--no-dashboard"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+        procs = [
+            subprocess.Popen(
+                [BIN / "dask", "scheduler", "--port", str(port), "--no-dashboard"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        ]
         try:
             time.sleep(3)
             for _ in range(a.rounds):
                 for w in (1, 2):
-                    workers = [subprocess.Popen([BIN / "dask", "worker", address, "--nworkers", "1", "--nthreads", "1",
-                                                 "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                               for _ in range(w)]
+                    workers = [
+                        subprocess.Popen(
+                            [
+                                BIN / "dask",
+                                "worker",
+                                address,
+                                "--nworkers",
+                                "1",
+                                "--nthreads",
+                                "1",
+                                "--no-dashboard",
+                            ],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                        )
+                        for _ in range(w)
+                    ]
                     try:
                         wait_workers(address, w)
                         # Fresh workers, then the same workers again (they have imported
@@ -114,10 +135,13 @@ def main():
                             c0, t0 = cpu_seconds(procs + workers), time.perf_counter()
                             res.setdefault((kind, w), []).append(measure(scheduler=address))
                             c1, wall = cpu_seconds(procs + workers), time.perf_counter() - t0
-                            used = [b - a for a, b in zip(c0, c1)]
+                            used = [b - a for a, b in zip(c0, c1, strict=True)]
                             print(kind, w, res[(kind, w)][-1], flush=True)
-                            print(f"  CPU seconds in {wall:.2f} s wall: scheduler {used[0]:.2f}, workers (with "
-                                  f"nannies) {', '.join(f'{u:.2f}' for u in used[1:])}", flush=True)
+                            print(
+                                f"  CPU seconds in {wall:.2f} s wall: scheduler {used[0]:.2f}, workers (with "
+                                f"nannies) {', '.join(f'{u:.2f}' for u in used[1:])}",
+                                flush=True,
+                            )
                     finally:
                         for p in workers:
                             p.terminate()
@@ -138,9 +162,11 @@ def main():
         two = [x for x, _ in res[(kind, 2)]]
         cpu1 = sum(c for _, c in res[(kind, 1)]) / len(one)
         cpu2 = sum(c for _, c in res[(kind, 2)]) / len(two)
-        speed = " / ".join(f"{b / a:.2f}" for a, b in zip(one, two))
-        print(f"| {kind} | {' / '.join(f'{x:.1f}' for x in one)} | {' / '.join(f'{x:.1f}' for x in two)} | "
-              f"{speed} | {1e3 * cpu1:.1f} / {1e3 * cpu2:.1f} ms |")
+        speed = " / ".join(f"{b / a:.2f}" for a, b in zip(one, two, strict=True))
+        print(
+            f"| {kind} | {' / '.join(f'{x:.1f}' for x in one)} | {' / '.join(f'{x:.1f}' for x in two)} | "
+            f"{speed} | {1e3 * cpu1:.1f} / {1e3 * cpu2:.1f} ms |"
+        )
 
 
 if __name__ == "__main__":

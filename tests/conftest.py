@@ -20,8 +20,14 @@ def root() -> Path:
 def run_cli(*args: str, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Runs `python -m tcplab.cli ARGS` (the same entry point as the `tcplab` script)."""
     env = dict(os.environ, COLUMNS="160")
-    return subprocess.run([sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd or ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "tcplab.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd or ROOT,
+        env=env,
+    )
 
 
 @pytest.fixture
@@ -34,8 +40,9 @@ def reproduced_quick(tmp_path_factory):
     """`tcplab reproduce all --quick` once per test session (one worker), as the CLI runs it:
     (exit code, stdout, stderr, output folder). The Table 4 and regeneration tests read it."""
     out = tmp_path_factory.mktemp("reproduce") / "quick"
-    proc = run_cli("reproduce", "all", "--quick", "--out", str(out), "--workers", "1", "--no-progress",
-                   timeout=1800)
+    proc = run_cli(
+        "reproduce", "all", "--quick", "--out", str(out), "--workers", "1", "--no-progress", timeout=1800
+    )
     return proc.returncode, proc.stdout, proc.stderr, out
 
 

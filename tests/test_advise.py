@@ -5,18 +5,18 @@ a capture's measurements as input, and bad input as one line with exit status 2.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
 import shutil
-import math
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from tcplab import advise as adv
 import tcplab.advise.spreads as spreads_mod
+from tcplab import advise as adv
 from tcplab.capture import analyze
 from tcplab.cli import app
 from tcplab.models import cubic, mathis, newreno, pftk
@@ -41,22 +41,41 @@ def model(doc: dict, name: str) -> dict:
 
 
 def test_loss_limited_the_issue_example():
-    doc = advice("--rate", "10Mbit/s", "--rtt", "80ms", "--mss", "1460", "--loss", "0.01", "--queue", "50",
-                 "--rwnd", "64KiB")
+    doc = advice(
+        "--rate",
+        "10Mbit/s",
+        "--rtt",
+        "80ms",
+        "--mss",
+        "1460",
+        "--loss",
+        "0.01",
+        "--queue",
+        "50",
+        "--rwnd",
+        "64KiB",
+    )
     assert doc["regime"] == "loss-limited"
     d = doc["decisive"]
     # Delayed ACKs (b = 2), RTO = max(1 s, 3 RTT) = 1 s.
     assert d["loss_limited_bps"] == pftk.full(1460, 0.08, 0.01, 1.0, b=2.0)
     assert d["window_limited_bps"] == 65536 * 8 / 0.08
     assert d["link_bps"] == 10e6
-    fr, to = 0.08 * math.sqrt(2 * 2 * 0.01 / 3), 1.0 * min(1, 3 * math.sqrt(3 * 2 * 0.01 / 8)) * 0.01 * (1 + 32e-4)
+    fr, to = (
+        0.08 * math.sqrt(2 * 2 * 0.01 / 3),
+        1.0 * min(1, 3 * math.sqrt(3 * 2 * 0.01 / 8)) * 0.01 * (1 + 32e-4),
+    )
     assert d["pftk_fast_retransmit_term_s"] == pytest.approx(fr, rel=1e-12)
     assert d["pftk_timeout_term_s"] == pytest.approx(to, rel=1e-12)
     assert to < fr
-    assert model(doc, "mathis:throughput")["prediction_bps"] == mathis.throughput(1460, 0.08, 0.01, c=math.sqrt(0.75))
+    assert model(doc, "mathis:throughput")["prediction_bps"] == mathis.throughput(
+        1460, 0.08, 0.01, c=math.sqrt(0.75)
+    )
     assert model(doc, "pftk:full")["prediction_bps"] == pftk.full(1460, 0.08, 0.01, 1.0, b=2.0, wmax=65536)
     assert model(doc, "newreno:noto")["prediction_bps"] == newreno.throughput_noto(1460, 0.08, 0.01, 0.01)
-    assert model(doc, "newreno:full")["prediction_bps"] == newreno.throughput_full(1460, 0.08, 0.01, 0.01, 1.0)
+    assert model(doc, "newreno:full")["prediction_bps"] == newreno.throughput_full(
+        1460, 0.08, 0.01, 0.01, 1.0
+    )
     assert model(doc, "cubic:throughput")["prediction_bps"] == cubic.throughput(1460, 0.08, 0.01)
     assert [m["domain_applies"] for m in doc["models"]] == [True, True, True, True, False]
     assert model(doc, "cubic:throughput")["notes"] == ["the flow is newreno, not CUBIC"]
@@ -150,13 +169,31 @@ def test_the_scenario_out_runs_and_names_the_path(tmp_path):
     import tcplab
 
     f = tmp_path / "s.toml"
-    code, out, err = run("advise", "--rate", "10Mbit/s", "--rtt", "80ms", "--loss", "1%", "--queue", "50",
-                         "--rwnd", "64KiB", "--scenario-out", str(f))
+    code, out, err = run(
+        "advise",
+        "--rate",
+        "10Mbit/s",
+        "--rtt",
+        "80ms",
+        "--loss",
+        "1%",
+        "--queue",
+        "50",
+        "--rwnd",
+        "64KiB",
+        "--scenario-out",
+        str(f),
+    )
     assert code == 0, err
     assert f"tcplab run {f}" in out
     r = tcplab.resolve(f)
     hop = r["network"]["path"]["hops"][0]
-    assert (hop["rate"], hop["delay"], hop["queue"]["limit"], hop["loss"]["p"]) == (10_000_000, 0.04, 50, 0.01)
+    assert (hop["rate"], hop["delay"], hop["queue"]["limit"], hop["loss"]["p"]) == (
+        10_000_000,
+        0.04,
+        50,
+        0.01,
+    )
     fl = r["flows"][0]
     assert (fl["tcp"], fl["ack"], fl["mss"], fl["rwnd"]) == ("newreno", "delayed", 1460, 65536)
     res = tcplab.run(f, {"duration": "30s", "warmup": "5s"})
@@ -178,7 +215,8 @@ def test_a_capture_as_input():
     assert doc["regime"] == "queue"
     b = 2.0 if inp["ack"] == "delayed" else 1.0
     assert model(doc, "pftk:full")["prediction_bps"] == pftk.full(
-        1448, rtt, row["loss_event_rate"], row["rto_used_s"], b=b, wmax=row["max_flight_bytes"])
+        1448, rtt, row["loss_event_rate"], row["rto_used_s"], b=b, wmax=row["max_flight_bytes"]
+    )
 
 
 def test_spreads_are_the_committed_generation_of_their_sources(tmp_path):
@@ -189,21 +227,33 @@ def test_spreads_are_the_committed_generation_of_their_sources(tmp_path):
     assert "reproduce" in committed["generated_by"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--rtt", "80ms", "--loss", "1.5"), "--loss: \"1.5\" is above 1"),
-    (("--rtt", "80ms", "--loss", "1"), "--loss: 1 (expected a loss rate in [0, 1))"),
-    (("--rtt", "80ms", "--rate", "-5Mbit/s"), "--rate: \"-5Mbit/s\" is negative"),
-    (("--rtt", "80ms", "--rate", "10Mbip/s"), "--rate: \"10Mbip/s\" is not a valid rate"),
-    (("--rtt", "80"), "--rtt: '80' has no unit"),
-    (("--rate", "10Mbit/s",), "--rtt: required"),
-    (("--rtt", "80ms", "--variant", "vegas"), "--variant: 'vegas' (expected one of reno, newreno, sack, cubic)"),
-    (("--rtt", "80ms", "--queue", "0"), "--queue: 0 (expected a buffer of at least 1 packet)"),
-    (("--rtt", "80ms", "--rwnd", "0"), "--rwnd: 0 (expected a value > 0)"),
-    (("--trace", "no-such.pcap"), "no-such.pcap: no such file"),
-    (("--trace", str(LINUX), "--rtt", "80ms"), "--trace: give either a capture or a path, not both"),
-    (("--trace", str(LINUX), "--conn", "7"), "--conn 7: the capture has connections 0 to 0"),
-    (("--rtt", "80ms", "--conn", "1"), "--conn/--dir: only with --trace FILE"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--rtt", "80ms", "--loss", "1.5"), '--loss: "1.5" is above 1'),
+        (("--rtt", "80ms", "--loss", "1"), "--loss: 1 (expected a loss rate in [0, 1))"),
+        (("--rtt", "80ms", "--rate", "-5Mbit/s"), '--rate: "-5Mbit/s" is negative'),
+        (("--rtt", "80ms", "--rate", "10Mbip/s"), '--rate: "10Mbip/s" is not a valid rate'),
+        (("--rtt", "80"), "--rtt: '80' has no unit"),
+        (
+            (
+                "--rate",
+                "10Mbit/s",
+            ),
+            "--rtt: required",
+        ),
+        (
+            ("--rtt", "80ms", "--variant", "vegas"),
+            "--variant: 'vegas' (expected one of reno, newreno, sack, cubic)",
+        ),
+        (("--rtt", "80ms", "--queue", "0"), "--queue: 0 (expected a buffer of at least 1 packet)"),
+        (("--rtt", "80ms", "--rwnd", "0"), "--rwnd: 0 (expected a value > 0)"),
+        (("--trace", "no-such.pcap"), "no-such.pcap: no such file"),
+        (("--trace", str(LINUX), "--rtt", "80ms"), "--trace: give either a capture or a path, not both"),
+        (("--trace", str(LINUX), "--conn", "7"), "--conn 7: the capture has connections 0 to 0"),
+        (("--rtt", "80ms", "--conn", "1"), "--conn/--dir: only with --trace FILE"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(cli, args, message):
     proc = cli("advise", *args)
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -251,8 +301,18 @@ def test_docs_examples_are_the_commands_output(tmp_path):
     fresh = [[(c, _run_doc_command(c, tmp_path)) for c, _ in b] for b in blocks]
     if os.environ.get("TCPLAB_REGENERATE"):
         it = iter(fresh)
-        DOC.write_text(CONSOLE.sub(lambda m: "```console\n" + "".join(
-            f"$ {c}\n" + (o + "\n" if o else "") for c, o in next(it)) + "```", text))
+        DOC.write_text(
+            CONSOLE.sub(
+                lambda m: (
+                    "```console\n"
+                    + "".join(f"$ {c}\n" + (o + "\n" if o else "") for c, o in next(it))
+                    + "```"
+                ),
+                text,
+            )
+        )
         return
-    assert blocks == fresh, "docs/advise.md differs from the commands' output: TCPLAB_REGENERATE=1 pytest " \
-                            "tests/test_advise.py -k docs"
+    assert blocks == fresh, (
+        "docs/advise.md differs from the commands' output: TCPLAB_REGENERATE=1 pytest "
+        "tests/test_advise.py -k docs"
+    )

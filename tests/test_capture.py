@@ -19,8 +19,15 @@ from tcplab.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "pcap.md"
 LINUX = ROOT / "tests" / "data" / "linux-loss.pcap"
-TYPES = {"u32": pl.UInt32, "u64": pl.UInt64, "i64": pl.Int64, "f64": pl.Float64, "bool": pl.Boolean,
-         "str": pl.String, "cat": pl.Categorical}
+TYPES = {
+    "u32": pl.UInt32,
+    "u64": pl.UInt64,
+    "i64": pl.Int64,
+    "f64": pl.Float64,
+    "bool": pl.Boolean,
+    "str": pl.String,
+    "cat": pl.Categorical,
+}
 
 SCENARIO = """
 duration = "30s"
@@ -67,8 +74,17 @@ def test_the_analysis_of_a_simulated_capture_equals_the_simulators_counts(simula
     a = analyze(f, start=5.0, end=30.0)
     d = a.connections.filter(pl.col("dir") == 0).row(0, named=True)
     flow = r.flows.row(0, named=True)
-    for k in ("segments_sent", "segments_retransmitted", "fast_retransmits", "timeouts", "bytes_acked",
-              "ca_events", "non_ca_events", "other_losses", "loss_events"):
+    for k in (
+        "segments_sent",
+        "segments_retransmitted",
+        "fast_retransmits",
+        "timeouts",
+        "bytes_acked",
+        "ca_events",
+        "non_ca_events",
+        "other_losses",
+        "loss_events",
+    ):
         assert d[k] == flow[k], k
     assert d["p"] == flow["p"]
     assert d["ca_events"] > 10
@@ -83,9 +99,15 @@ def test_timeouts_inside_a_sack_recovery_are_read_as_the_sender_counts_them(tmp_
     from tcplab.reproduce.core import scenario_text
 
     cap = tmp_path / "sender.pcap"
-    r = tcplab.run(scenario_text("mathis/internet-path.toml"),
-                   sets={"seed": seed, "traffic.0.count": cross, "traffic.0.rtt": ["70ms", "200ms"],
-                         "trace.pcap.file": str(cap)})
+    r = tcplab.run(
+        scenario_text("mathis/internet-path.toml"),
+        sets={
+            "seed": seed,
+            "traffic.0.count": cross,
+            "traffic.0.rtt": ["70ms", "200ms"],
+            "trace.pcap.file": str(cap),
+        },
+    )
     f = r.flows.row(0, named=True)
     c = analyze(cap).connections.row(0, named=True)
     keys = ("ca_events", "non_ca_events", "timeouts", "other_losses", "loss_events", "segments_retransmitted")
@@ -114,14 +136,16 @@ def test_the_linux_fixture_agrees_with_the_kernel():
     assert a.connections.height == 1
     assert d["segments_retransmitted"] == kernel["tcp_info"]["total_retrans"]
     assert d["bytes_acked"] == kernel["bytes"]
-    assert "retrans:0/%d" % kernel["tcp_info"]["total_retrans"] in kernel["ss"]
+    assert f"retrans:0/{kernel['tcp_info']['total_retrans']}" in kernel["ss"]
 
 
 def test_cli_table_json_and_out(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["trace", "analyze", str(LINUX)])
     assert res.exit_code == 0, res.output
-    assert "Model predictions" in res.output and "warning: 220 TCP segments had their options cut" in res.output
+    assert (
+        "Model predictions" in res.output and "warning: 220 TCP segments had their options cut" in res.output
+    )
     res = runner.invoke(app, ["trace", "analyze", str(LINUX), "--json"])
     doc = json.loads(res.stdout)
     assert doc["summary"]["complete"] is True
@@ -130,8 +154,12 @@ def test_cli_table_json_and_out(tmp_path):
     out = tmp_path / "out"
     res = runner.invoke(app, ["trace", "analyze", str(LINUX), "--out", str(out), "--conn", "0"])
     assert res.exit_code == 0, res.output
-    assert sorted(p.name for p in out.iterdir()) == ["connections.parquet", "rtt.parquet", "segments.parquet",
-                                                    "summary.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "connections.parquet",
+        "rtt.parquet",
+        "segments.parquet",
+        "summary.json",
+    ]
     assert pl.read_parquet(out / "connections.parquet")["mathis_bps"][0] > 0
 
 
@@ -154,17 +182,25 @@ def test_bad_input_one_clear_line(tmp_path):
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [
         f"error: {text}: not a pcap or pcapng capture (first bytes 68 65 6c 6c; expected a libpcap magic "
-        "a1b2c3d4 / a1b23c4d or a pcapng section header 0a0d0d0a)"]
+        "a1b2c3d4 / a1b23c4d or a pcapng section header 0a0d0d0a)"
+    ]
     cut = tmp_path / "cut.pcap"
     cut.write_bytes(LINUX.read_bytes()[:5000])
     res = runner.invoke(app, ["trace", "analyze", str(cut), "--json"])
     assert res.exit_code == 0
     assert json.loads(res.stdout)["summary"]["complete"] is False
-    assert "warning: the file ends inside a record: only the 55 complete records before it were analyzed" in res.output
+    assert (
+        "warning: the file ends inside a record: only the 55 complete records before it were analyzed"
+        in res.output
+    )
     res = runner.invoke(app, ["trace", "analyze", str(LINUX), "--from", "5"])
     assert res.exit_code == 2 and "error: --from 5: no unit" in res.output
     with pytest.raises(CaptureError, match="--to: 1.0 \\(expected a time after --from = 2.0\\)"):
         analyze(LINUX, start=2.0, end=1.0)
-    with pytest.raises(tcplab.simulation.ScenarioError, match=r"trace.pcap\[0\].snaplen: 10 \(expected 54 to 65535"):
-        tcplab.run(SCENARIO, sets={"trace.pcap": {"node": "n0", "file": str(tmp_path / "x.pcap"), "snaplen": 10}})
+    with pytest.raises(
+        tcplab.simulation.ScenarioError, match=r"trace.pcap\[0\].snaplen: 10 \(expected 54 to 65535"
+    ):
+        tcplab.run(
+            SCENARIO, sets={"trace.pcap": {"node": "n0", "file": str(tmp_path / "x.pcap"), "snaplen": 10}}
+        )
     assert not (tmp_path / "x.pcap").exists()

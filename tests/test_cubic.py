@@ -13,7 +13,9 @@ from tcplab.models import cubic, mathis
 
 def test_response_function_known_values():
     # RTT 100 ms, p = 1e-4: (0.4 x 3.7 / 1.2)^(1/4) x 0.1^(3/4) / 1e-4^(3/4) = 187.40 segments.
-    assert cubic.average_window(0.1, 1e-4) == pytest.approx((0.4 * 3.7 / 1.2) ** 0.25 * 0.1**0.75 / 1e-3, rel=1e-12)
+    assert cubic.average_window(0.1, 1e-4) == pytest.approx(
+        (0.4 * 3.7 / 1.2) ** 0.25 * 0.1**0.75 / 1e-3, rel=1e-12
+    )
     assert cubic.average_window(0.1, 1e-4) == pytest.approx(187.40, abs=0.01)
     # The Reno-friendly average is Reno's sqrt(3/(2p)) for any beta.
     for beta in (0.5, 0.7, 0.8):
@@ -23,7 +25,9 @@ def test_response_function_known_values():
     assert k * w * 3.7 / (4 * 0.1) == pytest.approx(1e4, rel=1e-12)
     assert 0.4 * k**3 == pytest.approx(w * 0.3, rel=1e-12)
     # Short RTT and high loss: the Reno-friendly region, Reno's rate.
-    assert cubic.throughput(1460, 0.01, 0.01) == pytest.approx(mathis.throughput(mss=1460, rtt=0.01, p=0.01), rel=1e-12)
+    assert cubic.throughput(1460, 0.01, 0.01) == pytest.approx(
+        mathis.throughput(mss=1460, rtt=0.01, p=0.01), rel=1e-12
+    )
     with pytest.raises(ValueError, match="beta: 1 is outside"):
         cubic.average_window(0.1, 1e-3, beta=1.0)
 
@@ -62,7 +66,7 @@ def test_simulated_cubic_windows_follow_w_cubic_epoch_by_epoch():
     # Reductions: where ssthresh changes; the window just before is W_max.
     cuts = [i for i in range(1, len(rows)) if rows[i][2] != rows[i - 1][2]]
     checked = 0
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts, cuts[1:], strict=False):
         if rows[a][0] < 40:
             continue
         w_max = rows[a - 1][1] / mss
@@ -77,10 +81,16 @@ def test_simulated_cubic_windows_follow_w_cubic_epoch_by_epoch():
         # RTT after it and looked at one RTT ahead.
         t_red = rows[a][0]
         k = ((w_max - ssthresh) / 0.4) ** (1 / 3)
-        curve = lambda t: 0.4 * (t - k) ** 3 + w_max  # noqa: E731
+        curve = lambda t: 0.4 * (t - k) ** 3 + w_max  # noqa: E731, B023 -- called in this iteration only
         for t, cwnd, _ in rows[a:b:50]:
             if t - t_red < 0.3:
                 continue
-            assert curve(t - t_red - 0.3) - 1 <= cwnd / mss <= curve(t - t_red) + 1, (t, t_red, k, w_max, cwnd / mss)
+            assert curve(t - t_red - 0.3) - 1 <= cwnd / mss <= curve(t - t_red) + 1, (
+                t,
+                t_red,
+                k,
+                w_max,
+                cwnd / mss,
+            )
         checked += 1
     assert checked >= 5

@@ -14,17 +14,42 @@ import time
 import pytest
 
 from conftest import ROOT, run_cli
-from tcplab.emulate import EmulationError
-from tcplab.emulate import kernel, netns, run as emu_run
+from tcplab.emulate import EmulationError, kernel, netns
+from tcplab.emulate import run as emu_run
 
 
 def flow(**kw):
-    base = {"tcp": "reno", "cc": None, "ack": "delayed", "mss": 1460, "header_bytes": None, "timestamps": False,
-            "initial_window": 1, "initial_ssthresh": None, "rwnd": 65536, "bytes": None, "start": 0.0,
-            "initial_rto": 1.0, "min_rto": 1.0, "max_rto": 60.0, "rto_granularity": 0.0, "sack": None,
-            "dsack": False, "ack_every": None, "limited_transmit": False, "frto": False, "idle_restart": True,
-            "dupthresh": 3, "rto_estimator": None, "clock_tick": None, "clock_phase": 0.0, "backoff": True,
-            "delack_timeout": 0.2, "profile": None, "partial_ack": None}
+    base = {
+        "tcp": "reno",
+        "cc": None,
+        "ack": "delayed",
+        "mss": 1460,
+        "header_bytes": None,
+        "timestamps": False,
+        "initial_window": 1,
+        "initial_ssthresh": None,
+        "rwnd": 65536,
+        "bytes": None,
+        "start": 0.0,
+        "initial_rto": 1.0,
+        "min_rto": 1.0,
+        "max_rto": 60.0,
+        "rto_granularity": 0.0,
+        "sack": None,
+        "dsack": False,
+        "ack_every": None,
+        "limited_transmit": False,
+        "frto": False,
+        "idle_restart": True,
+        "dupthresh": 3,
+        "rto_estimator": None,
+        "clock_tick": None,
+        "clock_phase": 0.0,
+        "backoff": True,
+        "delack_timeout": 0.2,
+        "profile": None,
+        "partial_ack": None,
+    }
     base.update(kw)
     return base
 
@@ -47,8 +72,13 @@ def test_a_classic_reno_flow_maps_to_the_kernels_settings():
 def test_the_linux_profile_maps_without_surprises():
     from tcplab.simulation import resolve
 
-    d = resolve({"duration": "10s", "network": {"path": {"hops": [{"rate": "10Mbit/s", "delay": "10ms"}]}},
-                 "flows": [{"profile": "linux"}]})
+    d = resolve(
+        {
+            "duration": "10s",
+            "network": {"path": {"hops": [{"rate": "10Mbit/s", "delay": "10ms"}]}},
+            "flows": [{"profile": "linux"}],
+        }
+    )
     kf = kernel.kernel_flow(0, d["flows"][0], {"reno", "cubic"})
     assert kf.congestion_control == "cubic"
     assert kf.mtu == 1448 + 52  # timestamps on: MSS + 40 + 12
@@ -60,15 +90,18 @@ def test_the_linux_profile_maps_without_surprises():
     assert [n for n in kf.notes if "rto_granularity" not in n] == []
 
 
-@pytest.mark.parametrize("field, value, needle", [
-    ("profile", "ns2", "flows[0].profile"),
-    ("tcp", "tahoe", "flows[0].tcp: 'tahoe' cannot be emulated"),
-    ("tcp", {"variant": "fack"}, "flows[0].tcp: 'fack'"),
-    ("ack", "bsd43", "flows[0].ack"),
-    ("cc", "none", "flows[0].cc: 'none'"),
-    ("header_bytes", 52, "flows[0].header_bytes: 52 is not the kernel's header (40 bytes"),
-    ("backoff", False, "flows[0].backoff"),
-])
+@pytest.mark.parametrize(
+    "field, value, needle",
+    [
+        ("profile", "ns2", "flows[0].profile"),
+        ("tcp", "tahoe", "flows[0].tcp: 'tahoe' cannot be emulated"),
+        ("tcp", {"variant": "fack"}, "flows[0].tcp: 'fack'"),
+        ("ack", "bsd43", "flows[0].ack"),
+        ("cc", "none", "flows[0].cc: 'none'"),
+        ("header_bytes", 52, "flows[0].header_bytes: 52 is not the kernel's header (40 bytes"),
+        ("backoff", False, "flows[0].backoff"),
+    ],
+)
 def test_what_the_kernel_cannot_do_is_an_error_naming_the_field(field, value, needle):
     with pytest.raises(EmulationError, match=None) as e:
         kernel.kernel_flow(0, flow(**{field: value}), {"reno", "cubic"})
@@ -76,8 +109,11 @@ def test_what_the_kernel_cannot_do_is_an_error_naming_the_field(field, value, ne
 
 
 def test_cubic_options_the_kernel_does_its_own_way_are_noted():
-    kf = kernel.kernel_flow(0, flow(cc={"algorithm": "cubic", "style": "rfc9438", "beta": 0.5, "hystart": "linux"}),
-                            {"reno", "cubic"})
+    kf = kernel.kernel_flow(
+        0,
+        flow(cc={"algorithm": "cubic", "style": "rfc9438", "beta": 0.5, "hystart": "linux"}),
+        {"reno", "cubic"},
+    )
     assert kf.congestion_control == "cubic"
     noted = " ".join(kf.notes)
     assert "flows[0].cc.style = 'rfc9438'" in noted and "flows[0].cc.beta = 0.5" in noted
@@ -87,7 +123,9 @@ def test_cubic_options_the_kernel_does_its_own_way_are_noted():
 def test_a_congestion_control_the_kernel_lacks_is_named():
     with pytest.raises(EmulationError) as e:
         kernel.kernel_flow(0, flow(cc="bbr"), {"reno", "cubic"})
-    assert "flows[0].cc" in str(e.value) and "'bbr'" in str(e.value) and "available: cubic, reno" in str(e.value)
+    assert (
+        "flows[0].cc" in str(e.value) and "'bbr'" in str(e.value) and "available: cubic, reno" in str(e.value)
+    )
 
 
 def test_simulated_only_traces_are_refused():
@@ -102,7 +140,9 @@ def test_simulated_only_traces_are_refused():
 def test_a_flows_count_is_that_many_kernel_flows():
     # Table 0 stands for three flows, table 1 is left out, table 2 is one: four flows, indexed
     # as the simulator numbers them; an error names the table, not the flow.
-    flows = kernel.kernel_flows({"trace": {}, "flows": [flow(count=3), flow(count=0, tcp="sack"), flow(ack="immediate")]})
+    flows = kernel.kernel_flows(
+        {"trace": {}, "flows": [flow(count=3), flow(count=0, tcp="sack"), flow(ack="immediate")]}
+    )
     assert [f.index for f in flows] == [0, 1, 2, 3]
     assert [f.congestion_control for f in flows] == [flows[0].congestion_control] * 4
     with pytest.raises(EmulationError, match=r"^flows\[1\]\.profile"):
@@ -134,12 +174,16 @@ def test_addresses_are_the_simulators_capture_addresses():
 
 def test_bad_input_on_the_command_line(tmp_path):
     bad = tmp_path / "tahoe.toml"
-    bad.write_text('duration = "3s"\n[network.path]\nhops = [{ rate = "10Mbit/s", delay = "5ms" }]\n'
-                   '[[flows]]\ntcp = "tahoe"\n')
+    bad.write_text(
+        'duration = "3s"\n[network.path]\nhops = [{ rate = "10Mbit/s", delay = "5ms" }]\n'
+        '[[flows]]\ntcp = "tahoe"\n'
+    )
     r = run_cli("emulate", str(bad))
     assert r.returncode == 2
-    assert r.stderr.strip().splitlines() == [f"error: {bad}: flows[0].tcp: 'tahoe' cannot be emulated: the kernel's "
-                                             "TCP recovers as NewReno or with SACK (expected one of reno, newreno, sack)"]
+    assert r.stderr.strip().splitlines() == [
+        f"error: {bad}: flows[0].tcp: 'tahoe' cannot be emulated: the kernel's "
+        "TCP recovers as NewReno or with SACK (expected one of reno, newreno, sack)"
+    ]
     r = run_cli("emulate", str(bad), "--spin-us", "-1")
     assert r.returncode == 2 and "--spin-us" in r.stderr
     r = run_cli("emulate")
@@ -199,7 +243,10 @@ def test_a_short_emulation_fills_the_link_and_accounts_for_every_packet(tmp_path
     row = whole.filter(whole["src"].str.starts_with(netns.sender_ip(0) + ":")).row(0, named=True)
     full_segment = 0.020 + (1500 + 52) * 8 / 10e6
     assert full_segment <= row["min_rtt_s"] < full_segment + 0.0005, row["min_rtt_s"]
-    assert 0.020 <= f["kernel_min_rtt_s"] <= row["min_rtt_s"] + 0.0002, (f["kernel_min_rtt_s"], row["min_rtt_s"])
+    assert 0.020 <= f["kernel_min_rtt_s"] <= row["min_rtt_s"] + 0.0002, (
+        f["kernel_min_rtt_s"],
+        row["min_rtt_s"],
+    )
     assert (tmp_path / "senders.pcap").stat().st_size > 24
     assert set(_ours()) == before, "the run left namespaces behind"
 
@@ -221,8 +268,14 @@ def test_ctrl_c_stops_the_run_and_removes_everything(tmp_path):
     sc = tmp_path / "long.toml"
     sc.write_text(SHORT.replace('"4s"', '"60s"'))
     env = dict(os.environ, COLUMNS="160")
-    p = subprocess.Popen([sys.executable, "-m", "tcplab.cli", "emulate", str(sc)], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "tcplab.cli", "emulate", str(sc)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while not any(n.startswith(f"{netns.PREFIX}{p.pid}-") for n in _ours()):
         assert time.monotonic() < deadline and p.poll() is None, "the run never created its namespaces"
@@ -242,8 +295,10 @@ def test_emulated_store_rows_have_the_columns_of_simulated_ones(tmp_path):
     from tcplab import results
 
     sc = tmp_path / "cbr.toml"
-    sc.write_text(SHORT.replace('duration = "4s"', 'duration = "2s"').replace('warmup = "1s"', 'warmup = "0.5s"')
-                  + '[[traffic]]\nname = "voice"\nkind = "cbr"\nrate = "1Mbit/s"\npacket = 1000\n')
+    sc.write_text(
+        SHORT.replace('duration = "4s"', 'duration = "2s"').replace('warmup = "1s"', 'warmup = "0.5s"')
+        + '[[traffic]]\nname = "voice"\nkind = "cbr"\nrate = "1Mbit/s"\npacket = 1000\n'
+    )
     r = run_cli("emulate", str(sc), "--out", str(tmp_path / "emulated.parquet"), timeout=180)
     assert r.returncode == 0, r.stderr
     r = run_cli("run", str(sc), "--out", str(tmp_path / "simulated.parquet"))
@@ -254,5 +309,6 @@ def test_emulated_store_rows_have_the_columns_of_simulated_ones(tmp_path):
     # The CBR source sends 1 Mbit/s of 1000-byte datagrams over the 1.5 s window in both.
     for df in (emulated, simulated):
         assert 0.9e6 < df["group.voice.goodput_bps"][0] <= 1.01e6, df["group.voice.goodput_bps"][0]
-    assert {c for c in simulated.columns if c.startswith(("group.", "link."))} \
-        == {c for c in emulated.columns if c.startswith(("group.", "link."))}
+    assert {c for c in simulated.columns if c.startswith(("group.", "link."))} == {
+        c for c in emulated.columns if c.startswith(("group.", "link."))
+    }

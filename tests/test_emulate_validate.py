@@ -19,7 +19,10 @@ def test_render_writes_both_pages_from_the_saved_measurements(tmp_path):
     emulation = (tmp_path / "emulation.md").read_text()
     assert saved["header"] in linux and saved["header"] in emulation
     for c in validate.cells(saved["rows"]):
-        assert f"| {c['cc']} | {c['rtt_ms']} | {c['p']:g} | {c['linux_bps'] / 1e6:.3f} | {c['tcplab_bps'] / 1e6:.3f} | {c['ratio']:.3f} |" in linux
+        assert (
+            f"| {c['cc']} | {c['rtt_ms']} | {c['p']:g} | {c['linux_bps'] / 1e6:.3f} | {c['tcplab_bps'] / 1e6:.3f} | {c['ratio']:.3f} |"
+            in linux
+        )
 
 
 def test_redo_tcplab_reruns_the_simulation_and_keeps_the_kernel(tmp_path):
@@ -31,15 +34,17 @@ def test_redo_tcplab_reruns_the_simulation_and_keeps_the_kernel(tmp_path):
         r["tcplab_bps"] = -1.0
     src.write_text(json.dumps(saved))
     out = tmp_path / "redone.json"
-    assert validate.main(["--redo-tcplab", str(src), "--save", str(out), "--docs", str(tmp_path / "docs")]) == 0
+    assert (
+        validate.main(["--redo-tcplab", str(src), "--save", str(out), "--docs", str(tmp_path / "docs")]) == 0
+    )
     redone = json.loads(out.read_text())
     cc_of = dict(validate.CCS)
-    for before, after in zip(saved["rows"], redone["rows"]):
+    for before, after in zip(saved["rows"], redone["rows"], strict=True):
         for k in ("linux_bps", "linux_rtos", "linux_p", "late_p99_ms", "p", "rtt_ms", "cc", "seed"):
             assert after[k] == before[k]
         sc = validate.queueless(after["p"], after["rtt_ms"], cc_of[after["cc"]], after["seed"], True)
         assert after["tcplab_bps"] == tcplab.run(sc).flows.row(0, named=True)["goodput_bps"]
-    for before, after in zip(saved["dumbbells"], redone["dumbbells"]):
+    for before, after in zip(saved["dumbbells"], redone["dumbbells"], strict=True):
         assert [e for e, _ in after["flows"]] == [e for e, _ in before["flows"]]
         assert after["util"][0] == before["util"][0] and after["drops"][0] == before["drops"][0]
     assert "--redo-tcplab" in (tmp_path / "docs" / "linux.md").read_text()

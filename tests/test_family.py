@@ -21,8 +21,13 @@ hops = [{ rate = "10Mbit/s", delay = "20ms", queue = { limit = 40 }, loss = { mo
 """
 
 VARIANTS = ["bsd43", "tahoe", "reno", "newreno", "sack", "fack", "sackrh"]
-RECEIVERS = [{"ack": "immediate"}, {"ack": "delayed"}, {"ack": "bsd43"}, {"ack": "every", "ack_every": 4},
-             {"ack": "linux"}]
+RECEIVERS = [
+    {"ack": "immediate"},
+    {"ack": "delayed"},
+    {"ack": "bsd43"},
+    {"ack": "every", "ack_every": 4},
+    {"ack": "linux"},
+]
 
 
 @pytest.mark.parametrize("tcp", VARIANTS)
@@ -53,20 +58,26 @@ def test_sack_variants_recover_with_fewer_timeouts_than_reno_under_bursty_drops(
     assert timeouts["newreno"] <= timeouts["reno"], timeouts
 
 
-@pytest.mark.parametrize("sets, field", [
-    ({"flows.0.tcp": "tahoe", "flows.0.tcp.partial_deflation": False}, "flows[0].tcp.partial_deflation"),
-    ({"flows.0.tcp": "reno", "flows.0.tcp.partial_ack_timer": "impatient"}, "flows[0].tcp.partial_ack_timer"),
-    ({"flows.0.tcp": {"variant": "sack", "guard": True}}, "flows[0].tcp.guard"),
-    ({"flows.0.tcp": "sack", "flows.0.sack": False}, "flows[0].sack"),
-    ({"flows.0.ack": "every"}, "flows[0].ack_every"),
-    ({"flows.0.ack": "delayed", "flows.0.ack_every": 3}, "flows[0].ack_every"),
-    ({"flows.0.cc.abc_limit": 2}, "flows[0].cc.abc_limit"),
-    ({"flows.0.clock_tick": "500ms"}, "flows[0].clock_tick"),
-    ({"flows.0.tcp": "bsd43", "flows.0.limited_transmit": True}, "flows[0].limited_transmit"),
-    ({"flows.0.tcp": "vegas"}, "flows[0].tcp"),
-    ({"flows.0.ack": "lazy"}, "flows[0].ack"),
-    ({"flows.0.rto_estimator": "rfc2988"}, "flows[0].rto_estimator"),
-])
+@pytest.mark.parametrize(
+    "sets, field",
+    [
+        ({"flows.0.tcp": "tahoe", "flows.0.tcp.partial_deflation": False}, "flows[0].tcp.partial_deflation"),
+        (
+            {"flows.0.tcp": "reno", "flows.0.tcp.partial_ack_timer": "impatient"},
+            "flows[0].tcp.partial_ack_timer",
+        ),
+        ({"flows.0.tcp": {"variant": "sack", "guard": True}}, "flows[0].tcp.guard"),
+        ({"flows.0.tcp": "sack", "flows.0.sack": False}, "flows[0].sack"),
+        ({"flows.0.ack": "every"}, "flows[0].ack_every"),
+        ({"flows.0.ack": "delayed", "flows.0.ack_every": 3}, "flows[0].ack_every"),
+        ({"flows.0.cc.abc_limit": 2}, "flows[0].cc.abc_limit"),
+        ({"flows.0.clock_tick": "500ms"}, "flows[0].clock_tick"),
+        ({"flows.0.tcp": "bsd43", "flows.0.limited_transmit": True}, "flows[0].limited_transmit"),
+        ({"flows.0.tcp": "vegas"}, "flows[0].tcp"),
+        ({"flows.0.ack": "lazy"}, "flows[0].ack"),
+        ({"flows.0.rto_estimator": "rfc2988"}, "flows[0].rto_estimator"),
+    ],
+)
 def test_options_that_do_not_apply_are_errors_naming_the_field(sets, field):
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(LOSSY, sets=sets)
@@ -76,80 +87,188 @@ def test_options_that_do_not_apply_are_errors_naming_the_field(sets, field):
 #: Every option of a loss recovery or a congestion control, given a bad value or to the wrong
 #: algorithm: the exact message (after "field: ").
 BAD_SEAM_OPTIONS = [
-    ({"flows.0.tcp": {"variant": "reno", "partial_deflation": False}}, "flows[0].tcp.partial_deflation",
-     "not an option of reno (options of reno: guard)"),
-    ({"flows.0.tcp": "newreno", "flows.0.tcp.guard": True}, "flows[0].tcp.guard",
-     "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer)"),
-    ({"flows.0.tcp": {"variant": "reno", "guard": "yes"}}, "flows[0].tcp.guard",
-     'invalid type: string "yes", expected a boolean'),
-    ({"flows.0.tcp": {"variant": "newreno", "partial_deflation": 1}}, "flows[0].tcp.partial_deflation",
-     "invalid type: integer `1`, expected a boolean"),
-    ({"flows.0.tcp": {"variant": "newreno", "partial_ack_timer": "lazy"}}, "flows[0].tcp.partial_ack_timer",
-     "unknown variant `lazy`, expected `impatient` or `slow_but_steady`"),
-    ({"flows.0.tcp": {"variant": "vegas"}}, "flows[0].tcp.variant",
-     "unknown variant `vegas`, expected one of `bsd43`, `tahoe`, `reno`, `newreno`, `sack`, `fack`, `sackrh`"),
+    (
+        {"flows.0.tcp": {"variant": "reno", "partial_deflation": False}},
+        "flows[0].tcp.partial_deflation",
+        "not an option of reno (options of reno: guard)",
+    ),
+    (
+        {"flows.0.tcp": "newreno", "flows.0.tcp.guard": True},
+        "flows[0].tcp.guard",
+        "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer)",
+    ),
+    (
+        {"flows.0.tcp": {"variant": "reno", "guard": "yes"}},
+        "flows[0].tcp.guard",
+        'invalid type: string "yes", expected a boolean',
+    ),
+    (
+        {"flows.0.tcp": {"variant": "newreno", "partial_deflation": 1}},
+        "flows[0].tcp.partial_deflation",
+        "invalid type: integer `1`, expected a boolean",
+    ),
+    (
+        {"flows.0.tcp": {"variant": "newreno", "partial_ack_timer": "lazy"}},
+        "flows[0].tcp.partial_ack_timer",
+        "unknown variant `lazy`, expected `impatient` or `slow_but_steady`",
+    ),
+    (
+        {"flows.0.tcp": {"variant": "vegas"}},
+        "flows[0].tcp.variant",
+        "unknown variant `vegas`, expected one of `bsd43`, `tahoe`, `reno`, `newreno`, `sack`, `fack`, `sackrh`",
+    ),
     # A congestion-control option given to a recovery (which has none, or other ones).
-    ({"flows.0.tcp": {"variant": "sack", "d": 0.7}}, "flows[0].tcp.d",
-     "not an option of sack (options of sack: prr, rack; d belongs to the congestion control: flows[0].cc.d)"),
-    ({"flows.0.tcp": {"variant": "newreno", "growth": "abc"}}, "flows[0].tcp.growth",
-     "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer; "
-     "growth belongs to the congestion control: flows[0].cc.growth)"),
-    ({"flows.0.cc.d": 1.5}, "flows[0].cc.d",
-     "1.5 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)"),
-    ({"flows.0.cc.d": 0}, "flows[0].cc.d",
-     "0 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)"),
-    ({"flows.0.cc.d": 1}, "flows[0].cc.d",
-     "1 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)"),
-    ({"flows.0.cc.d": 0.9999999}, "flows[0].cc.d",
-     "0.9999999 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)"),
+    (
+        {"flows.0.tcp": {"variant": "sack", "d": 0.7}},
+        "flows[0].tcp.d",
+        "not an option of sack (options of sack: prr, rack; d belongs to the congestion control: flows[0].cc.d)",
+    ),
+    (
+        {"flows.0.tcp": {"variant": "newreno", "growth": "abc"}},
+        "flows[0].tcp.growth",
+        "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer; "
+        "growth belongs to the congestion control: flows[0].cc.growth)",
+    ),
+    (
+        {"flows.0.cc.d": 1.5},
+        "flows[0].cc.d",
+        "1.5 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)",
+    ),
+    (
+        {"flows.0.cc.d": 0},
+        "flows[0].cc.d",
+        "0 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)",
+    ),
+    (
+        {"flows.0.cc.d": 1},
+        "flows[0].cc.d",
+        "1 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)",
+    ),
+    (
+        {"flows.0.cc.d": 0.9999999},
+        "flows[0].cc.d",
+        "0.9999999 is not a valid decrease factor (expected 0 < d < 1, to 6 decimal places)",
+    ),
     ({"flows.0.cc.d": "half"}, "flows[0].cc.d", 'invalid type: string "half", expected f64'),
-    ({"flows.0.cc.u": 0}, "flows[0].cc.u",
-     "0 is not a valid increase (expected 0 < u <= 1000 segments per round trip, to 6 decimal places)"),
-    ({"flows.0.cc.u": -1}, "flows[0].cc.u",
-     "-1 is not a valid increase (expected 0 < u <= 1000 segments per round trip, to 6 decimal places)"),
-    ({"flows.0.cc.u": 1001}, "flows[0].cc.u",
-     "1001 is not a valid increase (expected 0 < u <= 1000 segments per round trip, to 6 decimal places)"),
-    ({"flows.0.cc.growth": "cubic"}, "flows[0].cc.growth", "unknown variant `cubic`, expected `per_ack` or `abc`"),
-    ({"flows.0.cc.abc_limit": 2}, "flows[0].cc.abc_limit",
-     'applies only with growth = "abc" (set flows[0].cc.growth)'),
-    ({"flows.0.cc": {"growth": "abc", "abc_limit": 0}}, "flows[0].cc.abc_limit", "0 (expected at least 1 segment)"),
-    ({"flows.0.cc.ssthresh_rule": "half"}, "flows[0].cc.ssthresh_rule",
-     "unknown variant `half`, expected `flight_size` or `cwnd`"),
-    ({"flows.0.cc": "vegas"}, "flows[0].cc",
-     "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `none`"),
-    ({"flows.0.cc.algorithm": "reno"}, "flows[0].cc.algorithm",
-     "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `none`"),
-    ({"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}}, "flows[0].cc.beta",
-     "not an option of bbr (bbr has no options)"),
-    ({"flows.0.cc": {"algorithm": "cubic", "d": 0.5}}, "flows[0].cc.d",
-     "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style)"),
-    ({"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}}, "flows[0].cc.hystart",
-     "unknown variant `on`, expected one of `off`, `linux`, `rfc9406`"),
-    ({"flows.0.cc": {"algorithm": "aimd", "style": "linux"}}, "flows[0].cc.style",
-     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart)"),
+    (
+        {"flows.0.cc.u": 0},
+        "flows[0].cc.u",
+        "0 is not a valid increase (expected 0 < u <= 1000 segments per round trip, to 6 decimal places)",
+    ),
+    (
+        {"flows.0.cc.u": -1},
+        "flows[0].cc.u",
+        "-1 is not a valid increase (expected 0 < u <= 1000 segments per round trip, to 6 decimal places)",
+    ),
+    (
+        {"flows.0.cc.u": 1001},
+        "flows[0].cc.u",
+        "1001 is not a valid increase (expected 0 < u <= 1000 segments per round trip, to 6 decimal places)",
+    ),
+    (
+        {"flows.0.cc.growth": "cubic"},
+        "flows[0].cc.growth",
+        "unknown variant `cubic`, expected `per_ack` or `abc`",
+    ),
+    (
+        {"flows.0.cc.abc_limit": 2},
+        "flows[0].cc.abc_limit",
+        'applies only with growth = "abc" (set flows[0].cc.growth)',
+    ),
+    (
+        {"flows.0.cc": {"growth": "abc", "abc_limit": 0}},
+        "flows[0].cc.abc_limit",
+        "0 (expected at least 1 segment)",
+    ),
+    (
+        {"flows.0.cc.ssthresh_rule": "half"},
+        "flows[0].cc.ssthresh_rule",
+        "unknown variant `half`, expected `flight_size` or `cwnd`",
+    ),
+    (
+        {"flows.0.cc": "vegas"},
+        "flows[0].cc",
+        "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `none`",
+    ),
+    (
+        {"flows.0.cc.algorithm": "reno"},
+        "flows[0].cc.algorithm",
+        "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `none`",
+    ),
+    (
+        {"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}},
+        "flows[0].cc.beta",
+        "not an option of bbr (bbr has no options)",
+    ),
+    (
+        {"flows.0.cc": {"algorithm": "cubic", "d": 0.5}},
+        "flows[0].cc.d",
+        "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style)",
+    ),
+    (
+        {"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}},
+        "flows[0].cc.hystart",
+        "unknown variant `on`, expected one of `off`, `linux`, `rfc9406`",
+    ),
+    (
+        {"flows.0.cc": {"algorithm": "aimd", "style": "linux"}},
+        "flows[0].cc.style",
+        "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart)",
+    ),
     # An option that does not belong to the chosen algorithm.
-    ({"flows.0.cc": {"algorithm": "none", "d": 0.5}}, "flows[0].cc.d", "not an option of none (none has no options)"),
-    ({"flows.0.tcp": "bsd43", "flows.0.rwnd": "16KiB", "flows.0.cc.u": 2}, "flows[0].cc.u",
-     "not an option of none (none has no options)"),
-    ({"flows.0.cc.partial_deflation": False}, "flows[0].cc.partial_deflation",
-     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart; "
-     "partial_deflation belongs to the loss recovery: flows[0].tcp.partial_deflation)"),
-    ({"flows.0.cc.beta": 0.7}, "flows[0].cc.beta",
-     "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart)"),
+    (
+        {"flows.0.cc": {"algorithm": "none", "d": 0.5}},
+        "flows[0].cc.d",
+        "not an option of none (none has no options)",
+    ),
+    (
+        {"flows.0.tcp": "bsd43", "flows.0.rwnd": "16KiB", "flows.0.cc.u": 2},
+        "flows[0].cc.u",
+        "not an option of none (none has no options)",
+    ),
+    (
+        {"flows.0.cc.partial_deflation": False},
+        "flows[0].cc.partial_deflation",
+        "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart; "
+        "partial_deflation belongs to the loss recovery: flows[0].tcp.partial_deflation)",
+    ),
+    (
+        {"flows.0.cc.beta": 0.7},
+        "flows[0].cc.beta",
+        "not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart)",
+    ),
     # The flat options of earlier releases say where they went.
-    ({"flows.0.ssthresh_rule": "cwnd"}, "flows[0].ssthresh_rule",
-     "no longer a flow option: it is written flows[0].cc.ssthresh_rule (docs/tcp-family.md)"),
-    ({"flows.0.recover_guard": True}, "flows[0].recover_guard",
-     'no longer a flow option: it is written flows[0].tcp.guard, with tcp.variant = "reno" (docs/tcp-family.md)'),
+    (
+        {"flows.0.ssthresh_rule": "cwnd"},
+        "flows[0].ssthresh_rule",
+        "no longer a flow option: it is written flows[0].cc.ssthresh_rule (docs/tcp-family.md)",
+    ),
+    (
+        {"flows.0.recover_guard": True},
+        "flows[0].recover_guard",
+        'no longer a flow option: it is written flows[0].tcp.guard, with tcp.variant = "reno" (docs/tcp-family.md)',
+    ),
     # The ns-2 agents have their own rules.
-    ({"flows.0.profile": "ns2", "flows.0.ack": "immediate", "flows.0.cc.d": 0.7}, "flows[0].cc",
-     "the ns2 profile's agents have ns-2's own window rules (leave cc out)"),
-    ({"flows.0.profile": "ns2", "flows.0.ack": "immediate", "flows.0.tcp": {"variant": "reno", "guard": True}},
-     "flows[0].tcp.guard", "not an option of the ns2 profile's agents (they follow ns-2; partial_ack is theirs)"),
+    (
+        {"flows.0.profile": "ns2", "flows.0.ack": "immediate", "flows.0.cc.d": 0.7},
+        "flows[0].cc",
+        "the ns2 profile's agents have ns-2's own window rules (leave cc out)",
+    ),
+    (
+        {
+            "flows.0.profile": "ns2",
+            "flows.0.ack": "immediate",
+            "flows.0.tcp": {"variant": "reno", "guard": True},
+        },
+        "flows[0].tcp.guard",
+        "not an option of the ns2 profile's agents (they follow ns-2; partial_ack is theirs)",
+    ),
 ]
 
 
-@pytest.mark.parametrize("sets, field, message", BAD_SEAM_OPTIONS, ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize(
+    "sets, field, message", BAD_SEAM_OPTIONS, ids=lambda x: x if isinstance(x, str) else ""
+)
 def test_seam_options_are_checked_against_their_algorithm(sets, field, message):
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(LOSSY, sets=sets)
@@ -161,8 +280,15 @@ def test_seam_options_in_short_or_table_form_and_through_set():
     into either form; a `cc` table without `algorithm` is the variant's default."""
     r = tcplab.resolve(LOSSY, sets={"flows.0.tcp": "newreno"})
     assert r["flows"][0]["tcp"] == "newreno" and r["flows"][0]["cc"] is None
-    r = tcplab.resolve(LOSSY, sets={"flows.0.tcp": "newreno", "flows.0.tcp.partial_deflation": False,
-                                    "flows.0.cc.d": 0.7, "flows.0.cc.ssthresh_rule": "cwnd"})
+    r = tcplab.resolve(
+        LOSSY,
+        sets={
+            "flows.0.tcp": "newreno",
+            "flows.0.tcp.partial_deflation": False,
+            "flows.0.cc.d": 0.7,
+            "flows.0.cc.ssthresh_rule": "cwnd",
+        },
+    )
     assert r["flows"][0]["tcp"] == {"variant": "newreno", "partial_deflation": False}
     assert r["flows"][0]["cc"] == {"d": 0.7, "ssthresh_rule": "cwnd"}
     r = tcplab.resolve(LOSSY, sets={"flows.0.tcp": {"variant": "newreno"}, "flows.0.cc": "aimd"})
@@ -181,22 +307,33 @@ def test_cli_set_reaches_the_congestion_controls_options(cli, root):
     assert json.loads(out.stdout)["flows"][0]["goodput_bps"] > 0
     out = cli("run", "scenarios/quickstart.toml", *args, "--set", "flows.0.cc.d=1.5")
     assert out.returncode == 2
-    assert out.stderr.strip() == ("error: scenarios/quickstart.toml: flows[0].cc.d: 1.5 is not a valid "
-                                  "decrease factor (expected 0 < d < 1, to 6 decimal places)")
+    assert out.stderr.strip() == (
+        "error: scenarios/quickstart.toml: flows[0].cc.d: 1.5 is not a valid "
+        "decrease factor (expected 0 < d < 1, to 6 decimal places)"
+    )
     schema = json.loads(cli("schema").stdout)
     flow = schema["definitions"]["FlowSpec"]["properties"]
-    assert flow["tcp"]["allOf"][0]["$ref"].endswith("TcpSpec") and flow["cc"]["anyOf"][0]["$ref"].endswith("CcSpec")
+    assert flow["tcp"]["allOf"][0]["$ref"].endswith("TcpSpec") and flow["cc"]["anyOf"][0]["$ref"].endswith(
+        "CcSpec"
+    )
     shapes = {d: len(schema["definitions"][d]["anyOf"]) for d in ("TcpSpec", "CcSpec")}
-    assert shapes == {"TcpSpec": 5, "CcSpec": 5}  # a name, or one table per algorithm (aimd, cubic, bbr, none)
+    assert shapes == {
+        "TcpSpec": 5,
+        "CcSpec": 5,
+    }  # a name, or one table per algorithm (aimd, cubic, bbr, none)
 
 
 def test_d_sets_the_reduction_of_every_variant():
     """The loss recoveries ask the congestion control: d = 0.7 leaves a larger ssthresh after
     the first loss than d = 0.5, for every recovery (FACK's rate halving is bounded by d x W,
     so only d < 1/2 changes it: tested in crates/tcplab-sim/tests/cc.rs)."""
+
     def first_ssthresh(tcp, d):
-        r = tcplab.run(LOSSY, sets={"flows.0.tcp": tcp, "flows.0.cc.d": d, "trace.cwnd": True, "duration": "5s"})
+        r = tcplab.run(
+            LOSSY, sets={"flows.0.tcp": tcp, "flows.0.cc.d": d, "trace.cwnd": True, "duration": "5s"}
+        )
         return next(s for s in r.trace("cwnd")["ssthresh_bytes"] if s is not None)
+
     for tcp in ["tahoe", "reno", "newreno", "sack", "sackrh"]:
         assert first_ssthresh(tcp, 0.7) > first_ssthresh(tcp, 0.5), tcp
 
@@ -216,4 +353,6 @@ def test_models_app_a_estimator_agrees_with_the_simulators():
     for _ in range(50):
         samples = [rng.randint(1, 400) for _ in range(rng.randint(1, 40))]
         sa, sv, rto = jacobson.rto_series(samples)
-        assert _core.jacobson_series(samples) == list(zip(sa.tolist(), sv.tolist(), rto.tolist()))
+        assert _core.jacobson_series(samples) == list(
+            zip(sa.tolist(), sv.tolist(), rto.tolist(), strict=True)
+        )

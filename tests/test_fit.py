@@ -11,24 +11,45 @@ import pytest
 from tcplab import fit as F
 
 
-def synthetic(c: float, k: float, n: int = 400, noise: float = 0.05, seed: int = 1, mss: int = 1460) -> pl.DataFrame:
+def synthetic(
+    c: float, k: float, n: int = 400, noise: float = 0.05, seed: int = 1, mss: int = 1460
+) -> pl.DataFrame:
     """Flows with window = BW*RTT/MSS = c p^k exactly (noise = 0) or with lognormal noise."""
     rng = np.random.default_rng(seed)
     p = np.exp(rng.uniform(math.log(1e-4), math.log(0.1), n))
     rtt = rng.uniform(0.01, 0.6, n)
     window = c * p**k * np.exp(rng.normal(0.0, noise, n))
     goodput_bps = window * mss / rtt * 8.0
-    return pl.DataFrame({
-        "tcp": "reno", "ack": "delayed", "flow": 0, "mss_bytes": mss, "goodput_bps": goodput_bps, "mean_rtt_s": rtt,
-        "timeouts": 0, "ca_events": 60, "non_ca_events": 0, "p": p, "network.path.hops.0.loss.p": p,
-        "network.path.hops.0.loss.model": "bernoulli",
-    })
+    return pl.DataFrame(
+        {
+            "tcp": "reno",
+            "ack": "delayed",
+            "flow": 0,
+            "mss_bytes": mss,
+            "goodput_bps": goodput_bps,
+            "mean_rtt_s": rtt,
+            "timeouts": 0,
+            "ca_events": 60,
+            "non_ca_events": 0,
+            "p": p,
+            "network.path.hops.0.loss.p": p,
+            "network.path.hops.0.loss.model": "bernoulli",
+        }
+    )
 
 
-@pytest.mark.parametrize("q, df, expected", [
-    (0.975, 1, 12.706204736), (0.975, 2, 4.302652730), (0.975, 10, 2.228138852), (0.995, 5, 4.032142984),
-    (0.975, 1000, 1.962339), (0.9, 3, 1.637744354), (0.025, 10, -2.228138852),
-])
+@pytest.mark.parametrize(
+    "q, df, expected",
+    [
+        (0.975, 1, 12.706204736),
+        (0.975, 2, 4.302652730),
+        (0.975, 10, 2.228138852),
+        (0.995, 5, 4.032142984),
+        (0.975, 1000, 1.962339),
+        (0.9, 3, 1.637744354),
+        (0.025, 10, -2.228138852),
+    ],
+)
 def test_t_quantile_matches_tables(q, df, expected):
     assert F.t_quantile(q, df) == pytest.approx(expected, rel=1e-7)
 
@@ -37,7 +58,11 @@ def test_exact_data_gives_exact_c_and_k():
     table, source = F.fit(synthetic(0.75, -0.52, noise=0.0))
     row = table.row(0, named=True)
     assert source.startswith("configured")
-    assert row["n"] == 400 and row["k"] == pytest.approx(-0.52, abs=1e-12) and row["c"] == pytest.approx(0.75, rel=1e-10)
+    assert (
+        row["n"] == 400
+        and row["k"] == pytest.approx(-0.52, abs=1e-12)
+        and row["c"] == pytest.approx(0.75, rel=1e-10)
+    )
     assert row["r2"] == pytest.approx(1.0)
     exact = synthetic(0.93, -0.5, noise=0.0)
     row = F.fit(exact)[0].row(0, named=True)
@@ -65,7 +90,11 @@ def test_groups_timeouts_and_invalid_rows():
     df = pl.concat([a, b, bad, zero])
     table, _ = F.fit(df, by=["tcp"])
     rows = {r["tcp"]: r for r in table.iter_rows(named=True)}
-    assert rows["reno"]["n"] == 50 and rows["reno"]["excluded_timeouts"] == 5 and rows["reno"]["excluded_invalid"] == 2
+    assert (
+        rows["reno"]["n"] == 50
+        and rows["reno"]["excluded_timeouts"] == 5
+        and rows["reno"]["excluded_invalid"] == 2
+    )
     assert rows["reno"]["c"] == pytest.approx(0.9) and rows["tahoe"]["k"] == pytest.approx(-0.55)
     with_to = F.fit(df, by=["tcp"], include_timeouts=True)[0].row(0, named=True)
     assert with_to["n"] == 55 and with_to["c"] != pytest.approx(0.9)
@@ -75,7 +104,9 @@ def test_groups_timeouts_and_invalid_rows():
 
 def test_flows_with_few_ca_events_are_left_out_and_counted():
     ok = synthetic(0.9, -0.5, n=40, noise=0.0)
-    young = synthetic(3.0, -0.3, n=7, noise=0.0, seed=2).with_columns(ca_events=pl.lit(3))  # would spoil the fit
+    young = synthetic(3.0, -0.3, n=7, noise=0.0, seed=2).with_columns(
+        ca_events=pl.lit(3)
+    )  # would spoil the fit
     df = pl.concat([ok, young])
     row = F.fit(df)[0].row(0, named=True)
     assert F.MIN_CA_EVENTS == 50
@@ -104,20 +135,33 @@ def test_which_p():
     with pytest.raises(F.FitError, match="--p nope: no column 'nope'"):
         F.p_values(df, "nope")
     # two lossy hops combine as 1 - (1 - p0)(1 - p1); a hop without a loss model adds nothing
-    two = pl.DataFrame({"network.path.hops.0.loss.p": [0.1], "network.path.hops.0.loss.model": ["bernoulli"],
-                        "network.path.hops.1.loss.p": [0.2], "network.path.hops.1.loss.model": ["bernoulli"],
-                        "network.path.hops.2.loss.p": [None], "network.path.hops.2.loss.model": [None],
-                        "network.path.hops.3.loss.n": [4], "network.path.hops.3.loss.p": [None],
-                        "network.path.hops.3.loss.model": ["periodic"], "p": [0.5]})
+    two = pl.DataFrame(
+        {
+            "network.path.hops.0.loss.p": [0.1],
+            "network.path.hops.0.loss.model": ["bernoulli"],
+            "network.path.hops.1.loss.p": [0.2],
+            "network.path.hops.1.loss.model": ["bernoulli"],
+            "network.path.hops.2.loss.p": [None],
+            "network.path.hops.2.loss.model": [None],
+            "network.path.hops.3.loss.n": [4],
+            "network.path.hops.3.loss.p": [None],
+            "network.path.hops.3.loss.model": ["periodic"],
+            "p": [0.5],
+        }
+    )
     assert F.p_values(two, "configured")[0][0] == pytest.approx(1 - 0.9 * 0.8 * 0.75)
 
 
 def test_ca_proportion_bins_in_log_p_and_pools_events():
-    df = pl.DataFrame({
-        "tcp": "reno", "ack": "delayed",
-        "p": [0.01, 0.0125, 0.008, 0.0126, 0.033, 0.1, 0.2],
-        "ca_events": [90, 80, 10, 1000, 5, 1, 7], "non_ca_events": [10, 20, 0, 1000, 5, 3, 7],
-    })
+    df = pl.DataFrame(
+        {
+            "tcp": "reno",
+            "ack": "delayed",
+            "p": [0.01, 0.0125, 0.008, 0.0126, 0.033, 0.1, 0.2],
+            "ca_events": [90, 80, 10, 1000, 5, 1, 7],
+            "non_ca_events": [10, 20, 0, 1000, 5, 3, 7],
+        }
+    )
     table, src = F.ca_proportion(df, p="measured", at=[0.01, 0.033, 0.1, 0.001], width=0.1)
     rows = {r["p"]: r for r in table.iter_rows(named=True)}
     # 0.0126 is 0.1004 decades above 0.01: outside; 0.0125 (0.097) and 0.008 (0.097) inside
@@ -145,7 +189,9 @@ def test_cli_fit_json_and_errors(tmp_path):
 
     store = tmp_path / "s.parquet"
     store.mkdir()
-    synthetic(0.8, -0.51, n=40, noise=0.02).with_columns(run_key=pl.lit("k")).write_parquet(store / "part-x.parquet")
+    synthetic(0.8, -0.51, n=40, noise=0.02).with_columns(run_key=pl.lit("k")).write_parquet(
+        store / "part-x.parquet"
+    )
     tcplab = [sys.executable, "-m", "tcplab.cli"]
     r = subprocess.run([*tcplab, "fit", store, "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -158,8 +204,9 @@ def test_cli_fit_json_and_errors(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "4 flows with fewer than 50 CA events left out" in r.stdout
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
-    r = subprocess.run([*tcplab, "fit", store, "--json", "--min-ca-events", "0", "--by", ""],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [*tcplab, "fit", store, "--json", "--min-ca-events", "0", "--by", ""], capture_output=True, text=True
+    )
     out = json.loads(r.stdout)
     assert out["fit"][0]["n"] == 44 and out["min_ca_events"] == 0
     # NaN (no interval from one flow) is null, never the non-JSON NaN
@@ -170,7 +217,12 @@ def test_cli_fit_json_and_errors(tmp_path):
     assert "NaN" not in r.stdout and "Infinity" not in r.stdout
     row = json.loads(r.stdout)["fit"][0]
     assert row["n"] == 1 and row["c_half_lo"] is None and row["k"] is None
-    r = subprocess.run([*tcplab, "fit", store, "--p", "configured", "--by", "colour"], capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr == "error: --by colour: no such column (columns include tcp, ack, flows.0.mss, ...)\n"
+    r = subprocess.run(
+        [*tcplab, "fit", store, "--p", "configured", "--by", "colour"], capture_output=True, text=True
+    )
+    assert (
+        r.returncode == 2
+        and r.stderr == "error: --by colour: no such column (columns include tcp, ack, flows.0.mss, ...)\n"
+    )
     r = subprocess.run([*tcplab, "fit", tmp_path / "missing.parquet"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stderr.startswith("error: ") and "no such results store" in r.stderr

@@ -19,8 +19,14 @@ from tcplab.simulation import NS2_EVENT, TABLES, TRACES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "traces.md"
-TYPES = {"u32": pl.UInt32, "u64": pl.UInt64, "f64": pl.Float64, "bool": pl.Boolean, "str": pl.String,
-         "cat": pl.Categorical}
+TYPES = {
+    "u32": pl.UInt32,
+    "u64": pl.UInt64,
+    "f64": pl.Float64,
+    "bool": pl.Boolean,
+    "str": pl.String,
+    "cat": pl.Categorical,
+}
 
 #: One hop with a 5-packet queue (slow start overflows it), a 0.3% Bernoulli loss module, a CBR
 #: source beside the TCP flow, and every trace on.
@@ -86,7 +92,12 @@ def test_packet_events_carry_their_kinds_and_causes(result):
     assert set(pk["kind"]) == {"data", "ack", "udp"}
     causes = pk.group_by("event").agg(pl.col("cause").unique()).rows()
     assert sorted((e, sorted(c, key=str)) for e, c in causes) == [
-        ("dequeue", [None]), ("drop", ["overflow"]), ("enqueue", [None]), ("lost", ["loss"]), ("receive", [None])]
+        ("dequeue", [None]),
+        ("drop", ["overflow"]),
+        ("enqueue", [None]),
+        ("lost", ["loss"]),
+        ("receive", [None]),
+    ]
     # link_name is the links table's name of the link index.
     names = result.links["link"].to_list()
     assert all(names[i] == n for i, n in pk.select("link", "link_name").unique().rows())
@@ -94,7 +105,7 @@ def test_packet_events_carry_their_kinds_and_causes(result):
     # The events agree with the link's counters over the whole run.
     for t in result.totals.iter_rows(named=True):
         mine = pk.filter(pl.col("link_name") == t["link"])
-        n = lambda ev: mine.filter(pl.col("event") == ev).height  # noqa: E731
+        n = lambda ev: mine.filter(pl.col("event") == ev).height  # noqa: E731, B023 -- called in this iteration only
         assert t["arrivals"] == n("enqueue") + n("drop") + n("lost")
         assert t["delivered"] == n("receive")
 
@@ -152,8 +163,18 @@ def test_results_survive_pickling_for_the_sweep_workers(result):
 
 def test_json_output_has_no_nan(result):
     doc = json.loads(result.to_json())
-    assert set(doc) == {"flows", "links", "totals", "traffic", "seed", "duration_s", "warmup_s", "window_s", "events",
-                        "warnings"}
+    assert set(doc) == {
+        "flows",
+        "links",
+        "totals",
+        "traffic",
+        "seed",
+        "duration_s",
+        "warmup_s",
+        "window_s",
+        "events",
+        "warnings",
+    }
     assert doc["flows"][0]["completion_time_s"] is None
     assert doc["traffic"][0]["mean_response_bytes"] is None  # a CBR group has no responses: NaN
 

@@ -45,23 +45,23 @@ def test_old_names_of_the_sweep_module_still_resolve():
     assert sw.run_sweep is importlib.import_module("tcplab.sweep.runner").run_sweep
     assert sw._uniform is sw.uniform and sw._warm is sw.warm
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        sw.nothing
+        sw.nothing  # noqa: B018 -- the attribute access is the code under test (it raises)
 
 
 def test_import_tcplab_then_attributes_load_the_subpackages():
-    code = ("import sys, tcplab\n"
-            "assert 'tcplab.sweep' not in sys.modules and 'polars' not in sys.modules\n"
-            "s = tcplab.sweep.load('sweeps/mathis-fig4.toml')\n"
-            "print(len(s.runs()), tcplab.results.Store.__name__, tcplab.models.mathis.__name__)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=PACKAGE.parents[1])
+    code = (
+        "import sys, tcplab\n"
+        "assert 'tcplab.sweep' not in sys.modules and 'polars' not in sys.modules\n"
+        "s = tcplab.sweep.load('sweeps/mathis-fig4.toml')\n"
+        "print(len(s.runs()), tcplab.results.Store.__name__, tcplab.models.mathis.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PACKAGE.parents[1])
     assert out.returncode == 0, out.stderr
     n, store, mathis = out.stdout.split()
     assert int(n) > 0 and store == "Store" and mathis == "tcplab.models.mathis"
 
 
-HEAVY = ("polars", "numpy", "matplotlib", "duckdb", "pyarrow", "scipy", "dask", "distributed",
-         "tcplab._core")
+HEAVY = ("polars", "numpy", "matplotlib", "duckdb", "pyarrow", "scipy", "dask", "distributed", "tcplab._core")
 
 
 @pytest.mark.parametrize("statement", ["import tcplab", "import tcplab.cli", "from tcplab.cli import app"])
@@ -73,11 +73,13 @@ def test_the_command_line_imports_nothing_heavy(statement: str):
 
 
 def test_help_builds_every_command_without_heavy_imports():
-    code = ("import sys\nfrom typer.testing import CliRunner\nfrom tcplab.cli import app\n"
-            "r = CliRunner().invoke(app, ['--help'])\nassert r.exit_code == 0, r.output\n"
-            "for group in ('sweep', 'trace', 'validate', 'reproduce', 'emulate', 'advise'):\n"
-            "    r = CliRunner().invoke(app, [group, '--help'])\n    assert r.exit_code == 0, (group, r.output)\n"
-            f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    code = (
+        "import sys\nfrom typer.testing import CliRunner\nfrom tcplab.cli import app\n"
+        "r = CliRunner().invoke(app, ['--help'])\nassert r.exit_code == 0, r.output\n"
+        "for group in ('sweep', 'trace', 'validate', 'reproduce', 'emulate', 'advise'):\n"
+        "    r = CliRunner().invoke(app, [group, '--help'])\n    assert r.exit_code == 0, (group, r.output)\n"
+        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "", f"--help imported {out.stdout.strip()}"
@@ -92,19 +94,32 @@ def test_no_module_imports_another_modules_private_names():
     for path in _python_files():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tcplab"):
-                found += [f"{path.relative_to(PACKAGE)}: {node.module}.{a.name}" for a in node.names
-                          if a.name.startswith("_") and not a.name.startswith("__") and a.name != "_core"]
+                found += [
+                    f"{path.relative_to(PACKAGE)}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__") and a.name != "_core"
+                ]
     assert not found, found
 
 
 def test_no_source_file_is_over_about_600_lines():
-    long = {str(p.relative_to(PACKAGE)): n for p in _python_files() if (n := len(p.read_text().splitlines())) > 620}
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in _python_files()
+        if (n := len(p.read_text().splitlines())) > 620
+    }
     assert not long, long
 
 
 def test_python_m_entry_points_still_run():
-    for module in ("tcplab.ns2ref", "tcplab.validation.ns2ref", "tcplab.validation.mathis_table4",
-                   "tcplab.validation.red", "tcplab.emulate.validate", "tcplab.cli"):
+    for module in (
+        "tcplab.ns2ref",
+        "tcplab.validation.ns2ref",
+        "tcplab.validation.mathis_table4",
+        "tcplab.validation.red",
+        "tcplab.emulate.validate",
+        "tcplab.cli",
+    ):
         out = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True)
         assert out.returncode == 0, (module, out.stderr)
         assert "Usage:" in out.stdout, (module, out.stdout)

@@ -23,8 +23,9 @@ TABLE4_RENO_DA_SUCCESS_AT_1PCT = 0.919
 def runs(p: float, seeds=range(1, 5), duration="600s"):
     out = []
     for seed in seeds:
-        f = tcplab.run(SCENARIO, sets={"seed": seed, "network.path.hops.0.loss.p": p,
-                                       "duration": duration}).flows.row(0, named=True)
+        f = tcplab.run(
+            SCENARIO, sets={"seed": seed, "network.path.hops.0.loss.p": p, "duration": duration}
+        ).flows.row(0, named=True)
         w = f["goodput_bps"] / 8 * f["mean_rtt_s"] / f["mss_bytes"]
         out.append((w * math.sqrt(p), f))
     return out

@@ -31,7 +31,9 @@ def test_brief_example_forward(app) -> None:
 
 
 def test_brief_example_inverse(app) -> None:
-    result = run(app, "model", "mathis", "--inverse", "--mss", "536", "--rtt", "100ms", "--rate", "1Mbit/s", "--c", "1")
+    result = run(
+        app, "model", "mathis", "--inverse", "--mss", "536", "--rtt", "100ms", "--rate", "1Mbit/s", "--c", "1"
+    )
     assert result.exit_code == 0, result.output
     assert "0.1839%" in result.output  # Mathis Sec. 7: "better than 0.18%"
 
@@ -50,7 +52,20 @@ def test_json_output_is_si(app) -> None:
     [
         ["model", "pftk", "--rtt", "100ms", "--loss", "1%", "--wmax", "64KiB"],
         ["model", "newreno", "--rtt", "229ms", "--loss", "0.98%", "--packet-loss", "6.21%"],
-        ["model", "multibottleneck", "--mu", "1.5Mbit/s", "--rtt", "560ms", "--b", "20", "--mu-prime", "2.2Mbit/s", "--b-prime", "15"],
+        [
+            "model",
+            "multibottleneck",
+            "--mu",
+            "1.5Mbit/s",
+            "--rtt",
+            "560ms",
+            "--b",
+            "20",
+            "--mu-prime",
+            "2.2Mbit/s",
+            "--b-prime",
+            "15",
+        ],
         ["model", "gateways", "--n", "4"],
         ["model", "jacobson", "--loss", "1%", "--window", "8", "--samples", "100ms,120ms", "--tick", "10ms"],
     ],
@@ -91,7 +106,10 @@ def test_help_mentions_list_and_examples(app) -> None:
         (["model", "mathis", "--inverse", "--rtt", "100ms"], "--rate: required with --inverse"),
         (["model", "mathis", "--rtt", "100ms", "--loss"], "--loss: missing value"),
         (["model", "mathis", "--rtt", "1s", "--rtt", "2s", "--loss", "1%"], "--rtt given twice"),
-        (["model", "mathis", "--rtt", "1s", "--loss", "1%", "--rate", "1MB/s"], "byte rate, which is ambiguous"),
+        (
+            ["model", "mathis", "--rtt", "1s", "--loss", "1%", "--rate", "1MB/s"],
+            "byte rate, which is ambiguous",
+        ),
         (["model", "newreno", "--rtt", "1s", "--loss", "2%", "--packet-loss", "1%"], "--packet-loss"),
         (["model", "gateways", "--n", "0"], "--n: 0 is outside"),
         (["model"], "missing model name"),
@@ -122,13 +140,28 @@ def test_each_model_is_a_typer_command_with_its_parameters_in_help(app) -> None:
     assert "_parse_args" not in inspect.getsource(cli)  # typer parses argv, not a loop of our own
 
 
-@pytest.mark.parametrize("args", [
-    ["model", "multibottleneck", "--mu", "1.5Mbit/s", "--rtt", "560ms", "--b", "20", "--mu-prime", "1.8Mbit/s",
-     "--b-prime", "47.6"],
-    ["model", "newreno", "--rtt", "100ms", "--loss", "39%", "--q", "39%"],
-    ["model", "pftk", "--rtt", "100ms", "--loss", "1e-300"],
-    ["model", "mathis", "--rtt", "1ns", "--loss", "1e-300", "--mss", "1GiB"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [
+            "model",
+            "multibottleneck",
+            "--mu",
+            "1.5Mbit/s",
+            "--rtt",
+            "560ms",
+            "--b",
+            "20",
+            "--mu-prime",
+            "1.8Mbit/s",
+            "--b-prime",
+            "47.6",
+        ],
+        ["model", "newreno", "--rtt", "100ms", "--loss", "39%", "--q", "39%"],
+        ["model", "pftk", "--rtt", "100ms", "--loss", "1e-300"],
+        ["model", "mathis", "--rtt", "1ns", "--loss", "1e-300", "--mss", "1GiB"],
+    ],
+)
 def test_json_is_json_without_nan_or_infinity(app, args) -> None:
     result = run(app, *args, "--json")
     if result.exit_code != 0:  # a domain error is one line, not JSON
@@ -145,9 +178,20 @@ def test_json_safe_turns_non_finite_numbers_into_null() -> None:
 
     from tcplab.models.cli import _json_safe
 
-    doc = _json_safe({"a": math.nan, "b": [math.inf, -math.inf, 1.5], "c": np.float64("nan"), "d": np.int64(3),
-                      "e": True, "f": "x"})
-    assert json.dumps(doc, allow_nan=False) == '{"a": null, "b": [null, null, 1.5], "c": null, "d": 3.0, "e": true, "f": "x"}'
+    doc = _json_safe(
+        {
+            "a": math.nan,
+            "b": [math.inf, -math.inf, 1.5],
+            "c": np.float64("nan"),
+            "d": np.int64(3),
+            "e": True,
+            "f": "x",
+        }
+    )
+    assert (
+        json.dumps(doc, allow_nan=False)
+        == '{"a": null, "b": [null, null, 1.5], "c": null, "d": 3.0, "e": true, "f": "x"}'
+    )
 
 
 def test_plot_models_writes_pngs(app, tmp_path) -> None:

@@ -18,7 +18,7 @@ def test_footnote_6_damage_loss() -> None:
 
 
 def test_equilibration_and_5_percent_threshold() -> None:
-    """"equilibration takes roughly w^2/3 packets so, for the Arpanet, the loss sensitivity
+    """ "equilibration takes roughly w^2/3 packets so, for the Arpanet, the loss sensitivity
     threshold is about 5%. At this high loss rate, the empty window effect ... has already
     degraded throughput by 44%." (w = 8)."""
     assert jk.equilibration_packets(8) == pytest.approx(64 / 3)

@@ -121,15 +121,21 @@ def test_section_7_2_start_window_by_policy() -> None:
     assert mb.start_window(60.0, s_b, 1.0) == 30.0  # capped by W_th
     # No slow-start overflow (W_B = 52 >= W_th = 50): congestion avoidance starts at W_th,
     # the same for every policy (Sec. 7.2's last paragraph).
-    assert [mb.start_window(50.0, s_b, a) for a in ("drop-tail", "random-drop", "drop-from-front")] == [50.0] * 3
+    assert [mb.start_window(50.0, s_b, a) for a in ("drop-tail", "random-drop", "drop-from-front")] == [
+        50.0
+    ] * 3
 
 
 def test_cli_start_window_agrees_with_double_slow_start() -> None:
     """The issue's case: "double slow start: no" (W_B = 123.5 >= W_th = 112.5) and W_S = W_th."""
     from tcplab.models import catalog
 
-    rows = {r.key: r.value for r in catalog.MODELS["multibottleneck"].compute({
-        "mu": 1.5e6, "rtt": 0.56, "b": 20, "mu_prime": 1.8e6, "b_prime": 47.6, "packet_size": 512})}
+    rows = {
+        r.key: r.value
+        for r in catalog.MODELS["multibottleneck"].compute(
+            {"mu": 1.5e6, "rtt": 0.56, "b": 20, "mu_prime": 1.8e6, "b_prime": 47.6, "packet_size": 512}
+        )
+    }
     assert not rows["double_slow_start"]
     assert rows["w_th"] == pytest.approx(112.5, rel=1e-3)
     for policy in ("drop_tail", "random_drop", "drop_from_front"):

@@ -24,7 +24,9 @@ def _full_kbps(p: float, rtt_ms: float, q: float | None = None) -> float:
     return table_iv_model_kbps(p, rtt_ms, q)
 
 
-@pytest.mark.parametrize(("row", "ours"), list(zip(TABLE_IV, OURS_KBPS)), ids=[r[0] for r in TABLE_IV])
+@pytest.mark.parametrize(
+    ("row", "ours"), list(zip(TABLE_IV, OURS_KBPS, strict=True)), ids=[r[0] for r in TABLE_IV]
+)
 def test_table_iv_model_column(row, ours: float) -> None:
     """Table IV "Model" column from the measured LER and RTT with q = p, RTO = 3R.
 
@@ -88,9 +90,13 @@ def test_integer_window_is_eq29_at_the_rounded_up_window() -> None:
     assert math.ceil(nr.window(p, 0.0)) == w
     pto = nr.timeout_probability(p, 0.0, w)
     n = w / 2 + 1.5 + (1 - pto)
-    hand = 8 * mss * (1 / p) / (n * rtt + pto * ((1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt))
+    hand = (
+        8 * mss * (1 / p) / (n * rtt + pto * ((1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt))
+    )
     assert nr.throughput_full(mss, rtt, p, 0.0, rto, integer_window=True) == pytest.approx(hand, rel=1e-12)
-    assert nr.throughput_full(mss, rtt, p, 0.0, rto, integer_window=True) != nr.throughput_full(mss, rtt, p, 0.0, rto)
+    assert nr.throughput_full(mss, rtt, p, 0.0, rto, integer_window=True) != nr.throughput_full(
+        mss, rtt, p, 0.0, rto
+    )
 
 
 def test_eq14_window_and_limits() -> None:
@@ -165,7 +171,7 @@ def test_noto_approaches_square_root_law_as_q_to_0() -> None:
     p = 1e-4
     at0 = nr.throughput_noto(mss, rtt, p, 0.0)
     gaps = [abs(nr.throughput_noto(mss, rtt, p, q) - at0) for q in (1e-3, 1e-4, 1e-5, 1e-6)]
-    assert all(a > b for a, b in zip(gaps, gaps[1:]))
+    assert all(a > b for a, b in zip(gaps, gaps[1:], strict=False))
     assert gaps[-1] / at0 < 1e-5
     assert nr.throughput_noto(mss, rtt, p, 0.1) < at0
 
@@ -185,11 +191,17 @@ def test_full_with_a_given_timeout_probability() -> None:
     printed formula worked by hand at p_TO = 0 and 1 (p = 0.01, q = 0: W = 14.829)."""
     p, rtt, rto, mss = 0.01, 0.1, 0.3, 1000
     assert nr.throughput_full(mss, rtt, p, p, rto, p_to=nr.timeout_probability(p, p)) == pytest.approx(
-        nr.throughput_full(mss, rtt, p, p, rto), rel=1e-12)
+        nr.throughput_full(mss, rtt, p, p, rto), rel=1e-12
+    )
     w = (-5 * p + math.sqrt(p * (24 + 49 * p))) / (3 * p)
     assert w == pytest.approx(14.8291, abs=1e-4)
     no_to = 8 * mss * (1 / p) / ((w / 2 + 1.5 + 1) * rtt)
-    all_to = 8 * mss * (1 / p) / ((w / 2 + 1.5) * rtt + (1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt)
+    all_to = (
+        8
+        * mss
+        * (1 / p)
+        / ((w / 2 + 1.5) * rtt + (1 + 2 * p + 4 * p * p) * rto + (1 + math.log2(w / 4)) * rtt)
+    )
     assert nr.throughput_full(mss, rtt, p, 0.0, rto, p_to=0.0) == pytest.approx(no_to, rel=1e-12)
     assert nr.throughput_full(mss, rtt, p, 0.0, rto, p_to=1.0) == pytest.approx(all_to, rel=1e-12)
     assert no_to == pytest.approx(806_894, rel=1e-5)  # 100 segments of 8000 bits per (W/2 + 5/2) R = 0.9915 s
@@ -220,3 +232,26 @@ def test_bad_input(call, message: str) -> None:
     with pytest.raises(ValueError) as info:
         call()
     assert message in str(info.value)
+
+
+def test_ratio_band_edges() -> None:
+    """`ratio_band`'s band is a run of grid rates where PFTK / NewReno exceeds the limit, bounded by
+    rates where it does not (or by the grid's ends), and it holds the rates asked about."""
+    from tcplab.models import pftk
+    from tcplab.models.newreno_paper import ratio_band
+
+    limit = 1.05
+    ps = [p for p in (1e-4 * (1100 ** (i / 2000)) for i in range(2001)) if float(nr.window(p, p)) >= 4]
+
+    def over(p: float) -> bool:
+        pftk_bps = float(pftk.full(1000, 0.1, p, 0.3))
+        return pftk_bps / float(nr.throughput_full(1000, 0.1, p, p, 0.3, integer_window=True)) > limit
+
+    lo, hi = ratio_band(limit, [0.02])
+    i, j = ps.index(lo), ps.index(hi)
+    assert i > 0 and lo <= 0.02 <= hi
+    assert all(over(p) for p in ps[i : j + 1])
+    assert not over(ps[i - 1])
+    assert j == len(ps) - 1 or not over(ps[j + 1])
+    # a rate outside every band gives NaNs
+    assert all(math.isnan(x) for x in ratio_band(1e9, [0.02]))

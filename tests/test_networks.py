@@ -13,7 +13,12 @@ SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
 @pytest.mark.parametrize(
     "name,duration",
-    [("phase-effects", "60s"), ("barakat-chain", "60s"), ("multiple-gateways", "60s"), ("parvez-background", "20s")],
+    [
+        ("phase-effects", "60s"),
+        ("barakat-chain", "60s"),
+        ("multiple-gateways", "60s"),
+        ("parvez-background", "20s"),
+    ],
 )
 def test_network_scenarios_run_and_conserve_packets(name, duration):
     r = tcplab.run(SCENARIOS / f"{name}.toml", sets={"duration": duration, "warmup": "5s"})
@@ -42,10 +47,21 @@ def test_red_makes_the_phase_effect_disappear():
 @pytest.mark.parametrize(
     "sets,field",
     [
-        ({"network.dumbbell.bottleneck.queue.discipline": "red",
-          "network.dumbbell.bottleneck.queue.red": {"min_th": 10, "max_th": 5}}, "network.dumbbell.bottleneck.queue.red.max_th"),
-        ({"network.dumbbell.bottleneck.loss": {"model": "bursty", "p": 0.01, "m": 0}}, "network.dumbbell.bottleneck.loss.m"),
-        ({"network.dumbbell.bottleneck.loss": {"model": "gilbert_elliott", "p_gb": 2, "p_bg": 0.5}}, "network.dumbbell.bottleneck.loss.p_gb"),
+        (
+            {
+                "network.dumbbell.bottleneck.queue.discipline": "red",
+                "network.dumbbell.bottleneck.queue.red": {"min_th": 10, "max_th": 5},
+            },
+            "network.dumbbell.bottleneck.queue.red.max_th",
+        ),
+        (
+            {"network.dumbbell.bottleneck.loss": {"model": "bursty", "p": 0.01, "m": 0}},
+            "network.dumbbell.bottleneck.loss.m",
+        ),
+        (
+            {"network.dumbbell.bottleneck.loss": {"model": "gilbert_elliott", "p_gb": 2, "p_bg": 0.5}},
+            "network.dumbbell.bottleneck.loss.p_gb",
+        ),
         ({"network.dumbbell.rtts": ["10ms", "75ms"]}, "network.dumbbell.rtts"),
     ],
 )

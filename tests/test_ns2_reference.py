@@ -33,9 +33,21 @@ SHORT = {
     "twodrops_SA_tahoe": (244, 244, 233, [(14, 2070240), (28, 2282120), (29, 2283160)]),
     "threedrops_fack": (297, 295, 284, [(14, 2070328), (26, 2164016), (28, 2344784)]),
     "fourdrops_sackRH": (231, 231, 221, [(14, 2080728), (24, 2272072), (26, 2334472), (28, 2335512)]),
-    "multiple2_partial_ack_sack": (239, 238, 227, [(11, 2070416), (12, 2112016), (12, 2282472),
-                                                   (13, 2283512), (14, 2324072), (16, 2325112),
-                                                   (23, 2504928), (26, 2546352)]),
+    "multiple2_partial_ack_sack": (
+        239,
+        238,
+        227,
+        [
+            (11, 2070416),
+            (12, 2112016),
+            (12, 2282472),
+            (13, 2283512),
+            (14, 2324072),
+            (16, 2325112),
+            (23, 2504928),
+            (26, 2546352),
+        ],
+    ),
 }
 
 
@@ -64,8 +76,11 @@ def reference():
     """The reference folder, or a one-line failure naming $NS2_TCPVARIANTS when it names none."""
     if not (ns2ref.REFERENCE / "summary.csv").is_file():
         if "NS2_TCPVARIANTS" in os.environ:
-            pytest.fail(f"NS2_TCPVARIANTS={os.environ['NS2_TCPVARIANTS']!r} has no summary.csv: point it at a "
-                        "copy of shared/reference/ns2-tcpVariants (summary.csv, traces/, vars/)", pytrace=False)
+            pytest.fail(
+                f"NS2_TCPVARIANTS={os.environ['NS2_TCPVARIANTS']!r} has no summary.csv: point it at a "
+                "copy of shared/reference/ns2-tcpVariants (summary.csv, traces/, vars/)",
+                pytrace=False,
+            )
         pytest.skip(f"ns-2 tcpVariants reference not present at {ns2ref.REFERENCE}")
     return ns2ref.REFERENCE
 
@@ -74,14 +89,18 @@ def test_every_test_matches_ns2_event_for_event(reference):
     rows = [ns2ref.compare(t).row() for t in ns2ref.tests()]
     bad = [r for r in rows if r["status"] != "exact" or r["vars"] != "same" or r["summary"] != "same"]
     assert len(rows) == 58
-    assert not bad, ns2ref.table(bad) + "\n" + "\n".join(f"{r['test']}: {r['vars']}; {r['summary']}" for r in bad)
+    assert not bad, (
+        ns2ref.table(bad) + "\n" + "\n".join(f"{r['test']}: {r['vars']}; {r['summary']}" for r in bad)
+    )
 
 
 def test_command_prints_the_table_and_succeeds(reference, capsys):
     assert ns2ref.main(["onedrop_reno", "fourdrops_sackRH", "--summary"]) == 0
     out = capsys.readouterr().out
     assert "onedrop_reno" in out and "2 with identical events" in out
-    assert "| fourdrops_sackRH | 14 24 26 28 | 234 = 230 + 4 (0) | 231 / 231 | no | 6 / 5.000 @2.27103 |" in out
+    assert (
+        "| fourdrops_sackRH | 14 24 26 28 | 234 = 230 + 4 (0) | 231 / 231 | no | 6 / 5.000 @2.27103 |" in out
+    )
 
 
 @pytest.mark.skipif(__import__("shutil").which("ns") is None, reason="no local ns-2 (apt-get install ns2)")

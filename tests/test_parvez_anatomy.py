@@ -20,15 +20,38 @@ DURATION = 30.0
 
 def scenario(drops: list[int]) -> dict:
     return {
-        "name": "anatomy", "seed": 1, "duration": f"{DURATION}s", "warmup": "0s",
+        "name": "anatomy",
+        "seed": 1,
+        "duration": f"{DURATION}s",
+        "warmup": "0s",
         "trace": {"links": ["access0.fwd", "egress0.fwd"], "cwnd": True},
-        "network": {"dumbbell": {
-            "bottleneck": {"rate": "10Mbit/s", "delay": "5ms", "queue": {"limit": 100},
-                           "loss": {"model": "script", "packets": drops}},
-            "access_rate": "1Gbit/s", "access_delay": "1ms", "rtts": ["100ms"]}},
-        "flows": [{"profile": "ns2", "tcp": "newreno", "ack": "immediate", "mss": 1000, "header_bytes": 40,
-                   "rwnd": 8000, "start": "0s", "min_rto": "200ms", "rto_estimator": "jacobson88",
-                   "clock_tick": "10ms"}],
+        "network": {
+            "dumbbell": {
+                "bottleneck": {
+                    "rate": "10Mbit/s",
+                    "delay": "5ms",
+                    "queue": {"limit": 100},
+                    "loss": {"model": "script", "packets": drops},
+                },
+                "access_rate": "1Gbit/s",
+                "access_delay": "1ms",
+                "rtts": ["100ms"],
+            }
+        },
+        "flows": [
+            {
+                "profile": "ns2",
+                "tcp": "newreno",
+                "ack": "immediate",
+                "mss": 1000,
+                "header_bytes": 40,
+                "rwnd": 8000,
+                "start": "0s",
+                "min_rto": "200ms",
+                "rto_estimator": "jacobson88",
+                "clock_tick": "10ms",
+            }
+        ],
     }
 
 
@@ -59,11 +82,14 @@ def test_each_timeout_is_classed_by_its_cause():
 def test_a_fast_retransmission_lost_in_recovery():
     # Two losses in a later window of 8, then the fast retransmission of the first one dropped too.
     _, _, r = anatomy(DROPS + [601, 603])
-    sends = r.trace("packets").filter((pl.col("link_name") == "access0.fwd") & (pl.col("event") == "enqueue")) \
+    sends = (
+        r.trace("packets")
+        .filter((pl.col("link_name") == "access0.fwd") & (pl.col("event") == "enqueue"))
         .sort("time_ns")
+    )
     seqs, rtx = sends["seq"].to_list(), sends["retransmit"].to_list()
     first = seqs[600]  # the packet of arrival 601
-    fr = next(i + 1 for i, (s, x) in enumerate(zip(seqs, rtx)) if x and s == first)
+    fr = next(i + 1 for i, (s, x) in enumerate(zip(seqs, rtx, strict=True)) if x and s == first)
     a, flow, _ = anatomy(DROPS + [601, 603, fr])
     assert (flow["loss_events"], flow["fast_retransmits"], flow["timeouts"]) == (4, 2, 4)
     assert a["classes"] == {"d": 1, "e": 1, "b": 1, "a": 1}
@@ -89,8 +115,15 @@ def test_eq29_terms_measured_on_the_cycles():
     retransmit's and the whole window's (a timeout, 0.2 s + 0.4 s of timers). The packets the ACKs
     newly cover in them are every packet from the first loss of event 1 to the first of event 3."""
     a, flow, r = anatomy(DROPS)
-    sends = r.trace("packets").filter((pl.col("link_name") == "access0.fwd") & (pl.col("event") == "enqueue")
-                                      & (pl.col("kind") == "data")).sort("time_ns")
+    sends = (
+        r.trace("packets")
+        .filter(
+            (pl.col("link_name") == "access0.fwd")
+            & (pl.col("event") == "enqueue")
+            & (pl.col("kind") == "data")
+        )
+        .sort("time_ns")
+    )
     seqs = sends["seq"].to_list()
     me = a["eq29"]["measured"]
     rtt = flow["mean_rtt_s"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import matplotlib
 import polars as pl
 import pytest
 
@@ -14,11 +13,21 @@ from tcplab import plots
 
 def frame() -> pl.DataFrame:
     p = [1e-4, 1e-3, 1e-2, 3e-2, 1e-1, 2e-1]
-    return pl.DataFrame({
-        "run_key": [str(i) for i in range(6)], "flow": 0, "tcp": ["reno", "reno", "reno", "tahoe", "tahoe", "tahoe"],
-        "ack": "delayed", "mss_bytes": 1460, "mean_rtt_s": 0.06, "p": p, "timeouts": [0, 0, 1, 0, 2, 5],
-        "goodput_bps": [0.9 / x**0.5 * 1460 * 8 / 0.06 for x in p], "ca_events": 1, "non_ca_events": 0,
-    })
+    return pl.DataFrame(
+        {
+            "run_key": [str(i) for i in range(6)],
+            "flow": 0,
+            "tcp": ["reno", "reno", "reno", "tahoe", "tahoe", "tahoe"],
+            "ack": "delayed",
+            "mss_bytes": 1460,
+            "mean_rtt_s": 0.06,
+            "p": p,
+            "timeouts": [0, 0, 1, 0, 2, 5],
+            "goodput_bps": [0.9 / x**0.5 * 1460 * 8 / 0.06 for x in p],
+            "ca_events": 1,
+            "non_ca_events": 0,
+        }
+    )
 
 
 @pytest.mark.parametrize("kind", plots.KINDS)
@@ -34,8 +43,13 @@ def test_timeouts_are_open_markers_and_groups_are_labelled():
     fig = plots.plot(frame(), kind="window-vs-p")
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels[:5] == ["reno, delayed (no timeouts)", "reno, delayed (timeouts)", "tahoe, delayed (no timeouts)",
-                          "tahoe, delayed (timeouts)", "Mathis model, C = 1"]
+    assert labels[:5] == [
+        "reno, delayed (no timeouts)",
+        "reno, delayed (timeouts)",
+        "tahoe, delayed (no timeouts)",
+        "tahoe, delayed (timeouts)",
+        "Mathis model, C = 1",
+    ]
     open_ = [c for c in ax.collections if c.get_label().endswith("(timeouts)")]
     assert open_ and all(len(c.get_facecolor()) == 0 or c.get_facecolor()[0][3] == 0 for c in open_)
     assert sum(len(c.get_offsets()) for c in open_) == 3
@@ -55,14 +69,27 @@ def test_reference_lines_name_their_constants():
 
 def many_groups() -> pl.DataFrame:
     rows = []
-    for i, delay in enumerate([0.003, 0.01, 0.03, 0.1, 0.3]):
+    for delay in [0.003, 0.01, 0.03, 0.1, 0.3]:
         for mss in (536, 1460, 4312):
             for tcp in ("reno", "tahoe", "sack"):
                 for p in (1e-3, 1e-2):
-                    rows.append({"run_key": f"{len(rows)}", "flow": 0, "tcp": tcp, "ack": "delayed", "mss_bytes": mss,
-                                 "flows.0.mss": mss, "network.path.hops.0.delay": delay, "mean_rtt_s": 2 * delay,
-                                 "p": p, "timeouts": 0, "goodput_bps": 0.9 / p**0.5 * mss * 8 / (2 * delay),
-                                 "ca_events": 60, "non_ca_events": 0})
+                    rows.append(
+                        {
+                            "run_key": f"{len(rows)}",
+                            "flow": 0,
+                            "tcp": tcp,
+                            "ack": "delayed",
+                            "mss_bytes": mss,
+                            "flows.0.mss": mss,
+                            "network.path.hops.0.delay": delay,
+                            "mean_rtt_s": 2 * delay,
+                            "p": p,
+                            "timeouts": 0,
+                            "goodput_bps": 0.9 / p**0.5 * mss * 8 / (2 * delay),
+                            "ca_events": 60,
+                            "non_ca_events": 0,
+                        }
+                    )
     return pl.DataFrame(rows)
 
 
@@ -70,8 +97,13 @@ def test_many_groups_are_faceted_with_short_legends_and_units():
     fig = plots.plot(many_groups(), by=["network.path.hops.0.delay", "flows.0.mss", "tcp"])
     panels = [ax for ax in fig.axes if ax.get_visible()]
     assert len(panels) == 5  # one per delay
-    assert [ax.get_title() for ax in panels] == ["delay = 3 ms", "delay = 10 ms", "delay = 30 ms", "delay = 100 ms",
-                                                 "delay = 300 ms"]
+    assert [ax.get_title() for ax in panels] == [
+        "delay = 3 ms",
+        "delay = 10 ms",
+        "delay = 30 ms",
+        "delay = 100 ms",
+        "delay = 300 ms",
+    ]
     for ax in panels:
         groups = [t.get_text() for t in ax.get_legend().get_texts() if t.get_text().startswith("mss")]
         assert len(groups) == plots.MAX_GROUPS
@@ -103,8 +135,20 @@ def plots_root():
 
 def test_trace_plots_from_a_run(tmp_path, cli):
     traces = tmp_path / "tr"
-    r = cli("run", "scenarios/quickstart.toml", "--set", "duration=12s", "--set", "warmup=2s",
-            "--set", 'trace.links=["hop1.fwd"]', "--set", "trace.cwnd=true", "--trace-out", str(traces))
+    r = cli(
+        "run",
+        "scenarios/quickstart.toml",
+        "--set",
+        "duration=12s",
+        "--set",
+        "warmup=2s",
+        "--set",
+        'trace.links=["hop1.fwd"]',
+        "--set",
+        "trace.cwnd=true",
+        "--trace-out",
+        str(traces),
+    )
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in traces.iterdir()) == ["cwnd.parquet", "packets.parquet"]
     for kind in plots.TRACE_KINDS[::2]:  # cwnd, seq
@@ -129,9 +173,32 @@ def test_errors(tmp_path):
     store = tmp_path / "s.parquet"
     store.mkdir()
     frame().write_parquet(store / "part-a.parquet")
-    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "plot", store, "-o", tmp_path / "x.gif"],
-                       capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr.startswith("error: ") and "'.gif'" in r.stderr and "Traceback" not in r.stderr
-    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "plot", store, "-o", tmp_path / "x.svg", "--kind",
-                        "model-vs-sim", "--p", "measured"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "tcplab.cli", "plot", store, "-o", tmp_path / "x.gif"],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        r.returncode == 2
+        and r.stderr.startswith("error: ")
+        and "'.gif'" in r.stderr
+        and "Traceback" not in r.stderr
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tcplab.cli",
+            "plot",
+            store,
+            "-o",
+            tmp_path / "x.svg",
+            "--kind",
+            "model-vs-sim",
+            "--p",
+            "measured",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and (tmp_path / "x.svg").exists()

@@ -22,17 +22,43 @@ tcp = "sack"
 Q = "network.path.hops.0.queue"
 
 
-@pytest.mark.parametrize("bad, field, expected", [
-    ({f"{Q}.discipline": "codel", f"{Q}.codel": {"target": 0}}, "codel.target", "expected 0 < target < interval"),
-    ({f"{Q}.discipline": "codel", f"{Q}.codel": {"target": "200ms"}}, "codel.target", "is not below interval 0.1s"),
-    ({f"{Q}.discipline": "codel", f"{Q}.codel": {"interval": 0}}, "codel.interval", "expected > 0"),
-    ({f"{Q}.discipline": "fq_codel", f"{Q}.fq_codel": {"interval": "1ms"}}, "fq_codel.interval",
-     "is not above target 0.005s"),
-    ({f"{Q}.discipline": "fq_codel", f"{Q}.fq_codel": {"quantum": 1000}}, "fq_codel.quantum", "at least one MTU"),
-    ({f"{Q}.discipline": "fq_codel", f"{Q}.fq_codel": {"flows": 0}}, "fq_codel.flows", "expected 1..=65536"),
-    ({f"{Q}.codel": {"target": "5ms"}}, "codel", 'does not apply to discipline "droptail"'),
-    ({f"{Q}.discipline": "red", f"{Q}.fq_codel": {"flows": 4}}, "fq_codel", 'does not apply to discipline "red"'),
-])
+@pytest.mark.parametrize(
+    "bad, field, expected",
+    [
+        (
+            {f"{Q}.discipline": "codel", f"{Q}.codel": {"target": 0}},
+            "codel.target",
+            "expected 0 < target < interval",
+        ),
+        (
+            {f"{Q}.discipline": "codel", f"{Q}.codel": {"target": "200ms"}},
+            "codel.target",
+            "is not below interval 0.1s",
+        ),
+        ({f"{Q}.discipline": "codel", f"{Q}.codel": {"interval": 0}}, "codel.interval", "expected > 0"),
+        (
+            {f"{Q}.discipline": "fq_codel", f"{Q}.fq_codel": {"interval": "1ms"}},
+            "fq_codel.interval",
+            "is not above target 0.005s",
+        ),
+        (
+            {f"{Q}.discipline": "fq_codel", f"{Q}.fq_codel": {"quantum": 1000}},
+            "fq_codel.quantum",
+            "at least one MTU",
+        ),
+        (
+            {f"{Q}.discipline": "fq_codel", f"{Q}.fq_codel": {"flows": 0}},
+            "fq_codel.flows",
+            "expected 1..=65536",
+        ),
+        ({f"{Q}.codel": {"target": "5ms"}}, "codel", 'does not apply to discipline "droptail"'),
+        (
+            {f"{Q}.discipline": "red", f"{Q}.fq_codel": {"flows": 4}},
+            "fq_codel",
+            'does not apply to discipline "red"',
+        ),
+    ],
+)
 def test_bad_queue_options_are_one_line_naming_the_field(bad, field, expected):
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(ONE_HOP, sets=bad)
@@ -51,13 +77,17 @@ def test_schema_lists_the_disciplines_and_their_options(cli):
     for name in ("droptail", "red", "random_drop", "drop_front", "codel", "fq_codel"):
         assert f'"{name}"' in text
     assert {"target", "interval", "maxpacket"} <= set(schema["definitions"]["CodelSpec"]["properties"])
-    assert {"quantum", "flows", "target", "interval"} <= set(schema["definitions"]["FqCodelSpec"]["properties"])
+    assert {"quantum", "flows", "target", "interval"} <= set(
+        schema["definitions"]["FqCodelSpec"]["properties"]
+    )
 
 
 def test_drops_are_counted_by_cause_in_the_links_table(root: Path):
     r = tcplab.run(root / "scenarios/codel.toml", duration="20s", warmup="5s")
     links = r.links
-    assert (links["drops_queue"] == links["drops_overflow"] + links["drops_early"] + links["drops_sojourn"]).all()
+    assert (
+        links["drops_queue"] == links["drops_overflow"] + links["drops_early"] + links["drops_sojourn"]
+    ).all()
     b = links.filter(links["link"] == "bottleneck.fwd").row(0, named=True)
     assert b["drops_sojourn"] > 0 and b["drops_overflow"] == 0 and b["drops_early"] == 0
     assert b["mean_queue_delay_s"] < 0.02

@@ -38,8 +38,9 @@ def test_committed_validation_page_is_the_quick_form(reproduced_quick, paper):
     folder = reproduced_quick[3]
     page = ROOT / "docs" / "validation" / f"{paper}.md"
     assert page.exists(), f"{page} missing: make docs-validation"
-    assert page.read_text() == (folder / f"{paper}.md").read_text(), \
+    assert page.read_text() == (folder / f"{paper}.md").read_text(), (
         f"{page} differs from a regeneration of `tcplab reproduce all --quick`: make docs-validation"
+    )
 
 
 def test_report_is_self_contained(reproduced_quick):
@@ -58,6 +59,7 @@ def test_a_second_run_resumes_from_the_stores(reproduced_quick, cli):
     proc = cli("reproduce", "barakat", "--quick", "--out", str(folder), "--workers", "1", "--no-progress")
     assert proc.returncode == 0, proc.stderr
     assert "0 simulations run" in proc.stdout
+
     # same bytes, no rerun; the paper page names its figures where report.md embeds them
     def figureless(text, figure_line):
         return "\n".join(line for line in text.splitlines() if not line.startswith(figure_line))
@@ -65,12 +67,15 @@ def test_a_second_run_resumes_from_the_stores(reproduced_quick, cli):
     assert figureless((folder / "barakat.md").read_text(), "*Figures:*") in figureless(before, "![")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["nonsense"], "unknown paper 'nonsense'"),
-    (["mathis", "--workers", "0"], "--workers 0: expected at least 1"),
-    (["mathis", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "exclude each other"),
-    (["mathis", "--scheduler", "tcp://127.0.0.1:99999"], "not a scheduler address"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["nonsense"], "unknown paper 'nonsense'"),
+        (["mathis", "--workers", "0"], "--workers 0: expected at least 1"),
+        (["mathis", "--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "exclude each other"),
+        (["mathis", "--scheduler", "tcp://127.0.0.1:99999"], "not a scheduler address"),
+    ],
+)
 def test_bad_input_is_one_error_line(cli, tmp_path, args, message):
     proc = cli("reproduce", *args, "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
@@ -92,7 +97,9 @@ def test_a_failed_check_exits_non_zero(monkeypatch, tmp_path):
     from tcplab.cli import app
 
     def evaluate(ctx):
-        return core.Outcome([["quantity", "tcplab"], ["x", "1"]], [core.Check("x is 2", 1, "equal to 2", False)])
+        return core.Outcome(
+            [["quantity", "tcplab"], ["x", "1"]], [core.Check("x is 2", 1, "equal to 2", False)]
+        )
 
     fake = core.Item("fake-item", "mathis", "Table 0", "a check that fails", "nothing", evaluate=evaluate)
     monkeypatch.setattr(core, "_REGISTRY", {"fake-item": fake})
@@ -122,8 +129,9 @@ def test_repository_copies_of_the_paper_scenarios_are_the_package_data():
 
 
 def test_the_table4_base_is_the_shipped_scenario():
-    assert (PACKAGE / "mathis" / "queueless-random-loss.toml").read_bytes() == \
-        (ROOT / "scenarios" / "queueless-random-loss.toml").read_bytes()
+    assert (PACKAGE / "mathis" / "queueless-random-loss.toml").read_bytes() == (
+        ROOT / "scenarios" / "queueless-random-loss.toml"
+    ).read_bytes()
 
 
 @pytest.mark.parametrize("name", core.scenario_names())
@@ -135,26 +143,31 @@ def test_every_paper_scenario_runs_on_its_own(name, tmp_path, monkeypatch):
     r = tcplab.run(path, duration=f"{seconds}s", warmup=f"{seconds / 5}s")
     assert r.flows.height == len(resolved["flows"])
     # A flow may start after the shortened run (App. C's starts at the end) or in a window.
-    started = [(min(f["start"]) if isinstance(f.get("start"), list) else f.get("start", 0.0)) < seconds
-               for f in resolved["flows"]]
+    started = [
+        (min(f["start"]) if isinstance(f.get("start"), list) else f.get("start", 0.0)) < seconds
+        for f in resolved["flows"]
+    ]
     assert r.links["packets_sent"].sum() > 0
-    assert all(sent > 0 for sent, s in zip(r.flows["segments_sent"], started) if s)
+    assert all(sent > 0 for sent, s in zip(r.flows["segments_sent"], started, strict=True) if s)
 
 
 def test_the_package_does_not_read_the_repository(tmp_path):
     """From a folder outside the checkout, the items find their scenarios, Table 4 its sweep base
     and ns2ref its reference, all inside the installed package."""
-    code = ("import tcplab, pathlib; from tcplab import ns2ref; from tcplab.reproduce import core; "
-            "from tcplab.validation import mathis_table4 as t4; "
-            "pkg = pathlib.Path(tcplab.__file__).resolve().parent; "
-            "assert pkg in ns2ref.REFERENCE.resolve().parents, ns2ref.REFERENCE; "
-            "assert len(ns2ref.tests()) == 58; "
-            "assert pkg in core.scenario_dir().resolve().parents; "
-            "assert len(t4.sweep(t4.QUICK, 'fit').runs()) == 120; "
-            "[j.base() for i in core.items() if i.plan for j in i.plan(True)]; print('ok')")
+    code = (
+        "import tcplab, pathlib; from tcplab import ns2ref; from tcplab.reproduce import core; "
+        "from tcplab.validation import mathis_table4 as t4; "
+        "pkg = pathlib.Path(tcplab.__file__).resolve().parent; "
+        "assert pkg in ns2ref.REFERENCE.resolve().parents, ns2ref.REFERENCE; "
+        "assert len(ns2ref.tests()) == 58; "
+        "assert pkg in core.scenario_dir().resolve().parents; "
+        "assert len(t4.sweep(t4.QUICK, 'fit').runs()) == 120; "
+        "[j.base() for i in core.items() if i.plan for j in i.plan(True)]; print('ok')"
+    )
     env = {k: v for k, v in os.environ.items() if k != "NS2_TCPVARIANTS"}
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
 
 
@@ -185,12 +198,15 @@ def test_advise_spreads_are_a_regeneration_from_the_quick_form(reproduced_quick,
 
     folder = tmp_path / "quick"
     shutil.copytree(reproduced_quick[3], folder)
-    proc = cli("reproduce", "all", "--quick", "--out", str(folder), "--workers", "1", "--no-progress", timeout=600)
+    proc = cli(
+        "reproduce", "all", "--quick", "--out", str(folder), "--workers", "1", "--no-progress", timeout=600
+    )
     assert proc.returncode == 0 and "; 0 simulations run" in proc.stdout, proc.stdout + proc.stderr
     doc = spreads.build([json.loads((folder / "results.json").read_text())])
     committed = json.loads(spreads.OUT.read_text())
     assert json.loads(json.dumps(doc, sort_keys=True)) == committed, (
-        "python/tcplab/advise/spreads.json differs from a regeneration: see python -m tcplab.advise.spreads")
+        "python/tcplab/advise/spreads.json differs from a regeneration: see python -m tcplab.advise.spreads"
+    )
 
 
 def test_the_table4_runs_digest_sees_every_number_and_not_the_row_order():
@@ -206,5 +222,16 @@ def test_the_table4_runs_digest_sees_every_number_and_not_the_row_order():
     # New run keys (a new scenario field changes every key) and the same numbers: the same digest.
     assert runs_digest(df.with_columns(pl.col("run_key") + "x")) == d
     for c in DIGEST_COLUMNS:
-        changed = df.with_columns(pl.when(pl.col("run_key") == "a").then(pl.col(c) + 1e-12).otherwise(pl.col(c)))
+        changed = df.with_columns(
+            pl.when(pl.col("run_key") == "a").then(pl.col(c) + 1e-12).otherwise(pl.col(c))
+        )
         assert runs_digest(changed) != d, c
+
+
+def test_check_json_passed_is_a_boolean():
+    """A check computed with numpy (np.median(...) <= x is a numpy bool) is written to results.json
+    as true/false like every other check, not as the string "True" through json's default=str."""
+    import numpy as np
+
+    check = core.Check("a numpy comparison", 0.05, "within 10%", np.median([0.05, 0.07]) <= 0.10)
+    assert json.loads(json.dumps(check.to_json(), default=str))["passed"] is True

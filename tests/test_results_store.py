@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-
 import os
 import shutil
 from pathlib import Path
@@ -18,8 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def rows(key: str, flows: int = 1, **extra) -> pl.DataFrame:
-    return pl.DataFrame({"run_key": [key] * flows, "flow": list(range(flows)), "goodput_bps": [1.0] * flows,
-                         **{k: [v] * flows for k, v in extra.items()}})
+    return pl.DataFrame(
+        {
+            "run_key": [key] * flows,
+            "flow": list(range(flows)),
+            "goodput_bps": [1.0] * flows,
+            **{k: [v] * flows for k, v in extra.items()},
+        }
+    )
 
 
 def test_flatten_inputs_uses_dotted_paths_and_si_units():
@@ -36,14 +41,20 @@ def test_flatten_inputs_uses_dotted_paths_and_si_units():
     # Every quantity is a number: no string left that starts like one ("30000000ns", "0.01").
     assert not [k for k, v in flat.items() if isinstance(v, str) and v[:1].isdigit()]
     # A name that looks like a number stays what it is.
-    assert results.flatten_inputs({"network": {"p": 0.01}, "name": "1e3"}) == {"network.p": 0.01, "name": "1e3"}
+    assert results.flatten_inputs({"network": {"p": 0.01}, "name": "1e3"}) == {
+        "network.p": 0.01,
+        "name": "1e3",
+    }
 
 
 def test_write_compact_and_read(tmp_path):
     with Store(tmp_path / "s") as s:
         s.write_run("b", rows("b", 2, x=1))
         s.write_run("a", rows("a", 1, y="z"))  # a column the other run does not have
-        assert sorted(p.name for p in (tmp_path / "s").glob("*.parquet")) == ["run-a.parquet", "run-b.parquet"]
+        assert sorted(p.name for p in (tmp_path / "s").glob("*.parquet")) == [
+            "run-a.parquet",
+            "run-b.parquet",
+        ]
         assert s.keys() == {"a", "b"}
         assert s.compact() == 2
     names = sorted(p.name for p in (tmp_path / "s").glob("*.parquet"))
@@ -128,9 +139,11 @@ def test_a_compaction_killed_before_deleting_its_batches_leaves_no_duplicate(tmp
 def test_write_is_atomic_when_the_write_fails(tmp_path, monkeypatch):
     d = tmp_path / "s"
     with Store(d) as s:
+
         def boom(self, path, **kw):
             Path(path).write_bytes(b"partial")
             raise OSError("disk full")
+
         monkeypatch.setattr(pl.DataFrame, "write_parquet", boom)
         with pytest.raises(OSError, match="disk full"):
             s.write_run("a", rows("a"))
@@ -139,9 +152,8 @@ def test_write_is_atomic_when_the_write_fails(tmp_path, monkeypatch):
 
 def test_one_writer_at_a_time_and_clear_errors(tmp_path):
     d = tmp_path / "s"
-    with Store(d):
-        with pytest.raises(StoreError, match="another tcplab sweep is writing to this store"):
-            Store(d).open_for_writing()
+    with Store(d), pytest.raises(StoreError, match="another tcplab sweep is writing to this store"):
+        Store(d).open_for_writing()
     with Store(d):  # the lock was released
         pass
     with pytest.raises(StoreError, match="no such results store"):
@@ -192,7 +204,9 @@ def test_query_empty_sql_a_bad_statement_and_huge_results(cli, tmp_path):
     rows("a").write_parquet(store / "part-a.parquet")
     for sql in ("", "   ", "\n"):
         r = cli("query", str(store), sql)
-        assert r.returncode == 2 and r.stderr.startswith("error: query: empty SQL") and r.stderr.count("\n") == 1
+        assert (
+            r.returncode == 2 and r.stderr.startswith("error: query: empty SQL") and r.stderr.count("\n") == 1
+        )
     r = cli("query", str(store), "SELEKT 1")
     assert r.returncode == 2 and r.stderr.startswith("error: query: ") and r.stderr.count("\n") == 1
     # ten million rows: a table shows a page and says so; csv and json stream every row
@@ -204,7 +218,9 @@ def test_query_empty_sql_a_bad_statement_and_huge_results(cli, tmp_path):
     assert r.stdout.split() == ["i", "─" * 7, "0", "1", "2"] or r.stdout.split()[2:] == ["0", "1", "2"]
     r = cli("query", str(store), big, "--format", "csv", timeout=120)
     assert r.returncode == 0 and r.stdout.count("\n") == 10_000_001
-    r = cli("query", str(store), "SELECT range AS i, 'nan'::DOUBLE AS x FROM range(70000)", "--format", "json")
+    r = cli(
+        "query", str(store), "SELECT range AS i, 'nan'::DOUBLE AS x FROM range(70000)", "--format", "json"
+    )
     doc = json.loads(r.stdout)
     assert len(doc) == 70000 and doc[69999] == {"i": 69999, "x": None}
     r = cli("query", str(store), "SELECT 1 WHERE false", "--format", "json")
@@ -239,8 +255,9 @@ def test_a_runs_store_row_does_not_grow_with_its_flows(tmp_path):
         return df.columns
 
     small, large = store_columns(4), store_columns(80)
-    assert [c for c in small if not c.startswith("network.dumbbell.rtts")] == \
-        [c for c in large if not c.startswith("network.dumbbell.rtts")]
+    assert [c for c in small if not c.startswith("network.dumbbell.rtts")] == [
+        c for c in large if not c.startswith("network.dumbbell.rtts")
+    ]
     assert "network.dumbbell.rtts.3" in small and "network.dumbbell.rtts" in large
     assert any(c.startswith("link.bottleneck.fwd.") for c in large)
     assert not any(c.startswith("link.access") or c.startswith("link.egress") for c in large)

@@ -24,13 +24,23 @@ tcp = "reno"
 def test_run_returns_polars_tables_with_the_documented_columns():
     r = tcplab.run(ONE_HOP)
     assert isinstance(r.flows, pl.DataFrame) and isinstance(r.links, pl.DataFrame)
-    for col in ["goodput_bps", "mean_rtt_s", "mss_bytes", "segments_sent", "segments_retransmitted",
-                "ca_events", "timeouts", "other_losses", "loss_events", "p"]:
+    for col in [
+        "goodput_bps",
+        "mean_rtt_s",
+        "mss_bytes",
+        "segments_sent",
+        "segments_retransmitted",
+        "ca_events",
+        "timeouts",
+        "other_losses",
+        "loss_events",
+        "p",
+    ]:
         assert col in r.flows.columns
     f = r.flows.row(0, named=True)
     # A single Reno flow fills a 10 Mbit/s link: goodput = payload share of the line rate.
     assert 0.9 * 10e6 * 1460 / 1500 < f["goodput_bps"] <= 10e6 * 1460 / 1500
-    links = {l["link"]: l for l in r.links.iter_rows(named=True)}
+    links = {k["link"]: k for k in r.links.iter_rows(named=True)}
     assert links["hop0.fwd"]["utilization"] > 0.95
     assert links["hop0.fwd"]["drops_queue"] > 0  # drop-tail overflow drives the CA cycle
 
@@ -90,16 +100,19 @@ def test_predictions_use_table1_constants():
     assert row["mathis_bps"] == pytest.approx(expected, rel=1e-9)
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"flows.0.mss": 0}, "flows[0].mss"),
-    ({"flows.0.tcp": "cubic"}, "flows[0].tcp"),
-    ({"network.path.hops.0.rate": 0}, "network.path.hops[0].rate"),
-    ({"network.path.hops.0.delay": "-5ms"}, "network.path.hops[0].delay"),
-    ({"network.path.hops.0.loss": {"model": "bernoulli", "p": 1.5}}, "network.path.hops[0].loss.p"),
-    ({"flows.0.colour": "red"}, "flows[0].colour"),
-    ({"warmup": "30s"}, "warmup"),
-    ({"flows.3.tcp": "reno"}, "flows has 1 entries"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"flows.0.mss": 0}, "flows[0].mss"),
+        ({"flows.0.tcp": "cubic"}, "flows[0].tcp"),
+        ({"network.path.hops.0.rate": 0}, "network.path.hops[0].rate"),
+        ({"network.path.hops.0.delay": "-5ms"}, "network.path.hops[0].delay"),
+        ({"network.path.hops.0.loss": {"model": "bernoulli", "p": 1.5}}, "network.path.hops[0].loss.p"),
+        ({"flows.0.colour": "red"}, "flows[0].colour"),
+        ({"warmup": "30s"}, "warmup"),
+        ({"flows.3.tcp": "reno"}, "flows has 1 entries"),
+    ],
+)
 def test_bad_input_is_a_scenario_error_naming_the_field(bad, field):
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(ONE_HOP, sets=bad)
@@ -141,12 +154,22 @@ def test_cli_out_writes_parquet_and_nothing_on_error(cli, tmp_path):
     df = pl.read_parquet(target)
     assert df.height == 1 and "mathis_bps" in df.columns
     # a one-row results store: inputs, seed and links, like a sweep's rows
-    assert {"run_key", "seed", "duration", "flows.0.mss", "network.path.hops.1.rate",
-            "link.hop1.fwd.utilization", "events"} <= set(df.columns)
+    assert {
+        "run_key",
+        "seed",
+        "duration",
+        "flows.0.mss",
+        "network.path.hops.1.rate",
+        "link.hop1.fwd.utilization",
+        "events",
+    } <= set(df.columns)
     assert df["seed"][0] == 1 and df["duration"][0] == 15.0
     assert (target.stat().st_mode & 0o777) == 0o666 & ~_umask()
-    for args in (["fit", str(target), "--min-ca-events", "0"], ["query", str(target), "SELECT seed FROM runs"],
-                 ["plot", str(target), "-o", str(tmp_path / "plots" / "f.png")]):
+    for args in (
+        ["fit", str(target), "--min-ca-events", "0"],
+        ["query", str(target), "SELECT seed FROM runs"],
+        ["plot", str(target), "-o", str(tmp_path / "plots" / "f.png")],
+    ):
         r = cli(*args)
         assert r.returncode == 0, (args, r.stderr)
     (tmp_path / "plots" / "f.png").unlink()
@@ -175,11 +198,14 @@ def test_cli_tables_fit_80_columns_when_piped(cli):
 
     env = dict(os.environ)
     env.pop("COLUMNS", None)  # piped, no COLUMNS: rich's 80 columns, as in the `make run` log
-    for scenario, sets in (("quickstart.toml", ["--set", "duration=15s"]),
-                           ("dumbbell.toml", ["--set", "duration=25s"])):
+    for scenario, sets in (
+        ("quickstart.toml", ["--set", "duration=15s"]),
+        ("dumbbell.toml", ["--set", "duration=25s"]),
+    ):
         args = ["run", f"scenarios/{scenario}", *sets]
-        r = subprocess.run([sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True, env=env,
-                           cwd=ROOT)
+        r = subprocess.run(
+            [sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True, env=env, cwd=ROOT
+        )
         assert r.returncode == 0, r.stderr
         lines = r.stdout.splitlines()
         assert max(len(line) for line in lines) <= 80, r.stdout
@@ -188,14 +214,19 @@ def test_cli_tables_fit_80_columns_when_piped(cli):
         for f in doc["flows"]:
             cell = f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}"
             assert any(re.search(rf"(^|\s){re.escape(cell)}(\s|$)", line) for line in lines), cell
-        busiest = max(doc["links"], key=lambda l: l["packets_sent"])
+        busiest = max(doc["links"], key=lambda k: k["packets_sent"])
         assert any(busiest["link"] in line and str(busiest["packets_sent"]) in line for line in lines)
         # headers are not split inside a word
         assert "packe" not in r.stdout.replace("packets", "")
     # a terminal narrower than the table: the rows are printed vertically, never cut
     env["COLUMNS"] = "50"
-    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "scenarios/dumbbell.toml", "--set", "duration=25s"],
-                       capture_output=True, text=True, env=env, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "tcplab.cli", "run", "scenarios/dumbbell.toml", "--set", "duration=25s"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     assert max(len(line) for line in r.stdout.splitlines()) <= 50
     assert "bottleneck.fwd" in r.stdout and "…" not in r.stdout
     wide = cli("run", "scenarios/dumbbell.toml", "--set", "duration=25s", "--wide")
@@ -209,17 +240,34 @@ def test_cli_version_stdin_and_check(cli, root, tmp_path):
     r = cli("--version")
     assert r.returncode == 0 and r.stdout == f"tcplab {tcplab.__version__}\n"
     text = (root / "scenarios" / "quickstart.toml").read_text()
-    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "-", "--set", "duration=12s", "--json"],
-                       input=text, capture_output=True, text=True, cwd=root)
+    r = subprocess.run(
+        [sys.executable, "-m", "tcplab.cli", "run", "-", "--set", "duration=12s", "--json"],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=root,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["duration_s"] == 12.0
-    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "-"], input="", capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr == "error: <stdin>: no scenario on standard input (expected TOML text)\n"
-    r = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", "-", "--set", "flows.0.mss=0"], input=text,
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "tcplab.cli", "run", "-"], input="", capture_output=True, text=True
+    )
+    assert (
+        r.returncode == 2
+        and r.stderr == "error: <stdin>: no scenario on standard input (expected TOML text)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "tcplab.cli", "run", "-", "--set", "flows.0.mss=0"],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and r.stderr.startswith("error: <stdin>: flows[0].mss")
     r = cli("check", "scenarios/quickstart.toml")
-    assert r.returncode == 0 and r.stdout == "scenarios/quickstart.toml: a valid scenario (1 flow, 60 s, seed 1)\n"
+    assert (
+        r.returncode == 0
+        and r.stdout == "scenarios/quickstart.toml: a valid scenario (1 flow, 60 s, seed 1)\n"
+    )
     r = cli("check", "sweeps/mathis-table4-quick.toml")
     assert r.returncode == 0 and "a valid sweep of" in r.stdout
     r = cli("check", "scenarios/quickstart.toml", "--set", "flows.0.tcp=vegas")
@@ -266,7 +314,7 @@ def test_background_traffic_is_reported_per_group(root):
     r = tcplab.run(root / "scenarios/parvez-background.toml", duration="20s", warmup="5s")
     t = r.traffic
     assert set(t["name"]) == {"http", "ftp"}
-    assert dict(zip(t["name"], t["sources"])) == {"http": 75, "ftp": 25}
+    assert dict(zip(t["name"], t["sources"], strict=True)) == {"http": 75, "ftp": 25}
     assert (t["goodput_bps"] > 0).all()
     assert r.flows.height == 2  # foreground flows one by one, background in aggregate
     assert tcplab.run(ONE_HOP).traffic.is_empty()
@@ -320,14 +368,18 @@ def test_ns2_and_native_sack_agree_on_the_instruments_and_the_fit():
 
     frames = {}
     for profile in ('profile = "ns2"\n', ""):
-        rows = [tcplab.run((NS2_LOSSY % (p, "sack")).replace('profile = "ns2"\n', profile)).flows
-                for p in ("0.5%", "1%", "2%")]
+        rows = [
+            tcplab.run((NS2_LOSSY % (p, "sack")).replace('profile = "ns2"\n', profile)).flows
+            for p in ("0.5%", "1%", "2%")
+        ]
         frames[profile or "native"] = pl.concat(rows)
     ns2, native = frames['profile = "ns2"\n'], frames["native"]
-    for a, b in zip(ns2.get_column("p"), native.get_column("p")):
+    for a, b in zip(ns2.get_column("p"), native.get_column("p"), strict=True):
         assert a == pytest.approx(b, rel=0.15)
-    fits = {k: fit(v, by=["tcp"], include_timeouts=True)[0].row(0, named=True) for k, v in
-            (("ns2", ns2), ("native", native))}
+    fits = {
+        k: fit(v, by=["tcp"], include_timeouts=True)[0].row(0, named=True)
+        for k, v in (("ns2", ns2), ("native", native))
+    }
     assert fits["ns2"]["n"] == 3 and fits["ns2"]["excluded_invalid"] == 0
     assert fits["ns2"]["c_half"] == pytest.approx(fits["native"]["c_half"], rel=0.10)
 
@@ -336,8 +388,10 @@ def test_a_result_shows_its_figures_in_a_repl_and_in_jupyter():
     r = tcplab.run(ONE_HOP, duration="8s", warmup="2s")
     text = repr(r)
     lines = text.splitlines()
-    assert lines[0] == (f"RunResult: 8 s simulated (measured from 2 s), seed {r.seed}, {r.events:,} events, "
-                        "1 flow, 2 link directions")
+    assert lines[0] == (
+        f"RunResult: 8 s simulated (measured from 2 s), seed {r.seed}, {r.events:,} events, "
+        "1 flow, 2 link directions"
+    )
     f = r.flows.row(0, named=True)
     assert lines[1].startswith(f"  flow 0 reno/{f['ack']}: goodput {f['goodput_bps'] / 1e6:.3f} Mbit/s")
     html = r._repr_html_()

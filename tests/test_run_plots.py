@@ -5,16 +5,14 @@ adds it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 import tcplab
 from tcplab.capture import analyze
-from tcplab.cli import app, write_traces
 from tcplab.capture.run_plots import flow_frames
+from tcplab.cli import app, write_traces
 
 SCENARIO = """
 duration = "20s"
@@ -69,8 +67,24 @@ def test_frames_equal_the_simulators_counts_and_the_capture(traced):
 def test_each_kind_is_written(traced, tmp_path, kind):
     out = traced[1]
     png = tmp_path / f"{kind}.png"
-    r = CliRunner().invoke(app, ["trace", "plot", str(out), "--flow", "0", "--kind", kind, "-o", str(png),
-                                 "--from", "2s", "--to", "5s"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "trace",
+            "plot",
+            str(out),
+            "--flow",
+            "0",
+            "--kind",
+            kind,
+            "-o",
+            str(png),
+            "--from",
+            "2s",
+            "--to",
+            "5s",
+        ],
+    )
     assert r.exit_code == 0, r.stdout + r.stderr
     assert png.read_bytes()[:4] == b"\x89PNG"
 
@@ -92,11 +106,15 @@ def test_missing_traces_name_the_option(traced, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "trace.cwnd=true" in _error(str(empty), "--kind", "cwnd", "-o", str(tmp_path / "a.png"))
-    assert "flow 4 has no cwnd records" in _error(str(traced[1]), "--flow", "4", "--kind", "cwnd",
-                                                  "-o", str(tmp_path / "a.png"))
+    assert "flow 4 has no cwnd records" in _error(
+        str(traced[1]), "--flow", "4", "--kind", "cwnd", "-o", str(tmp_path / "a.png")
+    )
 
 
 def test_flow_is_for_run_directories(traced, tmp_path):
-    assert "--flow: only with a run's --trace-out directory" in _error(str(traced[2]), "--flow", "0",
-                                                                        "-o", str(tmp_path / "a.png"))
-    assert "--conn/--dir: for a capture" in _error(str(traced[1]), "--conn", "1", "-o", str(tmp_path / "a.png"))
+    assert "--flow: only with a run's --trace-out directory" in _error(
+        str(traced[2]), "--flow", "0", "-o", str(tmp_path / "a.png")
+    )
+    assert "--conn/--dir: for a capture" in _error(
+        str(traced[1]), "--conn", "1", "-o", str(tmp_path / "a.png")
+    )

@@ -25,7 +25,7 @@ SWEEP = f"""
 [sweep]
 name = "dask"
 seed = 11
-base = "{(ROOT / 'scenarios' / 'queueless-random-loss.toml').as_posix()}"
+base = "{(ROOT / "scenarios" / "queueless-random-loss.toml").as_posix()}"
 seeds = [1, 2]
 [set]
 duration = "6s"
@@ -42,8 +42,9 @@ draw = "per-point"
 
 
 def _spawn(*args: str, log: Path) -> subprocess.Popen:
-    return subprocess.Popen([BIN / "dask", *args], stdout=subprocess.DEVNULL, stderr=log.open("w"),
-                            start_new_session=True)
+    return subprocess.Popen(
+        [BIN / "dask", *args], stdout=subprocess.DEVNULL, stderr=log.open("w"), start_new_session=True
+    )
 
 
 def _end(proc: subprocess.Popen) -> None:
@@ -62,19 +63,46 @@ def cluster(tmp_path):
     from distributed import Client
 
     file = tmp_path / "scheduler.json"
-    procs = [_spawn("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                    "--scheduler-file", str(file), log=tmp_path / "scheduler.log")]
+    procs = [
+        _spawn(
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(file),
+            log=tmp_path / "scheduler.log",
+        )
+    ]
     try:
         deadline = time.monotonic() + 60
         while not file.exists() or not file.read_text().strip():
             if time.monotonic() > deadline or procs[0].poll() is not None:
-                pytest.fail("the Dask scheduler did not start: " + (tmp_path / "scheduler.log").read_text()[-2000:])
+                pytest.fail(
+                    "the Dask scheduler did not start: " + (tmp_path / "scheduler.log").read_text()[-2000:]
+                )
             time.sleep(0.1)
         address = json.loads(file.read_text())["address"]
         for i in range(2):
-            procs.append(_spawn("worker", "--scheduler-file", str(file), "--nworkers", "1", "--nthreads", "1",
-                                "--no-dashboard", "--memory-limit", "0", "--name", f"w{i}",
-                                log=tmp_path / f"worker{i}.log"))
+            procs.append(
+                _spawn(
+                    "worker",
+                    "--scheduler-file",
+                    str(file),
+                    "--nworkers",
+                    "1",
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                    "--memory-limit",
+                    "0",
+                    "--name",
+                    f"w{i}",
+                    log=tmp_path / f"worker{i}.log",
+                )
+            )
         with Client(address, timeout=30) as client:
             client.wait_for_workers(2, timeout=90)
         yield address
@@ -86,8 +114,12 @@ def cluster(tmp_path):
 def test_dask_cluster_and_local_pool_give_identical_rows(tmp_path, cluster):
     f = tmp_path / "dask.toml"
     f.write_text(SWEEP)
-    r = subprocess.run([BIN / "tcplab", "sweep", f, "--out", tmp_path / "dask.parquet", "--scheduler", cluster],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [BIN / "tcplab", "sweep", f, "--out", tmp_path / "dask.parquet", "--scheduler", cluster],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     assert "16 runs done" in r.stderr
     local = sw.run_sweep(sw.load(f), tmp_path / "local.parquet", workers=2, progress=False)
@@ -101,11 +133,18 @@ def test_dask_cluster_and_local_pool_give_identical_rows(tmp_path, cluster):
 def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     f = tmp_path / "dask.toml"
     f.write_text(SWEEP)
-    r = subprocess.run([BIN / "tcplab", "sweep", f, "--out", tmp_path / "o.parquet", "--scheduler",
-                        "tcp://127.0.0.1:9"], capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"})
+    r = subprocess.run(
+        [BIN / "tcplab", "sweep", f, "--out", tmp_path / "o.parquet", "--scheduler", "tcp://127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"},
+    )
     assert r.returncode == 2
-    assert r.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9") and "Traceback" not in r.stderr
+    assert (
+        r.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+        and "Traceback" not in r.stderr
+    )
 
 
 def test_workers_import_the_simulator_while_the_plan_is_made(cluster):

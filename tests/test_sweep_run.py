@@ -51,10 +51,26 @@ def test_rows_hold_every_input_and_output(tmp_path):
     df = results.load(tmp_path / "runs.parquet")
     assert df.height == 12 and df["run_key"].n_unique() == 12
     assert set(df["run_key"]) == {r.key for r in spec.runs()}
-    for col in ("seed", "duration", "flows.0.mss", "flows.0.tcp", "network.path.hops.0.loss.p",
-                "network.path.hops.0.delay", "network.path.hops.0.rate", "flows.0.rwnd",
-                "goodput_bps", "mean_rtt_s", "ca_events", "non_ca_events", "timeouts", "p", "mathis_bps",
-                "events", "link.hop0.fwd.drops_loss", "link.hop0.rev.packets_sent"):
+    for col in (
+        "seed",
+        "duration",
+        "flows.0.mss",
+        "flows.0.tcp",
+        "network.path.hops.0.loss.p",
+        "network.path.hops.0.delay",
+        "network.path.hops.0.rate",
+        "flows.0.rwnd",
+        "goodput_bps",
+        "mean_rtt_s",
+        "ca_events",
+        "non_ca_events",
+        "timeouts",
+        "p",
+        "mathis_bps",
+        "events",
+        "link.hop0.fwd.drops_loss",
+        "link.hop0.rev.packets_sent",
+    ):
         assert col in df.columns, col
     assert df.schema["duration"] == pl.Float64 and set(df["duration"]) == {8.0}  # seconds
     assert set(df["network.path.hops.0.delay"]) == {0.03}
@@ -67,7 +83,10 @@ def test_rows_hold_every_input_and_output(tmp_path):
     direct = __import__("tcplab").run(BASE, run.sets).flows.row(0, named=True)
     assert {k: row[k] for k in direct} == direct
     # the zipped axis kept its pairs
-    assert set(zip(df["flows.0.tcp"], df["flows.0.ack"])) == {("reno", "delayed"), ("tahoe", "immediate")}
+    assert set(zip(df["flows.0.tcp"], df["flows.0.ack"], strict=True)) == {
+        ("reno", "delayed"),
+        ("tahoe", "immediate"),
+    }
 
 
 def test_same_sweep_gives_byte_identical_rows_and_a_rerun_skips(tmp_path):
@@ -85,13 +104,20 @@ def test_same_sweep_gives_byte_identical_rows_and_a_rerun_skips(tmp_path):
 
 def test_query_runs_sql_over_the_store(tmp_path):
     sw.run_sweep(sw.load(small(tmp_path)), tmp_path / "runs.parquet", workers=2, progress=False)
-    df = results.query(tmp_path / "runs.parquet",
-                       'SELECT "flows.0.tcp" AS tcp, count(*) AS n, count(DISTINCT seed) AS seeds FROM runs GROUP BY 1 ORDER BY 1')
+    df = results.query(
+        tmp_path / "runs.parquet",
+        'SELECT "flows.0.tcp" AS tcp, count(*) AS n, count(DISTINCT seed) AS seeds FROM runs GROUP BY 1 ORDER BY 1',
+    )
     assert df.to_dicts() == [{"tcp": "reno", "n": 6, "seeds": 2}, {"tcp": "tahoe", "n": 6, "seeds": 2}]
-    r = subprocess.run([TCPLAB, "query", tmp_path / "runs.parquet", "SELECT count(*) AS n FROM runs", "--format", "csv"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [TCPLAB, "query", tmp_path / "runs.parquet", "SELECT count(*) AS n FROM runs", "--format", "csv"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and r.stdout == "n\n12\n"
-    r = subprocess.run([TCPLAB, "query", tmp_path / "runs.parquet", "SELECT nope FROM runs"], capture_output=True, text=True)
+    r = subprocess.run(
+        [TCPLAB, "query", tmp_path / "runs.parquet", "SELECT nope FROM runs"], capture_output=True, text=True
+    )
     assert r.returncode == 2 and r.stderr.startswith("error: query: ") and "nope" in r.stderr
     assert "Traceback" not in r.stderr
 
@@ -114,8 +140,13 @@ values = [1, 2, 3, 4, 5]
 
 
 def _start(sweep_file: Path, store: Path) -> subprocess.Popen:
-    return subprocess.Popen([TCPLAB, "sweep", sweep_file, "--out", store, "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [TCPLAB, "sweep", sweep_file, "--out", store, "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _wait_for_runs(proc: subprocess.Popen, store: Path, n: int, timeout: float = 60.0) -> None:
@@ -161,8 +192,9 @@ def test_a_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path, how):
     partial = results.load(store)  # whatever is there is readable, and complete runs only
     stored = set(partial["run_key"])
     assert 4 <= len(stored) < 40 and stored <= plan and partial.height == len(stored)
-    r = subprocess.run([TCPLAB, "sweep", f, "--out", store, "--workers", "2"], capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run(
+        [TCPLAB, "sweep", f, "--out", store, "--workers", "2"], capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stderr
     assert f"{len(stored)} already stored" in r.stderr
     final = results.load(store)
@@ -181,12 +213,25 @@ def test_example_sweeps_run_shortened(tmp_path):
         spec.fixed.update({"duration": "3s", "warmup": "0.5s"})
         for i, axis in enumerate(spec.axes):
             if axis.random:
-                spec.axes[i] = sw.Axis(axis.label, axis.kind, axis.paths, low=axis.low, high=axis.high, count=1,
-                                       per_point=False, integer=axis.integer, unit=axis.unit)
+                spec.axes[i] = sw.Axis(
+                    axis.label,
+                    axis.kind,
+                    axis.paths,
+                    low=axis.low,
+                    high=axis.high,
+                    count=1,
+                    per_point=False,
+                    integer=axis.integer,
+                    unit=axis.unit,
+                )
             else:  # a zipped run length (duration, warmup) gives way to the short one
                 keep = [j for j, path in enumerate(axis.paths) if path not in ("duration", "warmup")]
-                spec.axes[i] = sw.Axis(axis.label, axis.kind, tuple(axis.paths[j] for j in keep),
-                                       values=tuple(tuple(v[j] for j in keep) for v in axis.values[:2]))
+                spec.axes[i] = sw.Axis(
+                    axis.label,
+                    axis.kind,
+                    tuple(axis.paths[j] for j in keep),
+                    values=tuple(tuple(v[j] for j in keep) for v in axis.values[:2]),
+                )
         out = sw.run_sweep(spec, tmp_path / f"{f.stem}.parquet", workers=2, progress=False)
         assert out.failed == {} and out.done == len(spec.runs()) >= 1, f
 
@@ -201,19 +246,28 @@ def test_run_sweep_from_a_script_without_a_main_guard(tmp_path):
         f"open({str(marks)!r}, 'a').write('ran\\n')\n"
         f"spec = sw.parse({SMALL!r}, 'small.toml')\n"
         f"out = sw.run_sweep(spec, {str(tmp_path / 'runs.parquet')!r}, workers=2, progress=False)\n"
-        "print(out.done, out.failed)\n")
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        "print(out.done, out.failed)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "12 {}"
     assert marks.read_text() == "ran\n"  # the script ran once, not once per worker
     assert "__main__" in sys.modules  # and the caller's __main__ is intact after a sweep
-    assert sys.modules["__main__"].__dict__.get("__file__", "") == getattr(sys.modules["__main__"], "__file__", "")
+    assert sys.modules["__main__"].__dict__.get("__file__", "") == getattr(
+        sys.modules["__main__"], "__file__", ""
+    )
 
 
 def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     f = small(tmp_path)
-    r = subprocess.run([TCPLAB, "sweep", f, "--out", tmp_path / "runs.parquet", "-j", "2"], capture_output=True,
-                       text=True, timeout=300)
+    r = subprocess.run(
+        [TCPLAB, "sweep", f, "--out", tmp_path / "runs.parquet", "-j", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
     assert lines[0] == "small: 0/12 runs, 0 s, 0.00 runs/s"
@@ -224,8 +278,25 @@ def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
 def test_sweep_trace_out_writes_each_runs_traces(tmp_path):
     f = small(tmp_path)
     traces = tmp_path / "traces"
-    r = subprocess.run([TCPLAB, "sweep", f, "--out", tmp_path / "runs.parquet", "-j", "2", "--no-progress",
-                        "--set", "trace.cwnd=true", "--trace-out", traces], capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            TCPLAB,
+            "sweep",
+            f,
+            "--out",
+            tmp_path / "runs.parquet",
+            "-j",
+            "2",
+            "--no-progress",
+            "--set",
+            "trace.cwnd=true",
+            "--trace-out",
+            traces,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     keys = set(results.load(tmp_path / "runs.parquet")["run_key"])
     assert {d.name for d in traces.iterdir()} == keys
@@ -243,9 +314,25 @@ def test_sweep_trace_out_puts_each_runs_pcap_capture_in_its_folder(tmp_path, mon
     f = small(tmp_path)
     monkeypatch.chdir(tmp_path)
     traces = tmp_path / "traces"
-    r = subprocess.run([TCPLAB, "sweep", f, "--out", tmp_path / "runs.parquet", "-j", "2", "--no-progress",
-                        "--set", 'trace.pcap={link = "hop0.fwd", file = "hop0.pcap"}', "--trace-out", traces],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            TCPLAB,
+            "sweep",
+            f,
+            "--out",
+            tmp_path / "runs.parquet",
+            "-j",
+            "2",
+            "--no-progress",
+            "--set",
+            'trace.pcap={link = "hop0.fwd", file = "hop0.pcap"}',
+            "--trace-out",
+            traces,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     runs = results.load(tmp_path / "runs.parquet")
     keys = set(runs["run_key"])

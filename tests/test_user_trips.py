@@ -49,7 +49,9 @@ def test_a_finite_transfer_reports_its_own_rate_beside_the_window_rate():
     assert done["active_goodput_bps"] == pytest.approx(done["bytes_delivered"] * 8 / done["active_s"])
     assert done["goodput_bps"] == pytest.approx(done["bytes_delivered"] * 8 / 140)
     assert done["active_goodput_bps"] > 1.5 * done["goodput_bps"]
-    assert endless["active_s"] == pytest.approx(140) and endless["active_goodput_bps"] == endless["goodput_bps"]
+    assert (
+        endless["active_s"] == pytest.approx(140) and endless["active_goodput_bps"] == endless["goodput_bps"]
+    )
     assert r.warnings == []
 
 
@@ -80,7 +82,12 @@ def test_a_run_too_short_for_an_rtt_sample_warns_instead_of_failing(tmp_path: Pa
         ("network.path.hops.1.rate", 10, "network.path.hops[1].rate", "write the unit"),
         ("network.path.hops.1.rate", "10", "network.path.hops[1].rate", "write the unit"),
         ("network.path.hops.1.queue.limit", 10**12, "network.path.hops[1].queue.limit", "1 to 10000000"),
-        ("network.path.hops.1.queue", {"limit_bytes": "100GB"}, "network.path.hops[1].queue.limit_bytes", "at most"),
+        (
+            "network.path.hops.1.queue",
+            {"limit_bytes": "100GB"},
+            "network.path.hops[1].queue.limit_bytes",
+            "at most",
+        ),
         ("trace.max_points", 10**12, "trace.max_points", "1 to 50000000"),
         ("trace.links", ["nonexistent"], "trace.links[0]", "expected one of hop0.fwd"),
     ],
@@ -94,8 +101,18 @@ def test_values_past_the_core_or_a_forgotten_unit_are_refused(key, value, field,
 
 def test_a_bare_rate_is_still_si_when_plausible_and_an_explicit_unit_is_taken_at_its_word():
     text = PATH % ("2s", "1s") + '[[flows]]\ntcp = "reno"\n'
-    assert tcplab.resolve(text, sets={"network.path.hops.1.rate": 2_000_000})["network"]["path"]["hops"][1]["rate"] == 2_000_000
-    assert tcplab.resolve(text, sets={"network.path.hops.1.rate": "9600bit/s"})["network"]["path"]["hops"][1]["rate"] == 9600
+    assert (
+        tcplab.resolve(text, sets={"network.path.hops.1.rate": 2_000_000})["network"]["path"]["hops"][1][
+            "rate"
+        ]
+        == 2_000_000
+    )
+    assert (
+        tcplab.resolve(text, sets={"network.path.hops.1.rate": "9600bit/s"})["network"]["path"]["hops"][1][
+            "rate"
+        ]
+        == 9600
+    )
 
 
 def test_connection_budget_is_checked_before_anything_is_built():
@@ -121,8 +138,11 @@ def test_an_output_path_that_cannot_be_written_is_one_error_line(tmp_path: Path)
     scenario.write_text(PATH % ("2s", "1s") + '[[flows]]\ntcp = "reno"\n')
     blocker = tmp_path / "file"
     blocker.write_text("")
-    out = subprocess.run([*TCLI, "run", str(scenario), "--out", str(blocker / "sub" / "r.parquet")],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [*TCLI, "run", str(scenario), "--out", str(blocker / "sub" / "r.parquet")],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2 and "cannot write here" in out.stderr and "Traceback" not in out.stderr
 
 
@@ -130,7 +150,9 @@ def test_an_output_path_that_cannot_be_written_is_one_error_line(tmp_path: Path)
 def test_ctrl_c_stops_a_long_run_from_the_cli(tmp_path: Path):
     scenario = tmp_path / "long.toml"
     scenario.write_text(PATH % ("100000s", "1s") + '[[flows]]\ntcp = "reno"\n')
-    p = subprocess.Popen([*TCLI, "run", str(scenario)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [*TCLI, "run", str(scenario)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     time.sleep(3)  # past imports and into the simulation
     p.send_signal(signal.SIGINT)
     try:
@@ -155,7 +177,7 @@ def test_models_outside_their_stated_domain_say_so(args, expected):
     out = subprocess.run([*TCLI, "model", *args, "--json"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     warnings = json.loads(out.stdout)["warnings"]
-    assert len(warnings) == len(expected) and all(e in w for e, w in zip(expected, warnings))
+    assert len(warnings) == len(expected) and all(e in w for e, w in zip(expected, warnings, strict=True))
     table = subprocess.run([*TCLI, "model", *args], capture_output=True, text=True)
     assert table.stderr.count("warning: ") == len(expected)
 
@@ -171,31 +193,58 @@ def test_ns2ref_without_its_reference_folder_is_one_error_line():
 def test_a_malformed_scheduler_address_is_refused_before_anything_starts(tmp_path: Path, address: str):
     sweep = Path(__file__).resolve().parents[1] / "sweeps" / "bench-500.toml"
     store = tmp_path / "s.parquet"
-    out = subprocess.run([*TCLI, "sweep", str(sweep), "-o", str(store), "--scheduler", address],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [*TCLI, "sweep", str(sweep), "-o", str(store), "--scheduler", address],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "not a scheduler address" in out.stderr and "Traceback" not in out.stderr
     assert not store.exists()
 
 
-@pytest.mark.parametrize("edit", [("replicates = 2", "replicates = 1000000000"), ("count = 250", "count = 1000000000")])
+@pytest.mark.parametrize(
+    "edit", [("replicates = 2", "replicates = 1000000000"), ("count = 250", "count = 1000000000")]
+)
 def test_a_sweep_too_large_to_expand_is_refused_up_front(tmp_path: Path, edit):
     text = (Path(__file__).resolve().parents[1] / "sweeps" / "bench-500.toml").read_text().replace(*edit)
     text = text.replace('"../scenarios/', '"' + str(Path(__file__).resolve().parents[1] / "scenarios") + "/")
     path = tmp_path / "big.toml"
     path.write_text(text)
     start = time.monotonic()
-    out = subprocess.run([*TCLI, "sweep", str(path), "-o", str(tmp_path / "s.parquet"), "--dry-run"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [*TCLI, "sweep", str(path), "-o", str(tmp_path / "s.parquet"), "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "runs (expected at most 1,000,000" in out.stderr
     assert time.monotonic() - start < 30
 
 
-@pytest.mark.parametrize("args, flag", [
-    (["mathis", "--rtt", "100", "--loss", "1%"], "--rtt"),
-    (["multibottleneck", "--mu", "1.5", "--rtt", "560ms", "--b", "20", "--mu-prime", "1.8Mbit/s", "--b-prime", "15"],
-     "--mu"),
-    (["jacobson", "--loss", "1%", "--window", "8", "--samples", "0.1,0.12"], "--samples"),
-])
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["mathis", "--rtt", "100", "--loss", "1%"], "--rtt"),
+        (
+            [
+                "multibottleneck",
+                "--mu",
+                "1.5",
+                "--rtt",
+                "560ms",
+                "--b",
+                "20",
+                "--mu-prime",
+                "1.8Mbit/s",
+                "--b-prime",
+                "15",
+            ],
+            "--mu",
+        ),
+        (["jacobson", "--loss", "1%", "--window", "8", "--samples", "0.1,0.12"], "--samples"),
+    ],
+)
 def test_model_durations_and_rates_take_their_unit_on_the_command_line(args, flag):
     out = subprocess.run([*TCLI, "model", *args], capture_output=True, text=True)
     assert out.returncode == 2 and out.stderr.startswith(f"error: {flag}:") and "has no unit" in out.stderr
@@ -204,8 +253,9 @@ def test_model_durations_and_rates_take_their_unit_on_the_command_line(args, fla
 def test_the_packaged_data_dictionary_is_the_docs():
     from tcplab import columns
 
-    assert json.loads(columns.FILE.read_text()) == columns.from_docs(columns.DOC.read_text()), \
+    assert json.loads(columns.FILE.read_text()) == columns.from_docs(columns.DOC.read_text()), (
         "python/tcplab/columns.json is stale: python -m tcplab.columns"
+    )
 
 
 def test_result_files_carry_the_version_and_the_meaning_of_every_column(tmp_path: Path):

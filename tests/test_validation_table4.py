@@ -31,7 +31,6 @@ import pytest
 
 from tcplab.validation import mathis_table4 as t4
 
-
 SWEEPS = Path(__file__).resolve().parents[1] / "sweeps"
 
 
@@ -43,16 +42,20 @@ def quick(reproduced_quick):
 
     df = results.load(reproduced_quick[3] / "store" / "mathis-table4.parquet")
     keys = {kind: [r.key for r in t4.sweep(t4.QUICK, kind).runs()] for kind in ("fit", "success")}
-    return t4.compute(df.filter(pl.col("run_key").is_in(keys["fit"])),
-                      df.filter(pl.col("run_key").is_in(keys["success"])), t4.QUICK)
+    return t4.compute(
+        df.filter(pl.col("run_key").is_in(keys["fit"])),
+        df.filter(pl.col("run_key").is_in(keys["success"])),
+        t4.QUICK,
+    )
 
 
 def test_committed_sweep_files_match_the_designs():
     for design in (t4.FULL, t4.QUICK):
         for kind in ("fit", "success"):
             path = t4.sweep_path(design, kind, SWEEPS)
-            assert path.read_text() == t4.sweep_text(design, kind), \
+            assert path.read_text() == t4.sweep_text(design, kind), (
                 f"{path} is stale: python -m tcplab.validation.mathis_table4 --write-sweeps"
+            )
 
 
 def test_the_package_sweep_runs_what_the_committed_file_runs():
@@ -68,7 +71,9 @@ def test_quick_fit_c_and_k(quick):
     for tcp, ack in t4.ROWS:
         row, paper = quick.row(tcp, ack), t4.PAPER[(tcp, ack)]
         assert row["n"] >= 6, f"{tcp}/{ack}: only {row['n']} runs without timeouts"
-        assert abs(row["c_half"] / paper.c_half - 1) <= 0.20, f"{tcp}/{ack}: C = {row['c_half']:.3f}, paper {paper.c_half}"
+        assert abs(row["c_half"] / paper.c_half - 1) <= 0.20, (
+            f"{tcp}/{ack}: C = {row['c_half']:.3f}, paper {paper.c_half}"
+        )
         assert -0.60 <= row["k"] <= -0.44, f"{tcp}/{ack}: k = {row['k']:.3f}"
 
 
@@ -85,7 +90,9 @@ def test_quick_success_proportions_and_ordering(quick):
         assert abs(ours - paper) <= 0.10, f"{tcp}/{ack} at p=0.01: {ours:.3f}, paper {paper}"
     for ack in t4.ACKS:
         others = {t: prop(t, ack, 0.1) for t in t4.VARIANTS if t != "fack"}
-        assert prop("fack", ack, 0.1) > max(others.values()), f"{ack}: FACK {prop('fack', ack, 0.1):.3f} vs {others}"
+        assert prop("fack", ack, 0.1) > max(others.values()), (
+            f"{ack}: FACK {prop('fack', ack, 0.1):.3f} vs {others}"
+        )
         assert prop("fack", ack, 0.033) >= prop("reno", ack, 0.033)
         assert prop("newreno", ack, 0.033) >= prop("reno", ack, 0.033)
     for tcp in ("sack", "reno", "newreno", "tahoe"):
@@ -107,13 +114,30 @@ def _synthetic(c: float, k: float) -> tuple[pl.DataFrame, pl.DataFrame]:
     for tcp, ack in t4.ROWS:
         for p in np.geomspace(1e-4, 3e-3, 6):
             w = c * p**k
-            rows.append({"run_key": f"{tcp}{ack}{p}", "flow": 0, "tcp": tcp, "ack": ack,
-                         "network.path.hops.0.loss.p": p, "goodput_bps": w * 1460 * 8 / 0.06,
-                         "mean_rtt_s": 0.06, "mss_bytes": 1460, "timeouts": 0, "p": p,
-                         "ca_events": 90, "non_ca_events": 10})
+            rows.append(
+                {
+                    "run_key": f"{tcp}{ack}{p}",
+                    "flow": 0,
+                    "tcp": tcp,
+                    "ack": ack,
+                    "network.path.hops.0.loss.p": p,
+                    "goodput_bps": w * 1460 * 8 / 0.06,
+                    "mean_rtt_s": 0.06,
+                    "mss_bytes": 1460,
+                    "timeouts": 0,
+                    "p": p,
+                    "ca_events": 90,
+                    "non_ca_events": 10,
+                }
+            )
     fit_rows = pl.DataFrame(rows)
-    success = pl.DataFrame([{**r, "network.path.hops.0.loss.p": p0, "run_key": r["run_key"] + str(p0)}
-                            for r in rows[:1] for p0 in t4.AT])
+    success = pl.DataFrame(
+        [
+            {**r, "network.path.hops.0.loss.p": p0, "run_key": r["run_key"] + str(p0)}
+            for r in rows[:1]
+            for p0 in t4.AT
+        ]
+    )
     return fit_rows, success
 
 
@@ -155,8 +179,10 @@ def test_the_ordering_is_checked_where_the_design_says():
     runs, success = _synthetic(1.0, -0.5)
     table = t4.compute(runs, success, t4.QUICK)
     flags = lambda order: [b for b in table.failures() if "FACK is not first" in b]  # noqa: E731
-    fake = [{"ack": "immediate", "p": 0.033, "tcplab": ["NewReno", "FACK"], "fack_first": False},
-            {"ack": "immediate", "p": 0.1, "tcplab": ["FACK", "NewReno"], "fack_first": True}]
+    fake = [
+        {"ack": "immediate", "p": 0.033, "tcplab": ["NewReno", "FACK"], "fack_first": False},
+        {"ack": "immediate", "p": 0.1, "tcplab": ["FACK", "NewReno"], "fack_first": True},
+    ]
     t4.Table4.ordering, saved = (lambda self: fake), t4.Table4.ordering
     try:
         assert flags(fake) == []  # the quick design checks p = 0.1 only

@@ -15,15 +15,47 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from tcplab import (advise, capture, cli, columns, emulate, fit, models, plots, report, reproduce, results,
-                        simulation, sweep, tables, units, validation)
+    from tcplab import (
+        advise,
+        capture,
+        cli,
+        columns,
+        emulate,
+        fit,
+        models,
+        plots,
+        report,
+        reproduce,
+        results,
+        simulation,
+        sweep,
+        tables,
+        units,
+        validation,
+    )
     from tcplab.simulation import RunResult, ScenarioError, resolve, run
 
 __all__ = ["run", "resolve", "RunResult", "ScenarioError", "__version__"]
 
 #: The subpackages and modules that `tcplab.<name>` loads on first use.
-SUBMODULES = ("advise", "capture", "cli", "columns", "emulate", "fit", "models", "plots", "report", "reproduce",
-              "results", "simulation", "sweep", "tables", "units", "validation")
+SUBMODULES = (
+    "advise",
+    "capture",
+    "cli",
+    "columns",
+    "emulate",
+    "fit",
+    "models",
+    "plots",
+    "report",
+    "reproduce",
+    "results",
+    "simulation",
+    "sweep",
+    "tables",
+    "units",
+    "validation",
+)
 
 
 def __getattr__(name: str) -> Any:

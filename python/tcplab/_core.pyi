@@ -23,18 +23,31 @@ class Emulator:
     def flow_starts(self) -> list[float]: ...
     def clock(self) -> float | None: ...
     def stop(self) -> None: ...
-    def run(self, taps: list[tuple[int, int]], pcap: str | None = None, snaplen: int = 128,
-            max_packets: int = 2_000_000, spin_us: float = 20.0,
-            realtime: bool = False) -> tuple[dict[str, ArrowTable], dict[str, object]]: ...
+    def run(
+        self,
+        taps: list[tuple[int, int]],
+        pcap: str | None = None,
+        snaplen: int = 128,
+        max_packets: int = 2_000_000,
+        spin_us: float = 20.0,
+        realtime: bool = False,
+    ) -> tuple[dict[str, ArrowTable], dict[str, object]]: ...
 
 __version__: str
 
-def run_tables(text: str, format: str = "toml", overrides: list[tuple[str, str]] = ...) -> dict[str, ArrowTable]:
+def run_tables(
+    text: str, format: str = "toml", overrides: list[tuple[str, str]] = ...
+) -> dict[str, ArrowTable]:
     """Runs a scenario: its tables by name (run, flows, traffic, links, totals) and its traces
     (packets, cwnd, queue, ns2_vars; empty unless recorded)."""
 
-def analyze_capture(path: str, from_s: float = 0.0, to_s: float | None = None, record_conn: int | None = None,
-                    max_points: int = 1_000_000) -> tuple[dict[str, ArrowTable], dict[str, object]]:
+def analyze_capture(
+    path: str,
+    from_s: float = 0.0,
+    to_s: float | None = None,
+    record_conn: int | None = None,
+    max_points: int = 1_000_000,
+) -> tuple[dict[str, ArrowTable], dict[str, object]]:
     """Analyzes a pcap/pcapng capture: its tables (connections, segments, rtt) and a summary
     (records, tcp_packets, connections, duration_s, truncated_file, warnings, ...); raises
     ScenarioError for a file that cannot be analyzed. docs/pcap.md."""

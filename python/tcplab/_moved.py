@@ -22,8 +22,11 @@ def moved(old: str) -> ModuleType:
     """Imports the new module, warns, and puts it in sys.modules under the old path too (so that
     `from tcplab import ns2ref` and `import tcplab.ns2ref` both give it)."""
     new = MOVED[old]
-    warnings.warn(f"{old} is now {new}; import it from there (the old path will be removed)",
-                  DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        f"{old} is now {new}; import it from there (the old path will be removed)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
     module = importlib.import_module(new)
     sys.modules[old] = module
     return module

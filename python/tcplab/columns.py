@@ -31,10 +31,16 @@ def from_docs(text: str) -> dict[str, dict[str, dict[str, str]]]:
     for line in text.splitlines():
         if m := re.match(r"^### (\w+)$", line):
             section = m.group(1)
-        elif section and (m := re.match(r"^\|\s*(\w+)\s*\|\s*([\w?]+)\s*\|\s*([^|]*?)\s*\|\s*(.*?)\s*\|$", line)):
-            if m.group(1) != "column":
-                out.setdefault(section, {})[m.group(1)] = {
-                    "type": m.group(2), "unit": m.group(3).strip(), "meaning": m.group(4).strip()}
+        elif (
+            section
+            and (m := re.match(r"^\|\s*(\w+)\s*\|\s*([\w?]+)\s*\|\s*([^|]*?)\s*\|\s*(.*?)\s*\|$", line))
+            and m.group(1) != "column"
+        ):
+            out.setdefault(section, {})[m.group(1)] = {
+                "type": m.group(2),
+                "unit": m.group(3).strip(),
+                "meaning": m.group(4).strip(),
+            }
     return out
 
 
@@ -57,15 +63,20 @@ def describe(column: str) -> dict[str, str]:
             return {"unit": entry["unit"], "meaning": entry["meaning"]}
     if column == "run_key":
         return {"unit": "", "meaning": "hash of the run's resolved scenario (a sweep's key)"}
-    return {"unit": "SI", "meaning": "scenario input, resolved (seconds, bit/s, bytes, probabilities; docs/traces.md, Units)"}
+    return {
+        "unit": "SI",
+        "meaning": "scenario input, resolved (seconds, bit/s, bytes, probabilities; docs/traces.md, Units)",
+    }
 
 
 def parquet_metadata(columns: list[str]) -> dict[str, str]:
     """The key-value metadata of a results file with these columns."""
     from tcplab import __version__
 
-    return {"tcplab.version": __version__,
-            "tcplab.columns": json.dumps({c: describe(c) for c in columns}, sort_keys=True)}
+    return {
+        "tcplab.version": __version__,
+        "tcplab.columns": json.dumps({c: describe(c) for c in columns}, sort_keys=True),
+    }
 
 
 def main() -> int:

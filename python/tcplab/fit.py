@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -95,13 +95,17 @@ def p_values(df: pl.DataFrame, p: str = "auto") -> tuple[pl.Series, str]:
             if p == "configured" or (values.null_count() == 0 and bool((values > 0).all())):
                 return values, "configured loss probability (network.path.hops.*.loss)"
         elif p == "configured":
-            raise FitError("--p configured: the store has no configured loss probability "
-                           "(no network.path.hops.<i>.loss.p column); use --p measured")
+            raise FitError(
+                "--p configured: the store has no configured loss probability "
+                "(no network.path.hops.<i>.loss.p column); use --p measured"
+            )
         p = "measured"
     column = "p" if p == "measured" else p
     if column not in df.columns:
-        raise FitError(f"--p {p}: no column {column!r} in the results (expected auto, configured, "
-                       "measured or a column name such as loss_event_rate)")
+        raise FitError(
+            f"--p {p}: no column {column!r} in the results (expected auto, configured, "
+            "measured or a column name such as loss_event_rate)"
+        )
     source = "measured p (CA events per acknowledged segment)" if p == "measured" else f"column {column}"
     return df.get_column(column).cast(pl.Float64).alias("p_used"), source
 
@@ -112,8 +116,12 @@ def window_frame(df: pl.DataFrame, p: str = "auto") -> tuple[pl.DataFrame, str]:
         if col not in df.columns:
             raise FitError(f"the results have no column {col!r}; is this a tcplab results store?")
     p_used, source = p_values(df, p)
-    out = df.with_columns(p_used, (pl.col("goodput_bps") / 8.0 * pl.col("mean_rtt_s") / pl.col("mss_bytes"))
-                          .cast(pl.Float64).alias("window"))
+    out = df.with_columns(
+        p_used,
+        (pl.col("goodput_bps") / 8.0 * pl.col("mean_rtt_s") / pl.col("mss_bytes"))
+        .cast(pl.Float64)
+        .alias("window"),
+    )
     return out, source
 
 
@@ -126,7 +134,7 @@ def groups_of(df: pl.DataFrame, by: Sequence[str]) -> list[tuple[dict, pl.DataFr
         return [({}, df)]
     parts = df.partition_by(list(by), as_dict=True, maintain_order=True)
     keys = sorted(parts, key=lambda k: tuple((v is None, v) for v in k))
-    return [(dict(zip(by, k)), parts[k]) for k in keys]
+    return [(dict(zip(by, k, strict=True)), parts[k]) for k in keys]
 
 
 def _fit_one(x: np.ndarray, y: np.ndarray, level: float) -> dict:
@@ -136,8 +144,19 @@ def _fit_one(x: np.ndarray, y: np.ndarray, level: float) -> dict:
 
     n = len(x)
     nan = float("nan")
-    res = {"n": n, "c_half": nan, "c_half_lo": nan, "c_half_hi": nan, "k": nan, "k_lo": nan, "k_hi": nan,
-           "c": nan, "c_lo": nan, "c_hi": nan, "r2": nan}
+    res = {
+        "n": n,
+        "c_half": nan,
+        "c_half_lo": nan,
+        "c_half_hi": nan,
+        "k": nan,
+        "k_lo": nan,
+        "k_hi": nan,
+        "c": nan,
+        "c_lo": nan,
+        "c_hi": nan,
+        "r2": nan,
+    }
     if n == 0:
         return res
     z = y + 0.5 * x  # k = -1/2: log C = mean(log W + log(p)/2)
@@ -160,8 +179,14 @@ def _fit_one(x: np.ndarray, y: np.ndarray, level: float) -> dict:
     return res
 
 
-def fit(df: pl.DataFrame, by: Sequence[str] = ("tcp", "ack"), p: str = "auto", include_timeouts: bool = False,
-        level: float = 0.95, min_ca_events: int = MIN_CA_EVENTS) -> tuple[pl.DataFrame, str]:
+def fit(
+    df: pl.DataFrame,
+    by: Sequence[str] = ("tcp", "ack"),
+    p: str = "auto",
+    include_timeouts: bool = False,
+    level: float = 0.95,
+    min_ca_events: int = MIN_CA_EVENTS,
+) -> tuple[pl.DataFrame, str]:
     """Table 4, left side: per group, N and the fits with k = -1/2 (c_half and its interval)
     and with k free (k, c and their intervals). Returns (table, description of p).
 
@@ -184,13 +209,23 @@ def fit(df: pl.DataFrame, by: Sequence[str] = ("tcp", "ack"), p: str = "auto", i
         if min_ca_events:
             enough = g.filter(pl.col("ca_events") >= min_ca_events)
             few, g = g.height - enough.height, enough
-        ok = g.filter((pl.col("p_used") > 0) & (pl.col("window") > 0)
-                      & pl.col("p_used").is_finite() & pl.col("window").is_finite())
+        ok = g.filter(
+            (pl.col("p_used") > 0)
+            & (pl.col("window") > 0)
+            & pl.col("p_used").is_finite()
+            & pl.col("window").is_finite()
+        )
         x = np.log(ok.get_column("p_used").to_numpy())
         y = np.log(ok.get_column("window").to_numpy())
-        rows.append({**key, **_fit_one(x, y, level),
-                     "excluded_timeouts": 0 if include_timeouts else timeouts,
-                     "excluded_few_ca": few, "excluded_invalid": g.height - ok.height})
+        rows.append(
+            {
+                **key,
+                **_fit_one(x, y, level),
+                "excluded_timeouts": 0 if include_timeouts else timeouts,
+                "excluded_few_ca": few,
+                "excluded_invalid": g.height - ok.height,
+            }
+        )
     return pl.DataFrame(rows), source
 
 
@@ -206,8 +241,14 @@ def _wilson(successes: int, n: int, level: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def ca_proportion(df: pl.DataFrame, by: Sequence[str] = ("tcp", "ack"), p: str = "auto",
-                  at: Sequence[float] = DEFAULT_AT, width: float = 0.1, level: float = 0.95) -> tuple[pl.DataFrame, str]:
+def ca_proportion(
+    df: pl.DataFrame,
+    by: Sequence[str] = ("tcp", "ack"),
+    p: str = "auto",
+    at: Sequence[float] = DEFAULT_AT,
+    width: float = 0.1,
+    level: float = 0.95,
+) -> tuple[pl.DataFrame, str]:
     """Table 4, right side: per group and chosen p, the proportion of successful W/2 adjustments
     over the flows with |log10(p) - log10(at)| <= width. Returns (table, description of p)."""
     if width <= 0:
@@ -230,7 +271,18 @@ def ca_proportion(df: pl.DataFrame, by: Sequence[str] = ("tcp", "ack"), p: str =
             sel = np.abs(logp - math.log10(a)) <= width + 1e-12
             s, n = int(ca[sel].sum()), int(ca[sel].sum() + non[sel].sum())
             lo, hi = _wilson(s, n, level)
-            rows.append({**key, "p": a, "p_lo": a * 10**-width, "p_hi": a * 10**width, "runs": int(sel.sum()),
-                         "ca_events": s, "non_ca_events": n - s,
-                         "proportion": s / n if n else float("nan"), "lo": lo, "hi": hi})
+            rows.append(
+                {
+                    **key,
+                    "p": a,
+                    "p_lo": a * 10**-width,
+                    "p_hi": a * 10**width,
+                    "runs": int(sel.sum()),
+                    "ca_events": s,
+                    "non_ca_events": n - s,
+                    "proportion": s / n if n else float("nan"),
+                    "lo": lo,
+                    "hi": hi,
+                }
+            )
     return pl.DataFrame(rows), source

@@ -30,12 +30,12 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import polars as pl
 
-from tcplab.fit import FitError, groups_of, fit, window_frame
+from tcplab.fit import FitError, fit, groups_of, window_frame
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -48,8 +48,20 @@ FORMATS = (".png", ".svg", ".pdf")
 MAX_GROUPS = 8
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
 
-_DURATIONS = {"delay", "duration", "warmup", "min_rto", "max_rto", "clock_tick", "rto", "start", "interval",
-              "mean_rtt_s", "initial_rto", "delayed_ack_timeout"}
+_DURATIONS = {
+    "delay",
+    "duration",
+    "warmup",
+    "min_rto",
+    "max_rto",
+    "clock_tick",
+    "rto",
+    "start",
+    "interval",
+    "mean_rtt_s",
+    "initial_rto",
+    "delayed_ack_timeout",
+}
 _RATES = {"rate", "rate_bps", "goodput_bps"}
 _SIZES = {"mss", "mss_bytes", "rwnd", "bytes", "size", "limit_bytes", "initial_ssthresh", "header_bytes"}
 
@@ -92,7 +104,7 @@ def label(key: Mapping[str, object]) -> str:
 def _figure(ncols: int = 1, nrows: int = 1) -> Figure:
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(6.4 * min(ncols, 3) ** 0.8, 4.8 * nrows ** 0.8), layout="constrained")
+    return Figure(figsize=(6.4 * min(ncols, 3) ** 0.8, 4.8 * nrows**0.8), layout="constrained")
 
 
 def save(fig: Figure, out: str | Path) -> Path:
@@ -100,7 +112,9 @@ def save(fig: Figure, out: str | Path) -> Path:
     half-written figure under the final name."""
     out = Path(out)
     if out.suffix.lower() not in FORMATS:
-        raise FitError(f"{out}: unknown figure format {out.suffix or '(none)'!r}, expected {', '.join(FORMATS)}")
+        raise FitError(
+            f"{out}: unknown figure format {out.suffix or '(none)'!r}, expected {', '.join(FORMATS)}"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     try:
@@ -117,35 +131,62 @@ def _reference_lines(ax, frame: pl.DataFrame, lo_p: float, hi_p: float) -> None:
 
     ps = np.geomspace(lo_p / 1.5, min(1.0, hi_p * 1.5), 200)
     ax.plot(ps, mathis.average_window(ps, c=1.0), color="black", lw=1.3, label="Mathis model, C = 1")
-    acks = set(frame.get_column("ack").unique().to_list()) if "ack" in frame.columns else {"immediate", "delayed"}
+    acks = (
+        set(frame.get_column("ack").unique().to_list())
+        if "ack" in frame.columns
+        else {"immediate", "delayed"}
+    )
     styles = iter([(0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (2, 2))])
     for ack, every in (("immediate", "every"), ("delayed", "delayed")):
         if ack not in acks:
             continue
         for loss in ("periodic", "random"):
             c = mathis.constant(loss, every)
-            ax.plot(ps, mathis.average_window(ps, c=c), color="0.45", lw=0.9, ls=next(styles),
-                    label=f"Table 1: C = {c:.2f} ({loss} loss, {'delayed ACKs' if every == 'delayed' else 'ACK each'})")
-    rtt = float(frame.get_column("mean_rtt_s").median())
+            ax.plot(
+                ps,
+                mathis.average_window(ps, c=c),
+                color="0.45",
+                lw=0.9,
+                ls=next(styles),
+                label=f"Table 1: C = {c:.2f} ({loss} loss, {'delayed ACKs' if every == 'delayed' else 'ACK each'})",
+            )
+    rtt = float(cast(float, frame.get_column("mean_rtt_s").median()))
     if rtt > 0 and math.isfinite(rtt):
         b = 2.0 if acks == {"delayed"} else 1.0
         rto = 1.0  # RFC 6298's minimum, the simulator's default
         w = np.asarray(pftk.full(mss=1.0, rtt=rtt, p=ps, rto=max(rto, rtt), b=b)) * rtt / 8.0
-        ax.plot(ps, w, color="tab:brown", lw=1.0, ls="-.",
-                label=f"PFTK full, b = {b:g}, RTT = {rtt * 1e3:.3g} ms, T0 = {max(rto, rtt):g} s")
+        ax.plot(
+            ps,
+            w,
+            color="tab:brown",
+            lw=1.0,
+            ls="-.",
+            label=f"PFTK full, b = {b:g}, RTT = {rtt * 1e3:.3g} ms, T0 = {max(rto, rtt):g} s",
+        )
 
 
-def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs-p",
-         by: Sequence[str] = ("tcp", "ack"), p: str = "auto", show_fit: bool = False, title: str | None = None,
-         reference: bool = True) -> Figure:
+def plot(
+    df: pl.DataFrame,
+    out: str | Path | None = None,
+    kind: str = "window-vs-p",
+    by: Sequence[str] = ("tcp", "ack"),
+    p: str = "auto",
+    show_fit: bool = False,
+    title: str | None = None,
+    reference: bool = True,
+) -> Figure:
     """Draws `kind` from a results table; writes it to `out` if given; returns the Figure."""
     from tcplab.models import mathis
 
     if kind not in KINDS:
-        raise FitError(f"--kind {kind}: expected one of {', '.join(KINDS + TRACE_KINDS)} "
-                       f"({', '.join(TRACE_KINDS)} take a run's traces)")
+        raise FitError(
+            f"--kind {kind}: expected one of {', '.join(KINDS + TRACE_KINDS)} "
+            f"({', '.join(TRACE_KINDS)} take a run's traces)"
+        )
     if out is not None and Path(out).suffix.lower() not in FORMATS:
-        raise FitError(f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}")
+        raise FitError(
+            f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}"
+        )
     frame, source = window_frame(df, p)
     frame = frame.filter((pl.col("p_used") > 0) & (pl.col("window") > 0) & pl.col("window").is_finite())
     if frame.height == 0:
@@ -164,13 +205,13 @@ def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs
     nrows = math.ceil(len(panels) / ncols)
     fig = _figure(ncols, nrows)
     axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True).ravel()
-    for ax in axes[len(panels):]:
+    for ax in axes[len(panels) :]:
         ax.set_visible(False)
     import matplotlib as mpl
 
     colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
-    lo_p, hi_p = frame["p_used"].min(), frame["p_used"].max()
-    for ax, (panel_key, pf) in zip(axes, panels):
+    lo_p, hi_p = cast(float, frame["p_used"].min()), cast(float, frame["p_used"].max())
+    for ax, (panel_key, pf) in zip(axes, panels, strict=False):
         groups = groups_of(pf, inner)
         for i, (key, g) in enumerate(groups):
             color, marker = colors[i % len(colors)], _MARKERS[i % len(_MARKERS)]
@@ -178,25 +219,51 @@ def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs
             if kind == "window-vs-p":
                 x, y = p_, g["window"].to_numpy()
             else:
-                x = np.asarray(mathis.throughput(mss=g["mss_bytes"].to_numpy(), rtt=g["mean_rtt_s"].to_numpy(),
-                                                 p=p_, c=1.0))
+                x = np.asarray(
+                    mathis.throughput(
+                        mss=g["mss_bytes"].to_numpy(), rtt=g["mean_rtt_s"].to_numpy(), p=p_, c=1.0
+                    )
+                )
                 y = g["goodput_bps"].to_numpy()
             to = g["timeouts"].to_numpy() > 0
             shown = i < MAX_GROUPS  # the legend lists at most MAX_GROUPS groups
             name = label({b: {**constant, **panel_key, **key}[b] for b in by if b != facet})
-            ax.scatter(x[~to], y[~to], s=22, marker=marker, color=color, alpha=0.85, linewidths=0,
-                       label=(name + (" (no timeouts)" if to.any() else "")) if shown else "_nolegend_")
+            ax.scatter(
+                x[~to],
+                y[~to],
+                s=22,
+                marker=marker,
+                color=color,
+                alpha=0.85,
+                linewidths=0,
+                label=(name + (" (no timeouts)" if to.any() else "")) if shown else "_nolegend_",
+            )
             if to.any():
-                ax.scatter(x[to], y[to], s=22, marker=marker, facecolors="none", edgecolors=color, linewidths=0.9,
-                           alpha=0.85, label=f"{name} (timeouts)" if shown else "_nolegend_")
+                ax.scatter(
+                    x[to],
+                    y[to],
+                    s=22,
+                    marker=marker,
+                    facecolors="none",
+                    edgecolors=color,
+                    linewidths=0.9,
+                    alpha=0.85,
+                    label=f"{name} (timeouts)" if shown else "_nolegend_",
+                )
             if show_fit and kind == "window-vs-p":
                 table, _ = fit(g, by=(), p=p, min_ca_events=0)
                 row = table.row(0, named=True)
                 if row["k"] == row["k"]:
                     fitted = p_[~to] if (~to).any() else p_  # over the p range it was fitted on
                     ps = np.geomspace(fitted.min(), fitted.max(), 50)
-                    ax.plot(ps, row["c"] * ps ** row["k"], color=color, lw=1.2, ls="--",
-                            label=f"fit: C = {row['c']:.3g}, k = {row['k']:.3f}" if shown else "_nolegend_")
+                    ax.plot(
+                        ps,
+                        row["c"] * ps ** row["k"],
+                        color=color,
+                        lw=1.2,
+                        ls="--",
+                        label=f"fit: C = {row['c']:.3g}, k = {row['k']:.3f}" if shown else "_nolegend_",
+                    )
         ax.set_xscale("log")
         ax.set_yscale("log")
         if kind == "window-vs-p":
@@ -204,7 +271,9 @@ def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs
                 _reference_lines(ax, pf, lo_p, hi_p)
             else:
                 ps = np.geomspace(lo_p / 1.5, min(1.0, hi_p * 1.5), 200)
-                ax.plot(ps, mathis.average_window(ps, c=1.0), color="black", lw=1.3, label="Mathis model, C = 1")
+                ax.plot(
+                    ps, mathis.average_window(ps, c=1.0), color="black", lw=1.3, label="Mathis model, C = 1"
+                )
             ax.set_xlabel(f"p  ({source.split(' (')[0]})")
             ax.set_ylabel("BW·RTT/MSS  (window, packets)")
         else:
@@ -226,10 +295,18 @@ def plot(df: pl.DataFrame, out: str | Path | None = None, kind: str = "window-vs
 
             handles.append(Line2D([], [], ls="none"))
             labels.append(f"... {hidden} more groups (narrow --by)")
-        ax.legend(handles, labels, fontsize=7, loc="lower left" if kind == "window-vs-p" else "upper left",
-                  framealpha=0.9)
-    default = ("Window vs loss (Mathis et al. 1997, Fig. 4)" if kind == "window-vs-p"
-               else "Simulation vs model (Mathis et al. 1997, Fig. 3)")
+        ax.legend(
+            handles,
+            labels,
+            fontsize=7,
+            loc="lower left" if kind == "window-vs-p" else "upper left",
+            framealpha=0.9,
+        )
+    default = (
+        "Window vs loss (Mathis et al. 1997, Fig. 4)"
+        if kind == "window-vs-p"
+        else "Simulation vs model (Mathis et al. 1997, Fig. 3)"
+    )
     fig.suptitle(title or default)
     if out is not None:
         save(fig, out)
@@ -243,7 +320,11 @@ def load_traces(path: str | Path) -> dict[str, pl.DataFrame]:
     path = Path(path)
     if not path.exists():
         raise FitError(f"{path}: no such trace directory or file")
-    files = [path] if path.is_file() else [path / f"{n}.parquet" for n in TRACES if (path / f"{n}.parquet").exists()]
+    files = (
+        [path]
+        if path.is_file()
+        else [path / f"{n}.parquet" for n in TRACES if (path / f"{n}.parquet").exists()]
+    )
     out = {}
     for f in files:
         if f.stem not in TRACES:
@@ -255,15 +336,22 @@ def load_traces(path: str | Path) -> dict[str, pl.DataFrame]:
     return out
 
 
-def plot_trace(traces: Mapping[str, pl.DataFrame] | str | Path, kind: str = "cwnd", out: str | Path | None = None,
-               title: str | None = None, mss: int | None = None) -> Figure:
+def plot_trace(
+    traces: Mapping[str, pl.DataFrame] | str | Path,
+    kind: str = "cwnd",
+    out: str | Path | None = None,
+    title: str | None = None,
+    mss: int | None = None,
+) -> Figure:
     """Draws a run's trace: `traces` is a `--trace-out` directory or {name: frame} (e.g.
     {"cwnd": result.trace("cwnd")}). cwnd is shown in packets of `mss` bytes if given,
     else in bytes."""
     if kind not in TRACE_KINDS:
         raise FitError(f"--kind {kind}: expected one of {', '.join(TRACE_KINDS)} for traces")
     if out is not None and Path(out).suffix.lower() not in FORMATS:
-        raise FitError(f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}")
+        raise FitError(
+            f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}"
+        )
     if not isinstance(traces, Mapping):
         traces = load_traces(traces)
     need = {"cwnd": "cwnd", "queue": "queue", "seq": "packets"}[kind]
@@ -278,11 +366,20 @@ def plot_trace(traces: Mapping[str, pl.DataFrame] | str | Path, kind: str = "cwn
         for i, (flow, g) in enumerate(sorted(df.partition_by("flow", as_dict=True).items())):
             if i >= MAX_GROUPS:
                 break
-            line, = ax.step(g["time_s"], g["cwnd_bytes"] / scale, where="post", lw=1.0, label=f"flow {flow[0]} cwnd")
+            (line,) = ax.step(
+                g["time_s"], g["cwnd_bytes"] / scale, where="post", lw=1.0, label=f"flow {flow[0]} cwnd"
+            )
             ss = g.filter(pl.col("ssthresh_bytes").is_not_null())
             if ss.height:
-                ax.step(ss["time_s"], ss["ssthresh_bytes"] / scale, where="post", lw=0.8, ls="--",
-                        color=line.get_color(), label=f"flow {flow[0]} ssthresh")
+                ax.step(
+                    ss["time_s"],
+                    ss["ssthresh_bytes"] / scale,
+                    where="post",
+                    lw=0.8,
+                    ls="--",
+                    color=line.get_color(),
+                    label=f"flow {flow[0]} ssthresh",
+                )
         ax.set_ylabel(f"window ({unit})")
     elif kind == "queue":
         busy = df.group_by("link_name").agg(pl.col("packets").max()).filter(pl.col("packets") > 0)
@@ -299,18 +396,26 @@ def plot_trace(traces: Mapping[str, pl.DataFrame] | str | Path, kind: str = "cwn
         for i, (flow, g) in enumerate(sorted(data.partition_by("flow", as_dict=True).items())):
             if i >= MAX_GROUPS:
                 break
-            size = max(1, int(g["len"].max() or 1))
+            size = max(1, int(cast(int, g["len"].max()) or 1))
             sent = g.filter(pl.col("event").cast(pl.String) == "enqueue")
-            line = ax.scatter(sent["time_s"], sent["seq"] / size, s=2, label=f"flow {flow[0]} sent")
+            dots = ax.scatter(sent["time_s"], sent["seq"] / size, s=2, label=f"flow {flow[0]} sent")
             lost = g.filter(pl.col("event").cast(pl.String).is_in(["drop", "lost"]))
             if lost.height:
-                ax.scatter(lost["time_s"], lost["seq"] / size, s=18, marker="x", color=line.get_facecolor()[0],
-                           label=f"flow {flow[0]} dropped")
+                ax.scatter(
+                    lost["time_s"],
+                    lost["seq"] / size,
+                    s=18,
+                    marker="x",
+                    color=dots.get_facecolor()[0],
+                    label=f"flow {flow[0]} dropped",
+                )
         ax.set_ylabel(f"sequence number (segments) at {link}")
     ax.set_xlabel("time (s)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="best")
-    fig.suptitle(title or {"cwnd": "Congestion window", "queue": "Queue length", "seq": "Sequence numbers"}[kind])
+    fig.suptitle(
+        title or {"cwnd": "Congestion window", "queue": "Queue length", "seq": "Sequence numbers"}[kind]
+    )
     if out is not None:
         save(fig, out)
     return fig

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Batch", "Store", "StoreError", "flatten_inputs", "load", "query", "rows", "write_file"]
 
+
 class StoreError(ValueError):
     """A store that cannot be read or written (missing, locked, not a store)."""
 
@@ -57,13 +58,16 @@ LONG_LIST = 64
 MAX_INPUT_COLUMNS = 5000
 
 
-def flatten_inputs(resolved: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten_inputs(resolved: Mapping[str, Any] | list[Any], prefix: str = "") -> dict[str, Any]:
     """The resolved scenario as {dotted path: value}, list entries by index (as `--set`). The
     values are already SI numbers (`tcplab.resolve`): seconds, bit/s, bytes, probabilities. A
     list of more than `LONG_LIST` plain values is one column holding the list."""
     out: dict[str, Any] = {}
-    if isinstance(resolved, list) and len(resolved) > LONG_LIST and not any(
-            isinstance(v, (Mapping, list)) for v in resolved):
+    if (
+        isinstance(resolved, list)
+        and len(resolved) > LONG_LIST
+        and not any(isinstance(v, (Mapping, list)) for v in resolved)
+    ):
         out[prefix.rstrip(".")] = list(resolved)
         return out
     items: Iterable = resolved.items() if isinstance(resolved, Mapping) else enumerate(resolved)
@@ -86,38 +90,57 @@ def _check_width(resolved: Mapping[str, Any], columns: int) -> None:
     if columns <= MAX_INPUT_COLUMNS:
         return
     tables = len(resolved.get("flows") or [])
-    hint = (f"its {tables} [[flows]] tables are a column group each: write flows that differ only in "
-            "their random draws as one table with count = N") if tables > 16 else \
-        "a list of tables in it is a column group per entry"
-    raise StoreError(f"the scenario flattens to {columns} input columns (expected at most "
-                     f"{MAX_INPUT_COLUMNS} per run in a results store): {hint}")
+    hint = (
+        (
+            f"its {tables} [[flows]] tables are a column group each: write flows that differ only in "
+            "their random draws as one table with count = N"
+        )
+        if tables > 16
+        else "a list of tables in it is a column group per entry"
+    )
+    raise StoreError(
+        f"the scenario flattens to {columns} input columns (expected at most "
+        f"{MAX_INPUT_COLUMNS} per run in a results store): {hint}"
+    )
 
 
 def rows(run_key: str, resolved: Mapping[str, Any], result: RunResult) -> pl.DataFrame:
     """The store rows of one run (one per flow) from its resolved scenario and its result."""
-    return table_rows(run_key, resolved, result.with_predictions(), result.events, result.links,
-                      result.traffic)
+    return table_rows(
+        run_key, resolved, result.with_predictions(), result.events, result.links, result.traffic
+    )
 
 
-def table_rows(run_key: str, resolved: Mapping[str, Any], flows: pl.DataFrame, events: int,
-               links: pl.DataFrame, traffic: pl.DataFrame | None = None) -> pl.DataFrame:
+def table_rows(
+    run_key: str,
+    resolved: Mapping[str, Any],
+    flows: pl.DataFrame,
+    events: int,
+    links: pl.DataFrame,
+    traffic: pl.DataFrame | None = None,
+) -> pl.DataFrame:
     """Store rows from a run's flows table: its inputs before, its shared links' columns after
     (a connection's own access and egress links stay in the run's links table: their columns
     would grow with the flows, and every row would carry every flow's)."""
     inputs = flatten_inputs(resolved)
     _check_width(resolved, len(inputs))
     n = flows.height
-    head = pl.DataFrame({"run_key": [run_key] * n, **{k: [v] * n for k, v in inputs.items()}},
-                        strict=False)
+    head = pl.DataFrame({"run_key": [run_key] * n, **{k: [v] * n for k, v in inputs.items()}}, strict=False)
     if "shared" in links.columns:
         links = links.filter(pl.col("shared")).drop("shared")
     tail = pl.DataFrame({"events": pl.Series([events] * n, dtype=pl.UInt64)}).with_columns(
         pl.lit(value, dtype=links.schema[metric]).alias(f"link.{link['link']}.{metric}")
-        for link in links.iter_rows(named=True) for metric, value in link.items() if metric != "link")
+        for link in links.iter_rows(named=True)
+        for metric, value in link.items()
+        if metric != "link"
+    )
     if traffic is not None and traffic.height:
         tail = tail.with_columns(
             pl.lit(value, dtype=traffic.schema[metric]).alias(f"group.{g['name']}.{metric}")
-            for g in traffic.iter_rows(named=True) for metric, value in g.items() if metric not in ("name", "kind"))
+            for g in traffic.iter_rows(named=True)
+            for metric, value in g.items()
+            if metric not in ("name", "kind")
+        )
     return pl.concat([head, flows, tail], how="horizontal")
 
 
@@ -139,8 +162,10 @@ def check_file(path: Path) -> None:
         reason = "empty file" if path.exists() and path.stat().st_size == 0 else str(e).splitlines()[0]
         raise StoreError(f"{path}: not a Parquet file ({reason})") from None
     if "run_key" not in schema.names:
-        raise StoreError(f"{path}: not a tcplab results store (a Parquet file without a run_key column; "
-                         "expected the output of tcplab sweep or tcplab run --out)")
+        raise StoreError(
+            f"{path}: not a tcplab results store (a Parquet file without a run_key column; "
+            "expected the output of tcplab sweep or tcplab run --out)"
+        )
 
 
 def _keys_of_parts(parts: list[Path]) -> set[str]:
@@ -224,8 +249,10 @@ class Store:
         import fcntl
 
         if self.path.exists() and not self.path.is_dir():
-            raise StoreError(f"{self.path}: exists and is not a results store directory (a sweep writes "
-                             "a directory; a file is a single run's store)")
+            raise StoreError(
+                f"{self.path}: exists and is not a results store directory (a sweep writes "
+                "a directory; a file is a single run's store)"
+            )
         self.path.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -380,8 +407,9 @@ def query(path: str | Path, sql: str, limit: int | None = None) -> pl.DataFrame:
     names need double quotes: SELECT "flows.0.mss", avg(goodput_bps) FROM runs GROUP BY 1.
     `limit` keeps at most that many rows (the query is not materialized beyond them)."""
     if not sql.strip():
-        raise StoreError("query: empty SQL (expected a statement over the table runs, e.g. "
-                         "SELECT count(*) FROM runs)")
+        raise StoreError(
+            "query: empty SQL (expected a statement over the table runs, e.g. SELECT count(*) FROM runs)"
+        )
     rel = connect(path).sql(sql)
     if rel is None:  # a statement without a result (CREATE, SET, ...)
         return pl.DataFrame()

@@ -60,7 +60,9 @@ def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, st
     if isinstance(scenario, Mapping):
         return json.dumps(_without_nones(scenario)), "json"
     path = Path(scenario)
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
+    if isinstance(scenario, Path) or (
+        isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
+    ):
         try:
             return path.read_bytes().decode("utf-8"), "toml"
         except FileNotFoundError:
@@ -70,12 +72,15 @@ def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, st
         except OSError as e:
             raise ScenarioError(f"{path}: cannot read the scenario ({e.strerror})") from None
         except UnicodeDecodeError as e:
-            raise ScenarioError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); "
-                                "a scenario is a TOML file in UTF-8") from None
+            raise ScenarioError(
+                f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); a scenario is a TOML file in UTF-8"
+            ) from None
     return str(scenario), "toml"
 
 
-def resolve(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, **overrides: Any) -> dict:
+def resolve(
+    scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, **overrides: Any
+) -> dict:
     """The validated scenario with every default filled in, as a dict. Quantities are numbers
     in SI base units under the scenario's own keys: durations in seconds (float), rates in
     bit/s and sizes in bytes (int), probabilities as floats (docs/traces.md, "Units")."""
@@ -104,8 +109,10 @@ NS2_EVENT = {"enqueue": "+", "dequeue": "-", "drop": "d", "receive": "r", "lost"
 
 def json_records(df: pl.DataFrame) -> list[dict]:
     """Rows as dicts for JSON: a NaN (a mean of nothing) becomes null, as JSON has no NaN."""
-    return [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
-            for row in df.iter_rows(named=True)]
+    return [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+        for row in df.iter_rows(named=True)
+    ]
 
 
 class RunResult:
@@ -136,20 +143,29 @@ class RunResult:
         empty measurement window, one shorter than a round trip, a flow with no RTT sample."""
         out = []
         if self.window_s <= 0:
-            out.append(f"the measurement window is empty: the run ended at {self.duration_s:g} s (every finite "
-                       f"transfer had completed), before warm-up at {self.warmup_s:g} s; rates and means are "
-                       "NaN (lower `warmup`, or transfer more `bytes`)")
+            out.append(
+                f"the measurement window is empty: the run ended at {self.duration_s:g} s (every finite "
+                f"transfer had completed), before warm-up at {self.warmup_s:g} s; rates and means are "
+                "NaN (lower `warmup`, or transfer more `bytes`)"
+            )
             return out
         rtts = [r for r in self.flows["mean_rtt_s"].to_list() if r is not None and r == r]
         if rtts and self.window_s < max(rtts):
-            out.append(f"the measurement window ({self.window_s:g} s) is shorter than a round trip "
-                       f"({max(rtts) * 1e3:.1f} ms): its rates and means describe a fraction of one window")
-        silent = [f["flow"] for f in self.flows.iter_rows(named=True)
-                  if f["mean_rtt_s"] is None or f["mean_rtt_s"] != f["mean_rtt_s"]]
+            out.append(
+                f"the measurement window ({self.window_s:g} s) is shorter than a round trip "
+                f"({max(rtts) * 1e3:.1f} ms): its rates and means describe a fraction of one window"
+            )
+        silent = [
+            f["flow"]
+            for f in self.flows.iter_rows(named=True)
+            if f["mean_rtt_s"] is None or f["mean_rtt_s"] != f["mean_rtt_s"]
+        ]
         if silent:
             which = ", ".join(map(str, silent[:10])) + (" ..." if len(silent) > 10 else "")
-            out.append(f"flow {which}: no RTT sample in the measurement window (no ACK came back): "
-                       "no mean RTT, no Mathis prediction")
+            out.append(
+                f"flow {which}: no RTT sample in the measurement window (no ACK came back): "
+                "no mean RTT, no Mathis prediction"
+            )
         return out
 
     def __repr__(self) -> str:
@@ -210,23 +226,44 @@ class RunResult:
             pred = float("nan")
             if f["p"] and rtt and c == c:  # no Table 1 constant for this ACK policy: no prediction
                 pred = float(mathis.throughput(mss=f["mss_bytes"], rtt=rtt, p=f["p"], c=c))
-            rows.append({"flow": f["flow"], "mathis_c": c, "mathis_bps": pred,
-                         "ratio": f["goodput_bps"] / pred if pred == pred and pred > 0 else float("nan")})
-        extra = pl.DataFrame(rows, schema={"flow": pl.UInt32, "mathis_c": pl.Float64, "mathis_bps": pl.Float64,
-                                           "ratio": pl.Float64})
+            rows.append(
+                {
+                    "flow": f["flow"],
+                    "mathis_c": c,
+                    "mathis_bps": pred,
+                    "ratio": f["goodput_bps"] / pred if pred == pred and pred > 0 else float("nan"),
+                }
+            )
+        extra = pl.DataFrame(
+            rows,
+            schema={"flow": pl.UInt32, "mathis_c": pl.Float64, "mathis_bps": pl.Float64, "ratio": pl.Float64},
+        )
         return self.flows.join(extra, on="flow", how="left", maintain_order="left")
 
     def to_json(self) -> str:
         """The tables and the run's figures as one JSON document (what `tcplab run --json`
         prints): NaN is written as null."""
-        return json.dumps({"flows": json_records(self.flows), "links": json_records(self.links),
-                           "totals": json_records(self.totals), "traffic": json_records(self.traffic),
-                           "seed": self.seed, "duration_s": self.duration_s,
-                           "warmup_s": self.warmup_s, "window_s": self.window_s, "events": self.events,
-                           "warnings": self.warnings}, sort_keys=True, allow_nan=False)
+        return json.dumps(
+            {
+                "flows": json_records(self.flows),
+                "links": json_records(self.links),
+                "totals": json_records(self.totals),
+                "traffic": json_records(self.traffic),
+                "seed": self.seed,
+                "duration_s": self.duration_s,
+                "warmup_s": self.warmup_s,
+                "window_s": self.window_s,
+                "events": self.events,
+                "warnings": self.warnings,
+            },
+            sort_keys=True,
+            allow_nan=False,
+        )
 
 
-def run(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, **overrides: Any) -> RunResult:
+def run(
+    scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, **overrides: Any
+) -> RunResult:
     """Runs one simulation.
 
     `scenario` is a path to a TOML file, TOML text, or a dict of the same shape. Overrides use the

@@ -9,8 +9,9 @@ a number is never cut or split across lines.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -40,10 +41,19 @@ def num(x: Any, fmt: str) -> str:
     return format(x, fmt)
 
 
-def render(title: str | None, columns: Sequence[Column], rows: Sequence[Sequence[str]],
-           caption: str | None = None) -> Table:
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0),
-              caption=caption, caption_justify="left", show_edge=False)
+def render(
+    title: str | None, columns: Sequence[Column], rows: Sequence[Sequence[str]], caption: str | None = None
+) -> Table:
+    t = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+        caption=caption,
+        caption_justify="left",
+        show_edge=False,
+    )
     for c in columns:
         t.add_column(c.header, justify="left" if c.left else "right", no_wrap=True)
     for r in rows:
@@ -51,8 +61,13 @@ def render(title: str | None, columns: Sequence[Column], rows: Sequence[Sequence
     return t
 
 
-def print_table(console: Console, title: str | None, columns: Sequence[Column], rows: Sequence[Sequence[str]],
-                caption: str | None = None) -> None:
+def print_table(
+    console: Console,
+    title: str | None,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str]],
+    caption: str | None = None,
+) -> None:
     """Prints a table that fits the console, or the same rows vertically when it does not."""
     table = render(title, columns, rows, caption=None)
     width = console.measure(table, options=console.options.update_width(10**6)).maximum
@@ -68,7 +83,7 @@ def print_table(console: Console, title: str | None, columns: Sequence[Column], 
     for i, r in enumerate(rows):
         if i:
             console.print()
-        for name, value in zip(names, r):
+        for name, value in zip(names, r, strict=False):  # a short row, as rich pads it
             console.print(f"  {name:<{pad}}  {value}", highlight=False, soft_wrap=True)
     if caption:
         console.print(caption, highlight=False)

@@ -29,7 +29,9 @@ def parse_quantity(text: str, kind: str) -> float:
     if kind not in KINDS:
         raise ValueError(f"unknown quantity kind {kind!r}: expected one of {', '.join(KINDS)}")
     if not isinstance(text, str):
-        raise ValueError(f"{text!r} is not a {kind}: expected a string such as '100ms', '10Mbit/s', '64KiB' or '1%'")
+        raise ValueError(
+            f"{text!r} is not a {kind}: expected a string such as '100ms', '10Mbit/s', '64KiB' or '1%'"
+        )
     return _core.parse_quantity(kind, text)
 
 

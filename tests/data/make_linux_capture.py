@@ -50,8 +50,24 @@ def setup(loss: float) -> None:
         sh("ip", "link", "set", "lo", "up", ns=ns)
         # Segments of at most one MSS on the wire, as a capture of a real path shows them.
         sh("ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off", ns=ns, check=False)
-    sh("iptables", "-A", "INPUT", "-p", "tcp", "--dport", str(PORT), "-m", "statistic", "--mode", "random",
-       "--probability", str(loss), "-j", "DROP", ns=NS_RCV)
+    sh(
+        "iptables",
+        "-A",
+        "INPUT",
+        "-p",
+        "tcp",
+        "--dport",
+        str(PORT),
+        "-m",
+        "statistic",
+        "--mode",
+        "random",
+        "--probability",
+        str(loss),
+        "-j",
+        "DROP",
+        ns=NS_RCV,
+    )
 
 
 SERVER = f"""
@@ -71,11 +87,33 @@ def tcp_info(sock: socket.socket) -> dict:
     """The fields of struct tcp_info (linux/tcp.h) this check uses."""
     raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
     u32 = struct.unpack_from("<24I", raw, 8)
-    names = ["rto", "ato", "snd_mss", "rcv_mss", "unacked", "sacked", "lost", "retrans", "fackets",
-             "last_data_sent", "last_ack_sent", "last_data_recv", "last_ack_recv", "pmtu", "rcv_ssthresh",
-             "rtt", "rttvar", "snd_ssthresh", "snd_cwnd", "advmss", "reordering", "rcv_rtt", "rcv_space",
-             "total_retrans"]
-    return dict(zip(names, u32))
+    names = [
+        "rto",
+        "ato",
+        "snd_mss",
+        "rcv_mss",
+        "unacked",
+        "sacked",
+        "lost",
+        "retrans",
+        "fackets",
+        "last_data_sent",
+        "last_ack_sent",
+        "last_data_recv",
+        "last_ack_recv",
+        "pmtu",
+        "rcv_ssthresh",
+        "rtt",
+        "rttvar",
+        "snd_ssthresh",
+        "snd_cwnd",
+        "advmss",
+        "reordering",
+        "rcv_rtt",
+        "rcv_space",
+        "total_retrans",
+    ]
+    return dict(zip(names, u32, strict=True))
 
 
 def client(nbytes: int) -> dict:
@@ -110,11 +148,31 @@ def main() -> int:
     dump = server = None
     try:
         setup(a.loss)
-        dump = subprocess.Popen(["ip", "netns", "exec", NS_SND, "tcpdump", "-i", IF_SND, "-s", str(a.snaplen), "-U",
-                                 "-w", str(pcap), "tcp", "port", str(PORT)], stderr=subprocess.PIPE, text=True)
+        dump = subprocess.Popen(
+            [
+                "ip",
+                "netns",
+                "exec",
+                NS_SND,
+                "tcpdump",
+                "-i",
+                IF_SND,
+                "-s",
+                str(a.snaplen),
+                "-U",
+                "-w",
+                str(pcap),
+                "tcp",
+                "port",
+                str(PORT),
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         dump.stderr.readline()  # "listening on ..."
-        server = subprocess.Popen(["ip", "netns", "exec", NS_RCV, sys.executable, "-c", SERVER],
-                                  stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            ["ip", "netns", "exec", NS_RCV, sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True
+        )
         assert server.stdout.readline().strip() == "ready"
         out = sh(sys.executable, __file__, "--client", "--bytes", str(a.bytes), ns=NS_SND)
         report = json.loads(out.stdout)
@@ -123,8 +181,13 @@ def main() -> int:
         time.sleep(0.5)
         dump.send_signal(signal.SIGINT)
         dump.wait(timeout=10)
-        report |= {"bytes": a.bytes, "received": received, "loss": a.loss, "snaplen": a.snaplen,
-                   "kernel": os.uname().release}
+        report |= {
+            "bytes": a.bytes,
+            "received": received,
+            "loss": a.loss,
+            "snaplen": a.snaplen,
+            "kernel": os.uname().release,
+        }
         a.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
         print(json.dumps(report["tcp_info"]), report["ss"], sep="\n")
         print(f"wrote {pcap} ({pcap.stat().st_size} bytes) and {a.out.with_suffix('.json')}")

@@ -83,9 +83,14 @@ def _check(path: Path) -> None:
             raise ValueError(f"{name}: {value:g} (expected a value > 0)")
     if not 0.0 <= path.loss < 1.0:
         raise ValueError(f"--loss: {path.loss:g} (expected a loss rate in [0, 1))")
-    for name, value in (("--rate", path.rate), ("--rwnd", path.rwnd), ("--size", path.size), ("--rto", path.rto)):
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{name}: {value:g} (expected a value > 0)")
+    for name, given in (
+        ("--rate", path.rate),
+        ("--rwnd", path.rwnd),
+        ("--size", path.size),
+        ("--rto", path.rto),
+    ):
+        if given is not None and not (math.isfinite(given) and given > 0):
+            raise ValueError(f"{name}: {given:g} (expected a value > 0)")
     if path.queue is not None and path.queue < 1:
         raise ValueError(f"--queue: {path.queue} (expected a buffer of at least 1 packet)")
     if path.variant not in VARIANTS:
@@ -180,46 +185,93 @@ def classify(path: Path, bd: dict[str, float]) -> tuple[str, str, dict[str, Any]
         rounds, cover = _slow_start(path, w) if math.isfinite(w) else (200, math.inf)
         if path.loss > 0:
             cover = min(cover, path.mss / path.loss)
-        decisive = {"size_bytes": path.size, "slow_start_bytes": cover, "slow_start_rounds": rounds,
-                    "steady_window_bytes": w, "first_loss_after_bytes": path.mss / path.loss if path.loss else None}
+        decisive = {
+            "size_bytes": path.size,
+            "slow_start_bytes": cover,
+            "slow_start_rounds": rounds,
+            "steady_window_bytes": w,
+            "first_loss_after_bytes": path.mss / path.loss if path.loss else None,
+        }
         if path.size <= cover:
-            why = (f"the transfer ({path.size} B) ends before slow start has sent {cover:.0f} B, where the window "
-                   "would reach its steady value or the first loss is expected")
+            why = (
+                f"the transfer ({path.size} B) ends before slow start has sent {cover:.0f} B, where the window "
+                "would reach its steady value or the first loss is expected"
+            )
             return "slow-start", why, decisive
     fr, to = _pftk_terms(path) if path.loss > 0 else (0.0, 0.0)
     decisive = {"window_limited_bps": win, "loss_limited_bps": loss, "link_bps": link}
     if path.queue_delay is not None and path.queue_delay >= 0.5 * path.rtt:
         decisive |= {"queue_delay_s": path.queue_delay, "min_rtt_s": path.rtt}
-        return "queue", (f"the queueing delay ({path.queue_delay * 1e3:.3g} ms, mean - min RTT) is at least half the "
-                         f"minimum RTT ({path.rtt * 1e3:.3g} ms): the RTT and the losses are the queue's"), decisive
+        return (
+            "queue",
+            (
+                f"the queueing delay ({path.queue_delay * 1e3:.3g} ms, mean - min RTT) is at least half the "
+                f"minimum RTT ({path.rtt * 1e3:.3g} ms): the RTT and the losses are the queue's"
+            ),
+            decisive,
+        )
     if win <= loss and win <= link:
         if math.isinf(win):
-            return "window-limited", ("no loss, no link rate and no receiver window: nothing bounds the rate "
-                                      "(give --rate, --rwnd or --loss)"), decisive
-        return "window-limited", (f"rwnd/RTT = {_rate(win)} is below the loss-limited rate "
-                                  f"({_rate(loss)}) and the link ({_rate(link)})"), decisive
+            return (
+                "window-limited",
+                (
+                    "no loss, no link rate and no receiver window: nothing bounds the rate "
+                    "(give --rate, --rwnd or --loss)"
+                ),
+                decisive,
+            )
+        return (
+            "window-limited",
+            (
+                f"rwnd/RTT = {_rate(win)} is below the loss-limited rate "
+                f"({_rate(loss)}) and the link ({_rate(link)})"
+            ),
+            decisive,
+        )
     if loss <= link:
         from tcplab.models import mathis
 
         peak = float(mathis.peak_window(path.loss))
-        decisive |= {"pftk_fast_retransmit_term_s": fr, "pftk_timeout_term_s": to, "peak_window_segments": peak}
+        decisive |= {
+            "pftk_fast_retransmit_term_s": fr,
+            "pftk_timeout_term_s": to,
+            "peak_window_segments": peak,
+        }
         if to >= fr or peak < 4:
-            why = (f"PFTK's timeout term ({to * 1e3:.3g} ms per segment) is at least its fast-retransmit term "
-                   f"({fr * 1e3:.3g} ms)" if to >= fr else
-                   f"the peak window sqrt(8/3p) = {peak:.3g} segments is below 4: three duplicate ACKs cannot arrive")
+            why = (
+                f"PFTK's timeout term ({to * 1e3:.3g} ms per segment) is at least its fast-retransmit term "
+                f"({fr * 1e3:.3g} ms)"
+                if to >= fr
+                else f"the peak window sqrt(8/3p) = {peak:.3g} segments is below 4: three duplicate ACKs cannot arrive"
+            )
             return "timeout", (f"the loss-limited rate ({_rate(loss)}) binds and {why}"), decisive
-        return "loss-limited", (f"the loss-limited rate ({_rate(loss)}) is below rwnd/RTT "
-                                f"({_rate(win)}) and the link ({_rate(link)}); PFTK's timeout "
-                                f"term ({to * 1e3:.3g} ms per segment) is below its fast-retransmit term "
-                                f"({fr * 1e3:.3g} ms)"), decisive
+        return (
+            "loss-limited",
+            (
+                f"the loss-limited rate ({_rate(loss)}) is below rwnd/RTT "
+                f"({_rate(win)}) and the link ({_rate(link)}); PFTK's timeout "
+                f"term ({to * 1e3:.3g} ms per segment) is below its fast-retransmit term "
+                f"({fr * 1e3:.3g} ms)"
+            ),
+            decisive,
+        )
     decisive |= {k: bd[k] for k in ("bdp_packets", "max_queue_delay_s", "buffer_over_bdp") if k in bd}
     decisive["queue_packets"] = path.queue
     qd = bd.get("max_queue_delay_s")
-    tail = (f"; a full buffer ({path.queue} packets) adds {qd * 1e3:.3g} ms to the {path.rtt * 1e3:.3g} ms RTT"
-            if qd is not None else "")
-    return "queue", (f"the link ({_rate(link)}) is below rwnd/RTT ({_rate(win)}) and the "
-                     f"loss-limited rate ({_rate(loss)}): the window grows until the drop-tail buffer "
-                     f"overflows, so p and the RTT are the queue's{tail}"), decisive
+    tail = (
+        f"; a full buffer ({path.queue} packets) adds {qd * 1e3:.3g} ms to the {path.rtt * 1e3:.3g} ms RTT"
+        if qd is not None
+        else ""
+    )
+    return (
+        "queue",
+        (
+            f"the link ({_rate(link)}) is below rwnd/RTT ({_rate(win)}) and the "
+            f"loss-limited rate ({_rate(loss)}): the window grows until the drop-tail buffer "
+            f"overflows, so p and the RTT are the queue's{tail}"
+        ),
+        decisive,
+    )
 
 
 # ---- the models -----------------------------------------------------------------------------------
@@ -241,7 +293,7 @@ _REGIME_NOTES = {
     },
     "queue": {
         "*": "p and RTT are set by the drop-tail queue, not given: the prediction uses the path's loss and base "
-             "RTT; with the flow's measured p and RTT (a capture, or the simulation below) it applies",
+        "RTT; with the flow's measured p and RTT (a capture, or the simulation below) it applies",
     },
 }
 
@@ -255,10 +307,14 @@ def _models(path: Path, regime: str) -> list[dict[str, Any]]:
     rtt = path.mean_rtt or path.rtt
     wmax = float(path.rwnd) if path.rwnd else None
     c = math.sqrt(0.75) if path.ack == "delayed" else math.sqrt(1.5)
-    specs = [
+    specs: list[tuple[str, str, dict[str, Any], str]] = [
         ("mathis", "Mathis Eq. 3", {"mss": path.mss, "rtt": rtt, "loss": path.loss, "c": c}, "throughput"),
-        ("pftk", "PFTK full", {"mss": path.mss, "rtt": rtt, "loss": path.loss, "rto": rto, "b": path.b,
-                               "wmax": wmax}, "full"),
+        (
+            "pftk",
+            "PFTK full",
+            {"mss": path.mss, "rtt": rtt, "loss": path.loss, "rto": rto, "b": path.b, "wmax": wmax},
+            "full",
+        ),
         ("newreno", "Parvez NoTO", {"mss": path.mss, "rtt": rtt, "loss": path.loss, "rto": rto}, "noto"),
         ("newreno", "Parvez Full", {"mss": path.mss, "rtt": rtt, "loss": path.loss, "rto": rto}, "full"),
         ("cubic", "CUBIC response", {"mss": path.mss, "rtt": rtt, "loss": path.loss}, "throughput"),
@@ -286,8 +342,15 @@ def _models(path: Path, regime: str) -> list[dict[str, Any]]:
         for k in ("*", name, f"{name}:{sub}"):
             if k in reg:
                 notes.append(reg[k])
-        rows.append({"model": f"{name}:{key}", "label": label, "prediction_bps": value,
-                     "domain_applies": not notes, "notes": notes})
+        rows.append(
+            {
+                "model": f"{name}:{key}",
+                "label": label,
+                "prediction_bps": value,
+                "domain_applies": not notes,
+                "notes": notes,
+            }
+        )
     return rows
 
 
@@ -295,6 +358,7 @@ def _slow_start_prediction(path: Path, bd: dict[str, float]) -> dict[str, Any]:
     """A no-loss slow-start estimate of the transfer time: round trips of a window growing by
     1 + 1/b per round from the initial window (capped at the steady window), each taking an RTT,
     plus the serialization of the bytes at the link rate."""
+    assert path.size is not None  # the slow-start regime is a finite transfer's
     cap = bd["steady_window_bytes"]
     rounds = _rounds_for(path, path.size, cap)
     seconds = rounds * path.rtt + (8 * path.size / path.rate if path.rate else 0.0)
@@ -327,17 +391,29 @@ def scenario_toml(path: Path) -> str:
     else:
         duration = max(120.0, 3000 * path.rtt)
         warmup = max(20.0, duration / 6)
-    hop = f'{{ rate = "{_fmt_quantity(rate, "bit/s")}", delay = "{_fmt_quantity(path.rtt / 2, "s")}", ' \
-          f"queue = {{ limit = {queue} }}"
+    hop = (
+        f'{{ rate = "{_fmt_quantity(rate, "bit/s")}", delay = "{_fmt_quantity(path.rtt / 2, "s")}", '
+        f"queue = {{ limit = {queue} }}"
+    )
     if path.loss > 0:
         hop += f', loss = {{ model = "bernoulli", p = {path.loss:.12g} }}'
     hop += " }"
     tcp = 'tcp = "sack"\ncc = "cubic"' if path.variant == "cubic" else f'tcp = "{path.variant}"'
     lines = [
         "# Written by `tcplab advise` (docs/advise.md): the path it was given, as one hop.",
-        'name = "advise"', "seed = 1", f'duration = "{duration:.12g}s"', f'warmup = "{warmup:.12g}s"', "",
-        "[network.path]", f"hops = [\n  {hop},\n]", "", "[[flows]]", tcp, f'ack = "{path.ack}"',
-        f"mss = {path.mss}", f"initial_window = {path.initial_window}",
+        'name = "advise"',
+        "seed = 1",
+        f'duration = "{duration:.12g}s"',
+        f'warmup = "{warmup:.12g}s"',
+        "",
+        "[network.path]",
+        f"hops = [\n  {hop},\n]",
+        "",
+        "[[flows]]",
+        tcp,
+        f'ack = "{path.ack}"',
+        f"mss = {path.mss}",
+        f"initial_window = {path.initial_window}",
     ]
     if path.rwnd is not None:
         lines.append(f"rwnd = {path.rwnd}")
@@ -363,8 +439,11 @@ def advise(path: Path) -> dict[str, Any]:
     if path.size is not None:
         doc["slow_start"] = _slow_start_prediction(path, bd)
     sp = validation_spreads()
-    doc["validation"] = {"generated_by": sp["generated_by"], "entries": sp["regimes"].get(regime, []),
-                         "missing": sp["missing"].get(regime)}
+    doc["validation"] = {
+        "generated_by": sp["generated_by"],
+        "entries": sp["regimes"].get(regime, []),
+        "missing": sp["missing"].get(regime),
+    }
     doc["scenario"] = scenario_toml(path)
     return doc
 
@@ -382,7 +461,16 @@ def path_from_capture(row: dict[str, Any], *, variant: str = "newreno", ack: str
     b = row.get("acks_per_segment")
     ack = ack or ("delayed" if b is not None and math.isfinite(b) and b < 0.75 else "immediate")
     p = row["loss_event_rate"] if math.isfinite(row["loss_event_rate"]) else 0.0
-    return Path(rtt=min_rtt, mss=int(row["mss_bytes"]), loss=p, rwnd=int(row["max_flight_bytes"]) or None,
-                size=int(row["bytes_acked"]) if row["handshake"] else None, variant=variant, ack=ack,
-                rto=row.get("rto_used_s") or None, queue_delay=max(0.0, mean_rtt - min_rtt), mean_rtt=mean_rtt,
-                source="capture")
+    return Path(
+        rtt=min_rtt,
+        mss=int(row["mss_bytes"]),
+        loss=p,
+        rwnd=int(row["max_flight_bytes"]) or None,
+        size=int(row["bytes_acked"]) if row["handshake"] else None,
+        variant=variant,
+        ack=ack,
+        rto=row.get("rto_used_s") or None,
+        queue_delay=max(0.0, mean_rtt - min_rtt),
+        mean_rtt=mean_rtt,
+        source="capture",
+    )

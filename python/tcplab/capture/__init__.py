@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tcplab.capture.analysis import PREDICTION_SCHEMA, CaptureAnalysis, CaptureError, analyze, predictions
 
-EXPORTS = dict.fromkeys(("PREDICTION_SCHEMA", "CaptureAnalysis", "CaptureError", "analyze", "predictions"), "analysis")
+EXPORTS = dict.fromkeys(
+    ("PREDICTION_SCHEMA", "CaptureAnalysis", "CaptureError", "analyze", "predictions"), "analysis"
+)
 
 __all__ = ["CaptureAnalysis", "CaptureError", "analyze", "predictions"]
 

@@ -45,12 +45,22 @@ class CaptureAnalysis:
     def with_predictions(self) -> pl.DataFrame:
         """The connections with the models' predictions beside the measured goodput."""
         rows = [predictions(r) for r in self.connections.iter_rows(named=True)]
-        extra = pl.DataFrame(rows, schema=PREDICTION_SCHEMA, orient="row") if rows else pl.DataFrame(schema=PREDICTION_SCHEMA)
+        extra = (
+            pl.DataFrame(rows, schema=PREDICTION_SCHEMA, orient="row")
+            if rows
+            else pl.DataFrame(schema=PREDICTION_SCHEMA)
+        )
         return pl.concat([self.connections, extra], how="horizontal")
 
 
-def analyze(path: str | Path, *, start: float = 0.0, end: float | None = None, conn: int | None = None,
-            max_points: int = 1_000_000) -> CaptureAnalysis:
+def analyze(
+    path: str | Path,
+    *,
+    start: float = 0.0,
+    end: float | None = None,
+    conn: int | None = None,
+    max_points: int = 1_000_000,
+) -> CaptureAnalysis:
     """Analyze the capture at `path` over [start, end] seconds after its first packet; keep
     the packets and RTT samples of connection `conn` (for plots)."""
     from tcplab import _core
@@ -120,22 +130,41 @@ def predictions(r: dict[str, Any]) -> dict[str, Any]:
     if not (rtt and math.isfinite(rtt)):
         out["model_notes"] = "no RTT samples: no model can be evaluated"
         return out
-    rto = next((x for x in (r["rto_s"], r["rto_estimate_s"]) if x is not None and math.isfinite(x) and x > 0), 3 * rtt)
+    rto = next(
+        (x for x in (r["rto_s"], r["rto_estimate_s"]) if x is not None and math.isfinite(x) and x > 0),
+        3 * rtt,
+    )
     out["rto_used_s"] = rto
     c = math.sqrt(1.5) if (math.isfinite(b) and b >= 0.75) else math.sqrt(0.75)
     out["mathis_c"] = c
     if r["ca_events"] > 0 and math.isfinite(r["p"]) and r["p"] > 0:
-        _predict("mathis", {"mss": mss, "rtt": rtt, "loss": r["p"], "c": c}, {"throughput": "mathis_bps"}, out, notes)
+        _predict(
+            "mathis",
+            {"mss": mss, "rtt": rtt, "loss": r["p"], "c": c},
+            {"throughput": "mathis_bps"},
+            out,
+            notes,
+        )
     else:
         notes.append("mathis: no CA events in the window (p = 0): the model needs periodic halvings")
     p = r["loss_event_rate"]
     if r["loss_events"] > 0 and math.isfinite(p) and 0 < p < 1:
         bb = b if (math.isfinite(b) and b > 0) else 1.0
-        _predict("pftk", {"mss": mss, "rtt": rtt, "loss": p, "rto": rto, "b": max(1.0, 1 / bb)},
-                 {"full": "pftk_full_bps"}, out, notes)
+        _predict(
+            "pftk",
+            {"mss": mss, "rtt": rtt, "loss": p, "rto": rto, "b": max(1.0, 1 / bb)},
+            {"full": "pftk_full_bps"},
+            out,
+            notes,
+        )
         ql = max(r["packet_loss_rate"], p)
-        _predict("newreno", {"mss": mss, "rtt": rtt, "loss": p, "packet_loss": ql, "rto": rto},
-                 {"q": "q", "noto": "parvez_noto_bps", "full": "parvez_full_bps"}, out, notes)
+        _predict(
+            "newreno",
+            {"mss": mss, "rtt": rtt, "loss": p, "packet_loss": ql, "rto": rto},
+            {"q": "q", "noto": "parvez_noto_bps", "full": "parvez_full_bps"},
+            out,
+            notes,
+        )
     else:
         notes.append("pftk, newreno: no loss events in the window")
     out["model_notes"] = "; ".join(notes)

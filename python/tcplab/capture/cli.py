@@ -7,19 +7,20 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from tcplab.cli.common import fail, write_atomically
 
-trace_app = typer.Typer(help="Packet captures: the papers' instruments on pcap/pcapng files, and their graphs.",
-                        no_args_is_help=True)
+trace_app = typer.Typer(
+    help="Packet captures: the papers' instruments on pcap/pcapng files, and their graphs.",
+    no_args_is_help=True,
+)
 
 KINDS = ("seq", "cwnd", "rtt")
 
 
-def _seconds(text: Optional[str], flag: str) -> Optional[float]:
+def _seconds(text: str | None, flag: str) -> float | None:
     if text is None:
         return None
     from tcplab import units
@@ -37,7 +38,7 @@ def _seconds(text: Optional[str], flag: str) -> Optional[float]:
     return None
 
 
-def _load(file: Path, start: Optional[str], end: Optional[str], conn: Optional[int] = None):
+def _load(file: Path, start: str | None, end: str | None, conn: int | None = None):
     from tcplab.capture.analysis import CaptureError, analyze
 
     try:
@@ -60,47 +61,108 @@ def _print_tables(a, df) -> None:
 
     console = Console()
     s = a.summary
-    console.print(f"{a.path}: {s['tcp_packets']} TCP segments of {s['records']} records, {s['connections']} "
-                  f"connections, {s['duration_s']:.3f} s"
-                  + ("" if a.complete else "  [INCOMPLETE: the file ends inside a record]"), highlight=False)
+    console.print(
+        f"{a.path}: {s['tcp_packets']} TCP segments of {s['records']} records, {s['connections']} "
+        f"connections, {s['duration_s']:.3f} s"
+        + ("" if a.complete else "  [INCOMPLETE: the file ends inside a record]"),
+        highlight=False,
+    )
     for r in df.iter_rows(named=True):
-        console.print(f"  {r['conn']}.{r['dir']}: {r['src']} -> {r['dst']}"
-                      + ("" if r["handshake"] else " (no handshake seen)"), highlight=False)
-    cols = [Column("conn", True), Column("goodput\nMbit/s"), Column("RTT\nms"),
-            Column("rtx"), Column("fast"), Column("RTO"), Column("CA"), Column("non-CA"), Column("other"),
-            Column("loss\nevents"), Column("p")]
+        console.print(
+            f"  {r['conn']}.{r['dir']}: {r['src']} -> {r['dst']}"
+            + ("" if r["handshake"] else " (no handshake seen)"),
+            highlight=False,
+        )
+    cols = [
+        Column("conn", True),
+        Column("goodput\nMbit/s"),
+        Column("RTT\nms"),
+        Column("rtx"),
+        Column("fast"),
+        Column("RTO"),
+        Column("CA"),
+        Column("non-CA"),
+        Column("other"),
+        Column("loss\nevents"),
+        Column("p"),
+    ]
     rows = []
     for r in df.iter_rows(named=True):
         rtt = r["ts_mean_rtt_s"] if r["ts_rtt_samples"] else r["mean_rtt_s"]
-        rows.append([f"{r['conn']}.{r['dir']}", num(r["goodput_bps"] / 1e6, ".3f"),
-                     num(rtt * 1e3, ".1f"), str(r["segments_retransmitted"]), str(r["fast_retransmits"]),
-                     str(r["timeouts"]), str(r["ca_events"]), str(r["non_ca_events"]), str(r["other_losses"]),
-                     str(r["loss_events"]), num(r["p"], ".4g")])
+        rows.append(
+            [
+                f"{r['conn']}.{r['dir']}",
+                num(r["goodput_bps"] / 1e6, ".3f"),
+                num(rtt * 1e3, ".1f"),
+                str(r["segments_retransmitted"]),
+                str(r["fast_retransmits"]),
+                str(r["timeouts"]),
+                str(r["ca_events"]),
+                str(r["non_ca_events"]),
+                str(r["other_losses"]),
+                str(r["loss_events"]),
+                num(r["p"], ".4g"),
+            ]
+        )
     print_table(console, None, cols, rows)
-    pcols = [Column("conn", True), Column("measured\nMbit/s"), Column("Mathis\nMbit/s"), Column("PFTK\nMbit/s"),
-             Column("NoTO\nMbit/s"), Column("Full\nMbit/s"), Column("loss ev.\nrate"), Column("q"), Column("RTO\ns")]
+    pcols = [
+        Column("conn", True),
+        Column("measured\nMbit/s"),
+        Column("Mathis\nMbit/s"),
+        Column("PFTK\nMbit/s"),
+        Column("NoTO\nMbit/s"),
+        Column("Full\nMbit/s"),
+        Column("loss ev.\nrate"),
+        Column("q"),
+        Column("RTO\ns"),
+    ]
     prow = []
     notes = []
     for r in df.iter_rows(named=True):
-        m = lambda k: num(r[k] / 1e6 if r[k] is not None else None, ".3f")  # noqa: E731
-        prow.append([f"{r['conn']}.{r['dir']}", m("goodput_bps"), m("mathis_bps"), m("pftk_full_bps"),
-                     m("parvez_noto_bps"), m("parvez_full_bps"), num(r["loss_event_rate"], ".4g"), num(r["q"], ".3g"),
-                     num(r["rto_used_s"], ".3f")])
+        m = lambda k: num(r[k] / 1e6 if r[k] is not None else None, ".3f")  # noqa: E731, B023 -- called in this iteration only
+        prow.append(
+            [
+                f"{r['conn']}.{r['dir']}",
+                m("goodput_bps"),
+                m("mathis_bps"),
+                m("pftk_full_bps"),
+                m("parvez_noto_bps"),
+                m("parvez_full_bps"),
+                num(r["loss_event_rate"], ".4g"),
+                num(r["q"], ".3g"),
+                num(r["rto_used_s"], ".3f"),
+            ]
+        )
         if r["model_notes"]:
             notes.append(f"  {r['conn']}.{r['dir']}: {r['model_notes']}")
-    print_table(console, "Model predictions from each direction's measured p, RTT and RTO", pcols, prow,
-                caption="\n".join(["notes:"] + notes) if notes else None)
+    print_table(
+        console,
+        "Model predictions from each direction's measured p, RTT and RTO",
+        pcols,
+        prow,
+        caption="\n".join(["notes:"] + notes) if notes else None,
+    )
 
 
 @trace_app.command("analyze")
 def analyze_cmd(
     file: Path = typer.Argument(..., help="A pcap or pcapng capture."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document: summary and connections."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write DIR/connections.parquet (with the predictions), "
-                                       "DIR/summary.json, and with --conn DIR/segments.parquet and DIR/rtt.parquet."),
-    start: Optional[str] = typer.Option(None, "--from", help="Start of the window, after the first packet (e.g. 20s)."),
-    end: Optional[str] = typer.Option(None, "--to", help="End of the window, after the first packet (e.g. 300s)."),
-    conn: Optional[int] = typer.Option(None, "--conn", help="Keep this connection's segments and RTT samples (--out)."),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Write DIR/connections.parquet (with the predictions), "
+        "DIR/summary.json, and with --conn DIR/segments.parquet and DIR/rtt.parquet.",
+    ),
+    start: str | None = typer.Option(
+        None, "--from", help="Start of the window, after the first packet (e.g. 20s)."
+    ),
+    end: str | None = typer.Option(
+        None, "--to", help="End of the window, after the first packet (e.g. 300s)."
+    ),
+    conn: int | None = typer.Option(
+        None, "--conn", help="Keep this connection's segments and RTT samples (--out)."
+    ),
 ) -> None:
     """Per connection and data direction: goodput, RTT, retransmissions by cause, Mathis' CA and
     non-CA events and p, Parvez's loss events, and the models' predictions from them."""
@@ -118,8 +180,10 @@ def analyze_cmd(
         text = json.dumps(summary, indent=1)
         write_atomically(out / "summary.json", lambda tmp: Path(tmp).write_text(text + "\n"))
     if json_out:
-        doc = {"summary": summary,
-               "connections": [{k: _clean(v) for k, v in r.items()} for r in df.iter_rows(named=True)]}
+        doc = {
+            "summary": summary,
+            "connections": [{k: _clean(v) for k, v in r.items()} for r in df.iter_rows(named=True)],
+        }
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
         _print_tables(a, df)
@@ -127,14 +191,20 @@ def analyze_cmd(
 
 @trace_app.command("plot")
 def plot_cmd(
-    file: Path = typer.Argument(..., help="A pcap or pcapng capture, or a simulated run's --trace-out directory."),
+    file: Path = typer.Argument(
+        ..., help="A pcap or pcapng capture, or a simulated run's --trace-out directory."
+    ),
     conn: int = typer.Option(0, "--conn", help="The connection (the conn column of trace analyze)."),
-    flow: Optional[int] = typer.Option(None, "--flow", help="With a run directory: the flow (default 0)."),
-    kind: str = typer.Option("seq", "--kind", help="seq (time-sequence graph), cwnd (bytes in flight) or rtt."),
+    flow: int | None = typer.Option(None, "--flow", help="With a run directory: the flow (default 0)."),
+    kind: str = typer.Option(
+        "seq", "--kind", help="seq (time-sequence graph), cwnd (bytes in flight) or rtt."
+    ),
     direction: int = typer.Option(0, "--dir", help="The data direction: 0 from the initiator, 1 back."),
-    output: Path = typer.Option(Path("trace.png"), "-o", "--output", help="Image file to write (.png, .svg, .pdf)."),
-    start: Optional[str] = typer.Option(None, "--from", help="Start of the window, after the first packet."),
-    end: Optional[str] = typer.Option(None, "--to", help="End of the window, after the first packet."),
+    output: Path = typer.Option(
+        Path("trace.png"), "-o", "--output", help="Image file to write (.png, .svg, .pdf)."
+    ),
+    start: str | None = typer.Option(None, "--from", help="Start of the window, after the first packet."),
+    end: str | None = typer.Option(None, "--to", help="End of the window, after the first packet."),
 ) -> None:
     """The time-sequence graph of a connection (data, ACK line, receive window, retransmissions
     and SACK blocks marked), its bytes in flight, or its RTT samples. Given a simulated run's
@@ -147,8 +217,14 @@ def plot_cmd(
     if file.is_dir():
         if conn != 0 or direction != 0:
             fail(f"--conn/--dir: for a capture; {file} is a run directory: use --flow")
-        _plot_run(file, 0 if flow is None else flow, kind, output, _seconds(start, "--from") or 0.0,
-                  _seconds(end, "--to"))
+        _plot_run(
+            file,
+            0 if flow is None else flow,
+            kind,
+            output,
+            _seconds(start, "--from") or 0.0,
+            _seconds(end, "--to"),
+        )
         return
     if flow is not None:
         fail(f"--flow: only with a run's --trace-out directory ({file} is a capture: use --conn)")
@@ -166,7 +242,7 @@ def plot_cmd(
     typer.echo(f"wrote {output}", err=True)
 
 
-def _plot_run(directory: Path, flow: int, kind: str, output: Path, start: float, end: Optional[float]) -> None:
+def _plot_run(directory: Path, flow: int, kind: str, output: Path, start: float, end: float | None) -> None:
     from tcplab.capture.run_plots import RunTraceError, plot
 
     if flow < 0:

@@ -18,8 +18,10 @@ def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
     rows = a.connections.filter((pl.col("conn") == conn) & (pl.col("dir") == direction))
     if rows.height == 0:
         have = a.connections.filter(pl.col("conn") == conn)["dir"].to_list()
-        raise ValueError(f"connection {conn} carried no data in direction {direction}"
-                         + (f" (it did in direction {have[0]})" if have else ""))
+        raise ValueError(
+            f"connection {conn} carried no data in direction {direction}"
+            + (f" (it did in direction {have[0]})" if have else "")
+        )
     r = rows.row(0, named=True)
     fig = Figure(figsize=(9, 5))
     ax = fig.add_subplot()
@@ -33,21 +35,51 @@ def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
         rtx = data.filter(pl.col("retransmit"))
         acks = seg.filter(pl.col("kind") == "ack")
         ax.vlines(new["time_s"], new["seq"], new["seq"] + new["len"], color="black", lw=1, label="data")
-        ax.scatter(rtx["time_s"], rtx["seq"], marker="x", color="red", s=24, zorder=3,
-                   label=f"retransmission ({rtx.height})")
+        ax.scatter(
+            rtx["time_s"],
+            rtx["seq"],
+            marker="x",
+            color="red",
+            s=24,
+            zorder=3,
+            label=f"retransmission ({rtx.height})",
+        )
         ax.step(acks["time_s"], acks["seq"], where="post", color="tab:blue", lw=1, label="ACK")
-        ax.step(acks["time_s"], acks["window_edge"], where="post", color="tab:green", lw=0.8,
-                label="receive window edge")
+        ax.step(
+            acks["time_s"],
+            acks["window_edge"],
+            where="post",
+            color="tab:green",
+            lw=0.8,
+            label="receive window edge",
+        )
         sack = acks.filter(pl.col("sack_end") > pl.col("sack_start"))
         if sack.height:
-            ax.vlines(sack["time_s"], sack["sack_start"], sack["sack_end"], color="tab:purple", lw=2,
-                      label="SACK block")
+            ax.vlines(
+                sack["time_s"],
+                sack["sack_start"],
+                sack["sack_end"],
+                color="tab:purple",
+                lw=2,
+                label="SACK block",
+            )
         ax.set_ylabel("sequence (bytes from the first byte seen)")
     elif kind == "cwnd":
-        ax.step(seg["time_s"], seg["flight_bytes"], where="post", color="black", lw=1,
-                label="bytes in flight (snd_max - snd_una)")
-        ax.axhline(r["mean_flight_bytes"], color="tab:blue", ls="--", lw=1,
-                   label=f"time average {r['mean_flight_bytes']:.0f} B")
+        ax.step(
+            seg["time_s"],
+            seg["flight_bytes"],
+            where="post",
+            color="black",
+            lw=1,
+            label="bytes in flight (snd_max - snd_una)",
+        )
+        ax.axhline(
+            r["mean_flight_bytes"],
+            color="tab:blue",
+            ls="--",
+            lw=1,
+            label=f"time average {r['mean_flight_bytes']:.0f} B",
+        )
         ax.set_ylabel("bytes in flight (window estimate)")
     elif kind == "rtt":
         rtt = a.rtt.filter(pl.col("dir") == direction)

@@ -16,9 +16,11 @@ from matplotlib.figure import Figure
 __all__ = ["LINKS_HINT", "RunTraceError", "flow_frames", "plot"]
 
 #: How to record what the seq and rtt figures need.
-LINKS_HINT = ("record the flow's links: tcplab run SCENARIO --set 'trace.links=[\"hop0.fwd\",\"hop0.rev\"]' "
-              "--trace-out DIR (the link its data enters and the link its ACKs reach the sender on; names as "
-              "in the links table of `tcplab run`)")
+LINKS_HINT = (
+    'record the flow\'s links: tcplab run SCENARIO --set \'trace.links=["hop0.fwd","hop0.rev"]\' '
+    "--trace-out DIR (the link its data enters and the link its ACKs reach the sender on; names as "
+    "in the links table of `tcplab run`)"
+)
 
 
 class RunTraceError(ValueError):
@@ -58,8 +60,9 @@ def flow_frames(directory: Path, flow: int) -> dict[str, pl.DataFrame]:
     pk = _read(directory, "packets")
     if pk is None:
         return out
-    pk = pk.filter(pl.col("flow") == flow).with_columns(pl.col("event").cast(pl.String), pl.col("kind").cast(pl.String),
-                                                        pl.col("link_name").cast(pl.String))
+    pk = pk.filter(pl.col("flow") == flow).with_columns(
+        pl.col("event").cast(pl.String), pl.col("kind").cast(pl.String), pl.col("link_name").cast(pl.String)
+    )
     data = pk.filter(pl.col("kind") == "data")
     if data.height:
         link = _first_link(data, last=False)
@@ -89,12 +92,24 @@ def _karn(sent: pl.DataFrame, acks: pl.DataFrame) -> pl.DataFrame:
     (it is what released the segment)."""
     from collections import deque
 
-    ev = pl.concat([
-        sent.select("time_ns", pl.lit(1).alias("order"), "seq", (pl.col("seq") + pl.col("len")).alias("end"),
-                    "retransmit"),
-        acks.select("time_ns", pl.lit(0).alias("order"), pl.col("ack").alias("seq"), pl.col("ack").alias("end"),
-                    pl.lit(False).alias("retransmit")),
-    ]).sort("time_ns", "order", maintain_order=True)
+    ev = pl.concat(
+        [
+            sent.select(
+                "time_ns",
+                pl.lit(1).alias("order"),
+                "seq",
+                (pl.col("seq") + pl.col("len")).alias("end"),
+                "retransmit",
+            ),
+            acks.select(
+                "time_ns",
+                pl.lit(0).alias("order"),
+                pl.col("ack").alias("seq"),
+                pl.col("ack").alias("end"),
+                pl.lit(False).alias("retransmit"),
+            ),
+        ]
+    ).sort("time_ns", "order", maintain_order=True)
     karn: deque[list] = deque()  # [end, time sent, retransmitted since]
     snd_una, times, rtts = 0, [], []
     for t, order, start, end, rtx in ev.iter_rows():
@@ -112,12 +127,15 @@ def _karn(sent: pl.DataFrame, acks: pl.DataFrame) -> pl.DataFrame:
             if last is not None and not last[2]:
                 times.append(t)
                 rtts.append(t - last[1])
-    return pl.DataFrame({"time_s": [x / 1e9 for x in times], "rtt_s": [x / 1e9 for x in rtts]},
-                        schema={"time_s": pl.Float64, "rtt_s": pl.Float64})
+    return pl.DataFrame(
+        {"time_s": [x / 1e9 for x in times], "rtt_s": [x / 1e9 for x in rtts]},
+        schema={"time_s": pl.Float64, "rtt_s": pl.Float64},
+    )
 
 
-def plot(directory: str | Path, *, flow: int = 0, kind: str = "seq", start: float = 0.0,
-         end: float | None = None) -> Figure:
+def plot(
+    directory: str | Path, *, flow: int = 0, kind: str = "seq", start: float = 0.0, end: float | None = None
+) -> Figure:
     """A Figure of flow `flow` of the run traced in `directory`: kind seq, cwnd or rtt, over
     [start, end] seconds of simulated time."""
     directory = Path(directory)
@@ -131,35 +149,74 @@ def plot(directory: str | Path, *, flow: int = 0, kind: str = "seq", start: floa
     if kind == "cwnd":
         cw = fr.get("cwnd")
         if cw is None:
-            raise RunTraceError(f"{directory}: no cwnd trace (run with --set trace.cwnd=true --trace-out DIR)")
+            raise RunTraceError(
+                f"{directory}: no cwnd trace (run with --set trace.cwnd=true --trace-out DIR)"
+            )
         if cw.height == 0:
             raise RunTraceError(f"{directory}: flow {flow} has no cwnd records (is there a flow {flow}?)")
         ax.step(cw["time_s"], cw["cwnd_bytes"], where="post", color="black", lw=1, label="cwnd")
         ss = cw.filter(pl.col("ssthresh_bytes").is_not_null())
         if ss.height:
-            ax.step(ss["time_s"], ss["ssthresh_bytes"], where="post", color="tab:blue", ls="--", lw=1,
-                    label="ssthresh")
+            ax.step(
+                ss["time_s"],
+                ss["ssthresh_bytes"],
+                where="post",
+                color="tab:blue",
+                ls="--",
+                lw=1,
+                label="ssthresh",
+            )
         ax.set_ylabel("bytes (the sender's own cwnd and ssthresh)")
     elif kind in ("seq", "rtt"):
         if "sent" not in fr:
-            have = "no packets trace" if not (directory / "packets.parquet").exists() else \
-                f"no data segments of flow {flow} in the packets trace"
+            have = (
+                "no packets trace"
+                if not (directory / "packets.parquet").exists()
+                else f"no data segments of flow {flow} in the packets trace"
+            )
             raise RunTraceError(f"{directory}: {have}: {LINKS_HINT}")
         if kind == "seq":
             sent = fr["sent"]
             new, rtx = sent.filter(~pl.col("retransmit")), sent.filter(pl.col("retransmit"))
-            ax.vlines(new["time_s"], new["seq"], new["seq"] + new["len"], color="black", lw=1,
-                      label=f"data at {fr['data_link']['link'][0]}")
-            ax.scatter(rtx["time_s"], rtx["seq"], marker="o", facecolors="none", edgecolors="red", s=24, zorder=3,
-                       label=f"retransmission ({rtx.height})")
+            ax.vlines(
+                new["time_s"],
+                new["seq"],
+                new["seq"] + new["len"],
+                color="black",
+                lw=1,
+                label=f"data at {fr['data_link']['link'][0]}",
+            )
+            ax.scatter(
+                rtx["time_s"],
+                rtx["seq"],
+                marker="o",
+                facecolors="none",
+                edgecolors="red",
+                s=24,
+                zorder=3,
+                label=f"retransmission ({rtx.height})",
+            )
             d = fr["drops"]
             if d.height:
-                ax.scatter(d["time_s"], d["seq"], marker="x", color="red", s=24, zorder=4,
-                           label=f"dropped or lost ({d.height})")
+                ax.scatter(
+                    d["time_s"],
+                    d["seq"],
+                    marker="x",
+                    color="red",
+                    s=24,
+                    zorder=4,
+                    label=f"dropped or lost ({d.height})",
+                )
             if "acks" in fr:
                 a = fr["acks"]
-                ax.step(a["time_s"], a["ack"], where="post", color="tab:blue", lw=1,
-                        label=f"ACK at {fr['ack_link']['link'][0]}")
+                ax.step(
+                    a["time_s"],
+                    a["ack"],
+                    where="post",
+                    color="tab:blue",
+                    lw=1,
+                    label=f"ACK at {fr['ack_link']['link'][0]}",
+                )
             ax.set_ylabel("sequence (bytes from the start of the stream)")
         else:
             if "rtt" not in fr:

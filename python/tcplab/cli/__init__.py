@@ -11,13 +11,32 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tcplab.cli.commands import DEFAULT_TRACES, app, main, traces_enabled, write_traces
-    from tcplab.cli.common import (ctrl_c, ctrl_c_seen, fail, interrupted, parse_sets, read_scenario_arg,
-                                   remember_ctrl_c, write_atomically)
+    from tcplab.cli.common import (
+        ctrl_c,
+        ctrl_c_seen,
+        fail,
+        interrupted,
+        parse_sets,
+        read_scenario_arg,
+        remember_ctrl_c,
+        write_atomically,
+    )
 
 EXPORTS = {
     **dict.fromkeys(("DEFAULT_TRACES", "app", "main", "traces_enabled", "write_traces"), "commands"),
-    **dict.fromkeys(("ctrl_c", "ctrl_c_seen", "fail", "interrupted", "parse_sets", "read_scenario_arg",
-                     "remember_ctrl_c", "write_atomically"), "common"),
+    **dict.fromkeys(
+        (
+            "ctrl_c",
+            "ctrl_c_seen",
+            "fail",
+            "interrupted",
+            "parse_sets",
+            "read_scenario_arg",
+            "remember_ctrl_c",
+            "write_atomically",
+        ),
+        "common",
+    ),
 }
 
 __all__ = sorted(EXPORTS)

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
-from tcplab.cli.common import (ctrl_c_seen, fail, interrupted, parse_sets, read_scenario_arg, remember_ctrl_c,
-                               write_atomically)
+from tcplab.cli.common import (
+    ctrl_c_seen,
+    fail,
+    interrupted,
+    parse_sets,
+    read_scenario_arg,
+    remember_ctrl_c,
+    write_atomically,
+)
 
 app = typer.Typer(
     name="tcplab",
@@ -31,8 +37,9 @@ def version_callback(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    version: bool = typer.Option(False, "--version", callback=version_callback, is_eager=True,
-                                 help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=version_callback, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     """A TCP congestion-control laboratory: simulate, model, sweep, compare."""
 
@@ -46,7 +53,7 @@ def write_traces(result, directory: Path) -> list[Path]:
         df = result.trace(name)
         if df.height:
             target = directory / f"{name}.parquet"
-            write_atomically(target, lambda tmp, df=df: df.write_parquet(tmp))
+            write_atomically(target, df.write_parquet)
             written.append(target)
     return written
 
@@ -63,19 +70,28 @@ def traces_enabled(resolved: dict) -> bool:
 @app.command()
 def run(
     scenario: str = typer.Argument(..., help="Scenario file (TOML), or - to read it from standard input."),
-    set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
+    set_: list[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON document with flows and links."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Also write the run as a one-row-per-flow results "
-                                       "store (a .parquet file that fit, query and plot read)."),
-    trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Write each recorded trace to "
-                                             "DIR/<trace>.parquet (turns on the cwnd and queue traces if the "
-                                             "scenario records none)."),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Also write the run as a one-row-per-flow results "
+        "store (a .parquet file that fit, query and plot read).",
+    ),
+    trace_out: Path | None = typer.Option(
+        None,
+        "--trace-out",
+        help="Write each recorded trace to "
+        "DIR/<trace>.parquet (turns on the cwnd and queue traces if the "
+        "scenario records none).",
+    ),
     wide: bool = typer.Option(False, "--wide", help="Print every column and link (wider than 80 columns)."),
 ) -> None:
     """Run one simulation and print per-flow and per-link results beside the Mathis prediction."""
     try:  # Ctrl-C while the heavy modules load is still "interrupted", not click's "Aborted!"
         from tcplab import results
-        from tcplab.simulation import ScenarioError, resolve, run as run_scenario
+        from tcplab.simulation import ScenarioError, resolve
+        from tcplab.simulation import run as run_scenario
         from tcplab.sweep import run_key
     except KeyboardInterrupt:
         interrupted()
@@ -107,8 +123,11 @@ def run(
         write_atomically(out, lambda tmp: results.write_file(rows, tmp))
     if trace_out is not None:
         written = write_traces(result, trace_out)
-        typer.echo(f"traces: {', '.join(str(w) for w in written) or 'none recorded'}"
-                   + (" (truncated at trace.max_points)" if result.truncated else ""), err=True)
+        typer.echo(
+            f"traces: {', '.join(str(w) for w in written) or 'none recorded'}"
+            + (" (truncated at trace.max_points)" if result.truncated else ""),
+            err=True,
+        )
     if json_out:
         sys.stdout.write(result.to_json() + "\n")
     else:
@@ -120,7 +139,7 @@ def run(
 @app.command()
 def check(
     file: Path = typer.Argument(..., help="A scenario or a sweep file (TOML)."),
-    set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
+    set_: list[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
 ) -> None:
     """Validate a scenario or a sweep file without running it (a sweep: every one of its runs)."""
     import tomllib
@@ -159,8 +178,10 @@ def check(
     from tcplab.simulation import flow_specs
 
     flows = len(flow_specs(resolved))
-    typer.echo(f"{file}: a valid scenario ({flows} flow{'s' if flows != 1 else ''}, "
-               f"{resolved['duration']:g} s, seed {resolved['seed']})")
+    typer.echo(
+        f"{file}: a valid scenario ({flows} flow{'s' if flows != 1 else ''}, "
+        f"{resolved['duration']:g} s, seed {resolved['seed']})"
+    )
 
 
 @app.command()
@@ -176,8 +197,15 @@ def _register_subcommands() -> None:
     # its own module); this module stays thin.
     import importlib
 
-    subcommands = ("tcplab.models.cli", "tcplab.sweep.cli", "tcplab.reproduce.cli", "tcplab.capture.cli",
-                   "tcplab.emulate.cli", "tcplab.advise.cli", "tcplab.validation.cli")
+    subcommands = (
+        "tcplab.models.cli",
+        "tcplab.sweep.cli",
+        "tcplab.reproduce.cli",
+        "tcplab.capture.cli",
+        "tcplab.emulate.cli",
+        "tcplab.advise.cli",
+        "tcplab.validation.cli",
+    )
     for module in subcommands:
         try:
             register = importlib.import_module(module).register
@@ -194,4 +222,3 @@ _register_subcommands()
 def main() -> None:
     remember_ctrl_c()
     app()
-

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
+
 
 def _selfcheck_lines(c: dict) -> list[str]:
     late, wake = c["lateness"], c["wakeup"]
@@ -31,25 +31,59 @@ def print_emulation(r, console=None, wide: bool = False) -> None:
     from tcplab.tables import Column, num, print_table
 
     console = console or Console()
-    console.print(f"[bold]{r.duration_s:g} s emulated[/bold] (measured from {r.warmup_s:g} s), real kernel TCP "
-                  f"through the modeled network")
+    console.print(
+        f"[bold]{r.duration_s:g} s emulated[/bold] (measured from {r.warmup_s:g} s), real kernel TCP "
+        f"through the modeled network"
+    )
     for w in r.warnings:
         console.print(f"[bold yellow]warning:[/bold yellow] {w}", highlight=False)
-    cols = [Column("#"), Column("cc", left=True), Column("goodput\nMbit/s"), Column("RTT\nms"), Column("p\nCA/seg"),
-            Column("losses"), Column("time\nouts"), Column("kernel\nretrans"), Column("kernel\nRTOs")]
+    cols = [
+        Column("#"),
+        Column("cc", left=True),
+        Column("goodput\nMbit/s"),
+        Column("RTT\nms"),
+        Column("p\nCA/seg"),
+        Column("losses"),
+        Column("time\nouts"),
+        Column("kernel\nretrans"),
+        Column("kernel\nRTOs"),
+    ]
     rows = []
     for f in r.flows.iter_rows(named=True):
         rtt = f["mean_rtt_s"]
-        losses = (f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}"
-                  if f["ca_events"] is not None else "-")
-        rows.append([str(f["flow"]), f"{f['cc']}/{f['tcp']}", num(f["goodput_bps"] / 1e6, ".3f"),
-                     num(rtt * 1e3, ".1f") if rtt is not None else "-", num(f["p"], ".2e") if f["p"] else "0",
-                     losses, str(f["timeouts"]), str(f["kernel_retrans"]), str(f["kernel_rto_events"])])
-    print_table(console, "Flows (measurement window; from the capture at the senders and TCP_INFO)", cols, rows,
-                caption="losses: CA+nonCA+other (Mathis' instruments on the capture). kernel: TCP_INFO deltas.")
+        losses = (
+            f"{f['ca_events']}+{f['non_ca_events']}+{f['other_losses']}"
+            if f["ca_events"] is not None
+            else "-"
+        )
+        rows.append(
+            [
+                str(f["flow"]),
+                f"{f['cc']}/{f['tcp']}",
+                num(f["goodput_bps"] / 1e6, ".3f"),
+                num(rtt * 1e3, ".1f") if rtt is not None else "-",
+                num(f["p"], ".2e") if f["p"] else "0",
+                losses,
+                str(f["timeouts"]),
+                str(f["kernel_retrans"]),
+                str(f["kernel_rto_events"]),
+            ]
+        )
+    print_table(
+        console,
+        "Flows (measurement window; from the capture at the senders and TCP_INFO)",
+        cols,
+        rows,
+        caption="losses: CA+nonCA+other (Mathis' instruments on the capture). kernel: TCP_INFO deltas.",
+    )
     cols, rows, hidden = links_rows(r, wide)
-    print_table(console, "Links (measurement window, the modeled network)", cols, rows,
-                caption=f"{hidden} more link directions: --wide or --json." if hidden else None)
+    print_table(
+        console,
+        "Links (measurement window, the modeled network)",
+        cols,
+        rows,
+        caption=f"{hidden} more link directions: --wide or --json." if hidden else None,
+    )
     console.print("[bold]Self-check[/bold]")
     for line in _selfcheck_lines(r.selfcheck):
         console.print(f"  {line}", highlight=False)
@@ -63,31 +97,62 @@ def print_comparison(sim, emu, console=None, wide: bool = False) -> None:
     from tcplab.tables import Column, num, print_table
 
     console = console or Console()
-    cols = [Column("#"), Column("what", left=True), Column("simulated"), Column("emulated"), Column("emu/sim")]
+    cols = [
+        Column("#"),
+        Column("what", left=True),
+        Column("simulated"),
+        Column("emulated"),
+        Column("emu/sim"),
+    ]
     rows = []
-    metrics = (("goodput Mbit/s", "goodput_bps", 1e-6, ".3f"), ("mean RTT ms", "mean_rtt_s", 1e3, ".1f"),
-               ("p (CA/segment)", "p", 1.0, ".2e"), ("loss events", "loss_events", 1.0, ".0f"),
-               ("timeouts", "timeouts", 1.0, ".0f"), ("retransmitted segs", "segments_retransmitted", 1.0, ".0f"))
-    for s, e in zip(sim.flows.iter_rows(named=True), emu.flows.iter_rows(named=True)):
+    metrics = (
+        ("goodput Mbit/s", "goodput_bps", 1e-6, ".3f"),
+        ("mean RTT ms", "mean_rtt_s", 1e3, ".1f"),
+        ("p (CA/segment)", "p", 1.0, ".2e"),
+        ("loss events", "loss_events", 1.0, ".0f"),
+        ("timeouts", "timeouts", 1.0, ".0f"),
+        ("retransmitted segs", "segments_retransmitted", 1.0, ".0f"),
+    )
+    for s, e in zip(sim.flows.iter_rows(named=True), emu.flows.iter_rows(named=True), strict=True):
         for label, key, scale, fmt in metrics:
             a, b = s.get(key), e.get(key)
             ratio = b / a if a and b is not None and a == a else float("nan")
-            rows.append([str(s["flow"]), label, num(a * scale if a is not None else None, fmt),
-                         num(b * scale if b is not None else None, fmt), num(ratio, ".2f")])
+            rows.append(
+                [
+                    str(s["flow"]),
+                    label,
+                    num(a * scale if a is not None else None, fmt),
+                    num(b * scale if b is not None else None, fmt),
+                    num(ratio, ".2f"),
+                ]
+            )
     from tcplab.report import MAX_LINK_ROWS
 
-    pairs = [(s, e) for s, e in zip(sim.links.iter_rows(named=True), emu.links.iter_rows(named=True))
-             if s["packets_in"] or e["packets_in"]]
+    pairs = [
+        (s, e)
+        for s, e in zip(sim.links.iter_rows(named=True), emu.links.iter_rows(named=True), strict=True)
+        if s["packets_in"] or e["packets_in"]
+    ]
     # The busiest link directions first (drops, then utilization), as tcplab run lists them.
     pairs.sort(key=lambda se: (-(se[1]["drops_queue"] + se[1]["drops_loss"]), -se[1]["utilization"]))
     hidden = max(len(pairs) - MAX_LINK_ROWS, 0) if not wide else 0
-    for s, e in pairs[:None if wide else MAX_LINK_ROWS]:
-        for label, key in (("utilization", "utilization"), ("queue drops", "drops_queue"),
-                           ("mean queue packets", "mean_queue_packets")):
+    for s, e in pairs[: None if wide else MAX_LINK_ROWS]:
+        for label, key in (
+            ("utilization", "utilization"),
+            ("queue drops", "drops_queue"),
+            ("mean queue packets", "mean_queue_packets"),
+        ):
             a, b = s[key], e[key]
-            rows.append([s["link"], label, num(a, ".3g"), num(b, ".3g"), num(b / a if a else float("nan"), ".2f")])
-    print_table(console, "Simulated vs emulated (same scenario, same seed for the network)", cols, rows,
-                caption=f"{hidden} quieter link directions left out: --wide or --json." if hidden else None)
+            rows.append(
+                [s["link"], label, num(a, ".3g"), num(b, ".3g"), num(b / a if a else float("nan"), ".2f")]
+            )
+    print_table(
+        console,
+        "Simulated vs emulated (same scenario, same seed for the network)",
+        cols,
+        rows,
+        caption=f"{hidden} quieter link directions left out: --wide or --json." if hidden else None,
+    )
 
 
 def _self_check(json_out: bool, spin_us: float, realtime: bool) -> None:
@@ -100,8 +165,11 @@ def _self_check(json_out: bool, spin_us: float, realtime: bool) -> None:
 
     console = Console(stderr=json_out)
     try:
-        record = ladder(spin_us, realtime, progress=lambda m: console.print(f"self-check: {m} Mbit/s ...",
-                                                                           highlight=False))
+        record = ladder(
+            spin_us,
+            realtime,
+            progress=lambda m: console.print(f"self-check: {m} Mbit/s ...", highlight=False),
+        )
     except EmulationError as e:
         fail(str(e))
     held = record["max_rate_bps"] // 1_000_000
@@ -114,11 +182,19 @@ def _self_check(json_out: bool, spin_us: float, realtime: bool) -> None:
     from tcplab.tables import Column, print_table
 
     header, rows = table(record)
-    print_table(console, "Emulator self-check (one Linux-profile flow, 5 ms path)",
-                [Column(h, left=(h == "held")) for h in header], rows, caption=record["criterion"])
+    print_table(
+        console,
+        "Emulator self-check (one Linux-profile flow, 5 ms path)",
+        [Column(h, left=(h == "held")) for h in header],
+        rows,
+        caption=record["criterion"],
+    )
     if held:
-        console.print(f"highest rate held: {held} Mbit/s (saved to {CAPACITY_FILE}; faster links are refused "
-                      "without --force)", highlight=False)
+        console.print(
+            f"highest rate held: {held} Mbit/s (saved to {CAPACITY_FILE}; faster links are refused "
+            "without --force)",
+            highlight=False,
+        )
     else:
         console.print("[bold red]the emulator could not hold even the lowest rate on this machine[/bold red]")
 
@@ -126,26 +202,45 @@ def _self_check(json_out: bool, spin_us: float, realtime: bool) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def emulate(
-        scenario: Optional[str] = typer.Argument(None, help="Scenario file (TOML)."),
-        set_: List[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
+        scenario: str | None = typer.Argument(None, help="Scenario file (TOML)."),
+        set_: list[str] = typer.Option([], "--set", help="Override a field: dotted.path=value (repeatable)."),
         json_out: bool = typer.Option(False, "--json", help="Print one JSON document."),
-        out: Optional[Path] = typer.Option(None, "--out", help="Also write the run as a one-row-per-flow results "
-                                           "store (.parquet), as tcplab run --out (column mode = emulated)."),
-        capture: Optional[Path] = typer.Option(None, "--capture", help="Keep the capture at the senders (pcap of "
-                                               "raw IP, simulated-time stamps) at this path."),
-        compare: bool = typer.Option(False, "--compare", help="Also simulate the scenario and print both side "
-                                     "by side with their ratio."),
-        self_check: bool = typer.Option(False, "--self-check", help="Measure the highest rate this machine "
-                                        "emulates faithfully (no scenario needed) and remember it."),
+        out: Path | None = typer.Option(
+            None,
+            "--out",
+            help="Also write the run as a one-row-per-flow results "
+            "store (.parquet), as tcplab run --out (column mode = emulated).",
+        ),
+        capture: Path | None = typer.Option(
+            None,
+            "--capture",
+            help="Keep the capture at the senders (pcap of raw IP, simulated-time stamps) at this path.",
+        ),
+        compare: bool = typer.Option(
+            False,
+            "--compare",
+            help="Also simulate the scenario and print both side by side with their ratio.",
+        ),
+        self_check: bool = typer.Option(
+            False,
+            "--self-check",
+            help="Measure the highest rate this machine "
+            "emulates faithfully (no scenario needed) and remember it.",
+        ),
         force: bool = typer.Option(False, "--force", help="Run links faster than the self-check held."),
-        spin_us: float = typer.Option(20.0, "--spin-us", help="Busy-poll this long (microseconds) before each event: lower jitter, more CPU (a SCHED_FIFO thread spinning all the time is throttled by the kernel)."),
+        spin_us: float = typer.Option(
+            20.0,
+            "--spin-us",
+            help="Busy-poll this long (microseconds) before each event: lower jitter, more CPU (a SCHED_FIFO thread spinning all the time is throttled by the kernel).",
+        ),
         no_realtime: bool = typer.Option(False, "--no-realtime", help="Do not ask for SCHED_FIFO."),
         wide: bool = typer.Option(False, "--wide", help="Print every link."),
     ) -> None:
         """Run a scenario's flows with this machine's kernel TCP through tcplab's modeled network in
         real time (needs root and /dev/net/tun); the same tables as tcplab run."""
         from tcplab.cli.common import fail, interrupted, parse_sets, write_atomically
-        from tcplab.emulate import EmulationError, emulate as run_emulation
+        from tcplab.emulate import EmulationError
+        from tcplab.emulate import emulate as run_emulation
         from tcplab.simulation import ScenarioError
 
         if spin_us < 0 or spin_us != spin_us:
@@ -164,7 +259,9 @@ def register(app: typer.Typer) -> None:
         sets = dict(parse_sets(set_))
         path = Path(scenario)
         try:
-            r = run_emulation(path, sets, capture=capture, spin_us=spin_us, realtime=not no_realtime, force=force)
+            r = run_emulation(
+                path, sets, capture=capture, spin_us=spin_us, realtime=not no_realtime, force=force
+            )
             sim = None
             if compare:
                 from tcplab.simulation import run as simulate
@@ -182,8 +279,14 @@ def register(app: typer.Typer) -> None:
             from tcplab.sweep import run_key
 
             flows = r.flows.with_columns(pl.lit("emulated").alias("mode"))
-            rows = results.table_rows(f"emulated-{run_key(r.resolved)}", r.resolved, flows,
-                                      r.selfcheck["events"], r.links, r.traffic)
+            rows = results.table_rows(
+                f"emulated-{run_key(r.resolved)}",
+                r.resolved,
+                flows,
+                r.selfcheck["events"],
+                r.links,
+                r.traffic,
+            )
             write_atomically(out, lambda tmp: results.write_file(rows, tmp))
         if json_out:
             doc = json.loads(r.to_json())

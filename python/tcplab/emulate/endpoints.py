@@ -7,12 +7,13 @@ TCP_INFO), which gives the measurement window the simulator uses.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from tcplab.emulate.kernel import EmulationError, KernelFlow
 from tcplab.emulate.netns import RECEIVER_PORT, Ends, InNamespace, receiver_ip, sender_ip
@@ -82,9 +83,16 @@ class FlowEnds:
 class Endpoints:
     """Every flow's sender and sink, as threads timed by `clock` (emulated seconds)."""
 
-    def __init__(self, flows: list[KernelFlow], ends: list[Ends], starts: list[float], warmup: float,
-                 duration: float, clock: Callable[[], float]):
-        self.flows = [FlowEnds(kf, e, s) for kf, e, s in zip(flows, ends, starts)]
+    def __init__(
+        self,
+        flows: list[KernelFlow],
+        ends: list[Ends],
+        starts: list[float],
+        warmup: float,
+        duration: float,
+        clock: Callable[[], float],
+    ):
+        self.flows = [FlowEnds(kf, e, s) for kf, e, s in zip(flows, ends, starts, strict=True)]
         self.warmup = warmup
         self.duration = duration
         self.clock = clock
@@ -116,14 +124,20 @@ class Endpoints:
                     s.setsockopt(socket.IPPROTO_TCP, _TCP_CONGESTION, fe.kf.congestion_control.encode())
                 except OSError as e:
                     s.close()
-                    raise EmulationError(f"flows[{fe.kf.index}].cc: the kernel refused "
-                                         f"{fe.kf.congestion_control!r} ({e.strerror})") from None
+                    raise EmulationError(
+                        f"flows[{fe.kf.index}].cc: the kernel refused "
+                        f"{fe.kf.congestion_control!r} ({e.strerror})"
+                    ) from None
                 s.bind((sender_ip(fe.kf.index), 0))
             fe.sender = s
         for fe in self.flows:
             for target in (self._sink, self._send):
-                t = threading.Thread(target=target, args=(fe,), daemon=True,
-                                     name=f"tcplab-emulate-{target.__name__}-{fe.kf.index}")
+                t = threading.Thread(
+                    target=target,
+                    args=(fe,),
+                    daemon=True,
+                    name=f"tcplab-emulate-{target.__name__}-{fe.kf.index}",
+                )
                 t.start()
                 self._threads.append(t)
         sampler = threading.Thread(target=self._sample, daemon=True, name="tcplab-emulate-sampler")
@@ -131,12 +145,14 @@ class Endpoints:
         self._threads.append(sampler)
 
     def _sink(self, fe: FlowEnds) -> None:
+        listener = fe.listener
+        assert listener is not None  # made in start()
         conn = None
         try:
             while conn is None and not self._stop.is_set():
                 try:
-                    conn, _ = fe.listener.accept()
-                except socket.timeout:
+                    conn, _ = listener.accept()
+                except TimeoutError:
                     continue
             if conn is None:
                 return
@@ -145,7 +161,7 @@ class Endpoints:
             while not self._stop.is_set():
                 try:
                     n = conn.recv_into(buf)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 if n == 0:
                     fe.completed_s = self.clock()
@@ -160,6 +176,7 @@ class Endpoints:
 
     def _send(self, fe: FlowEnds) -> None:
         s = fe.sender
+        assert s is not None  # made in start()
         if not self._sleep_until(fe.start_s):
             return
         try:
@@ -172,7 +189,7 @@ class Endpoints:
                 chunk = block if left is None or left >= len(block) else block[:left]
                 try:
                     n = s.send(chunk)
-                except socket.timeout:
+                except TimeoutError:
                     continue
                 fe.sent += n
                 if left is not None:
@@ -188,10 +205,9 @@ class Endpoints:
         for fe in self.flows:
             setattr(fe, attr_bytes, fe.received)
             setattr(fe, attr_time, now)
-            try:
+            with contextlib.suppress(OSError):
+                assert fe.sender is not None  # made in start()
                 setattr(fe, attr_info, tcp_info(fe.sender))
-            except OSError:
-                pass
 
     def _sample(self) -> None:
         if self.warmup > 0 and self._sleep_until(self.warmup):

@@ -76,43 +76,63 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
     where = f"flows[{i}]"
     notes: list[str] = []
     if f.get("profile") == "ns2":
-        raise EmulationError(f"{where}.profile: \"ns2\" cannot be emulated (it is ns-2's simulated agents); "
-                             "expected no profile or profile = \"linux\"")
+        raise EmulationError(
+            f'{where}.profile: "ns2" cannot be emulated (it is ns-2\'s simulated agents); '
+            'expected no profile or profile = "linux"'
+        )
     variant, tcp = _name(f.get("tcp"), "variant")
     variant = variant or "reno"
     if variant not in _VARIANTS:
-        raise EmulationError(f"{where}.tcp: {variant!r} cannot be emulated: the kernel's TCP recovers as "
-                             "NewReno or with SACK (expected one of reno, newreno, sack)")
+        raise EmulationError(
+            f"{where}.tcp: {variant!r} cannot be emulated: the kernel's TCP recovers as "
+            "NewReno or with SACK (expected one of reno, newreno, sack)"
+        )
     if variant == "reno":
-        notes.append(f"{where}.tcp = \"reno\": the kernel's loss recovery is NewReno's (RFC 6582), "
-                     "not Reno's")
+        notes.append(
+            f"{where}.tcp = \"reno\": the kernel's loss recovery is NewReno's (RFC 6582), not Reno's"
+        )
     algorithm, cc = _name(f.get("cc"), "algorithm")
     algorithm = algorithm or "aimd"
     if algorithm not in _CC:
-        raise EmulationError(f"{where}.cc: {algorithm!r} cannot be emulated (expected one of "
-                             f"{', '.join(sorted(_CC))}: the kernel's reno, cubic and bbr modules)")
+        raise EmulationError(
+            f"{where}.cc: {algorithm!r} cannot be emulated (expected one of "
+            f"{', '.join(sorted(_CC))}: the kernel's reno, cubic and bbr modules)"
+        )
     module = _CC[algorithm]
     if available is not None and module not in available:
-        raise EmulationError(f"{where}.cc: the kernel has no {module!r} congestion control (available: "
-                             f"{', '.join(sorted(available)) or 'none'}; modprobe tcp_{module} may add it)")
+        raise EmulationError(
+            f"{where}.cc: the kernel has no {module!r} congestion control (available: "
+            f"{', '.join(sorted(available)) or 'none'}; modprobe tcp_{module} may add it)"
+        )
     ack = f.get("ack") or "delayed"
     if ack in ("bsd43", "every"):
-        raise EmulationError(f"{where}.ack: {ack!r} cannot be emulated (the kernel's receiver ACKs as Linux "
-                             "does; expected delayed, linux or immediate)")
+        raise EmulationError(
+            f"{where}.ack: {ack!r} cannot be emulated (the kernel's receiver ACKs as Linux "
+            "does; expected delayed, linux or immediate)"
+        )
     timestamps = bool(f.get("timestamps"))
     real_header = 40 + (12 if timestamps else 0)
     if f.get("header_bytes") not in (None, real_header):
-        raise EmulationError(f"{where}.header_bytes: {f['header_bytes']} is not the kernel's header "
-                             f"({real_header} bytes: IP and TCP{' with timestamps' if timestamps else ''}); "
-                             "leave it out to emulate")
-    for key, default in (("clock_tick", None), ("rto_estimator", None),
-                         ("partial_ack", None), ("ack_every", None)):
+        raise EmulationError(
+            f"{where}.header_bytes: {f['header_bytes']} is not the kernel's header "
+            f"({real_header} bytes: IP and TCP{' with timestamps' if timestamps else ''}); "
+            "leave it out to emulate"
+        )
+    for key, default in (
+        ("clock_tick", None),
+        ("rto_estimator", None),
+        ("partial_ack", None),
+        ("ack_every", None),
+    ):
         if f.get(key) != default:
-            raise EmulationError(f"{where}.{key}: {f.get(key)!r} is simulated only (the kernel has no such "
-                                 "setting); leave it out to emulate")
+            raise EmulationError(
+                f"{where}.{key}: {f.get(key)!r} is simulated only (the kernel has no such "
+                "setting); leave it out to emulate"
+            )
     if f.get("backoff") is False:
-        raise EmulationError(f"{where}.backoff: false is simulated only (the kernel always backs off "
-                             "its retransmission timer)")
+        raise EmulationError(
+            f"{where}.backoff: false is simulated only (the kernel always backs off its retransmission timer)"
+        )
     sack = bool(f.get("sack")) or variant == "sack"
     mss = int(f["mss"])
     sysctls = {
@@ -133,14 +153,20 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
     buf = max(4 << 20, min(2 * rwnd, 256 << 20))
     sysctls["net.ipv4.tcp_rmem"] = f"4096 131072 {buf}"
     sysctls["net.ipv4.tcp_wmem"] = f"4096 16384 {buf}"
-    sender_route = ["initcwnd", str(int(f["initial_window"])),
-                    "rto_min", f"{max(1, round(float(f['min_rto']) * 1000))}ms"]
+    sender_route = [
+        "initcwnd",
+        str(int(f["initial_window"])),
+        "rto_min",
+        f"{max(1, round(float(f['min_rto']) * 1000))}ms",
+    ]
     if f.get("initial_ssthresh"):
         sender_route += ["ssthresh", "lock", str(max(2, int(f["initial_ssthresh"]) // mss))]
     receiver_route = ["quickack", "1"] if ack == "immediate" else []
     if ack == "delayed":
-        notes.append(f"{where}.ack = \"delayed\": the kernel's receiver is Linux's (quick ACKs at the start, "
-                     "a delayed-ACK timeout between 40 and 200 ms)")
+        notes.append(
+            f"{where}.ack = \"delayed\": the kernel's receiver is Linux's (quick ACKs at the start, "
+            "a delayed-ACK timeout between 40 and 200 ms)"
+        )
     if float(f.get("initial_rto") or 1.0) != _LINUX_INITIAL_RTO_S:
         notes.append(f"{where}.initial_rto = {f['initial_rto']} s: the kernel's is fixed at 1 s")
     if float(f.get("max_rto") or 60.0) != _LINUX_MAX_RTO_S:
@@ -150,8 +176,10 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
     if not f.get("limited_transmit"):
         notes.append(f"{where}.limited_transmit = false: the kernel always uses limited transmit")
     if not f.get("rto_restart_on_retransmit"):
-        notes.append(f"{where}.rto_restart_on_retransmit = false: the kernel always restarts its "
-                     "retransmission timer when it retransmits the first unacknowledged segment")
+        notes.append(
+            f"{where}.rto_restart_on_retransmit = false: the kernel always restarts its "
+            "retransmission timer when it retransmits the first unacknowledged segment"
+        )
     if tcp and tcp.get("prr") is False:
         notes.append(f"{where}.tcp.prr = false: the kernel always recovers with PRR")
     if cc and algorithm == "aimd" and any(k != "algorithm" for k in cc):
@@ -179,11 +207,15 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
 
 def kernel_flows(resolved: dict[str, Any], available: set[str] | None = None) -> list[KernelFlow]:
     if (resolved.get("trace") or {}).get("pcap"):
-        raise EmulationError("trace.pcap: the simulator's capture writes simulated packets; an emulated run "
-                             "captures the real ones: leave trace.pcap out and pass --capture FILE.pcap")
+        raise EmulationError(
+            "trace.pcap: the simulator's capture writes simulated packets; an emulated run "
+            "captures the real ones: leave trace.pcap out and pass --capture FILE.pcap"
+        )
     if (resolved.get("trace") or {}).get("cwnd"):
-        raise EmulationError("trace.cwnd: the kernel's window is not the simulator's to trace; leave "
-                             "trace.cwnd out (the flows table has TCP_INFO's cwnd at the end)")
+        raise EmulationError(
+            "trace.cwnd: the kernel's window is not the simulator's to trace; leave "
+            "trace.cwnd out (the flows table has TCP_INFO's cwnd at the end)"
+        )
     tables = resolved.get("flows") or []
     if not flow_specs(resolved):
         raise EmulationError("flows: the scenario has no flows to emulate (expected at least one [[flows]])")

@@ -10,6 +10,7 @@ removes them first (`clean_stale`). Deleting a namespace deletes its TUN device.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import json
@@ -175,8 +176,9 @@ class Network:
                 try:
                     path.write_text(value)
                 except OSError as e:
-                    raise EmulationError(f"cannot set {key} = {value} in the flow's namespace: "
-                                         f"{e.strerror}") from None
+                    raise EmulationError(
+                        f"cannot set {key} = {value} in the flow's namespace: {e.strerror}"
+                    ) from None
 
     def _device(self, name: str, ns: str, kf: KernelFlow, address: str, peer: str, route: list[str]) -> int:
         fd = _tun(name)
@@ -215,10 +217,8 @@ class Network:
 
     def close(self) -> None:
         for fd in self._fds:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self._fds.clear()
         for name in reversed(self._created):
             _ip("netns", "del", name, check=False)

@@ -9,10 +9,10 @@ import signal
 import struct
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -49,18 +49,22 @@ class EmulationResult:
     def to_json(self) -> str:
         from tcplab.simulation import json_records
 
-        return json.dumps({
-            "mode": "emulated",
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            "flows": json_records(self.flows),
-            "links": json_records(self.links),
-            "traffic": json_records(self.traffic),
-            "selfcheck": self.selfcheck,
-            "notes": self.notes,
-            "warnings": self.warnings,
-            "capture": self.capture,
-        }, allow_nan=False, default=_json_default)
+        return json.dumps(
+            {
+                "mode": "emulated",
+                "duration_s": self.duration_s,
+                "warmup_s": self.warmup_s,
+                "flows": json_records(self.flows),
+                "links": json_records(self.links),
+                "traffic": json_records(self.traffic),
+                "selfcheck": self.selfcheck,
+                "notes": self.notes,
+                "warnings": self.warnings,
+                "capture": self.capture,
+            },
+            allow_nan=False,
+            default=_json_default,
+        )
 
 
 def _json_default(v: Any) -> Any:
@@ -87,9 +91,13 @@ def machine_capacity() -> tuple[float, str]:
     """The highest link rate to emulate here, and where that figure comes from."""
     try:
         data = json.loads(CAPACITY_FILE.read_text())
-        return float(data["max_rate_bps"]), f"measured by tcplab emulate --self-check on {data.get('when', '?')}"
+        return float(
+            data["max_rate_bps"]
+        ), f"measured by tcplab emulate --self-check on {data.get('when', '?')}"
     except (OSError, ValueError, KeyError, TypeError):
-        return float(DEFAULT_MAX_RATE_BPS), "the default limit (run tcplab emulate --self-check to measure this machine's)"
+        return float(
+            DEFAULT_MAX_RATE_BPS
+        ), "the default limit (run tcplab emulate --self-check to measure this machine's)"
 
 
 def check_rates(resolved: dict[str, Any], force: bool) -> list[str]:
@@ -98,8 +106,10 @@ def check_rates(resolved: dict[str, Any], force: bool) -> list[str]:
     out = []
     for where, rate in _rates(resolved.get("network") or {}, "network"):
         if rate > limit:
-            msg = (f"{where}: {rate / 1e6:g} Mbit/s is above what the emulator can hold on this machine "
-                   f"({limit / 1e6:g} Mbit/s, {source})")
+            msg = (
+                f"{where}: {rate / 1e6:g} Mbit/s is above what the emulator can hold on this machine "
+                f"({limit / 1e6:g} Mbit/s, {source})"
+            )
             if not force:
                 raise EmulationError(msg + "; lower it, or pass --force to run it anyway")
             out.append(msg + ": the run may fall behind (see the self-check)")
@@ -115,18 +125,20 @@ def _first_packet_s(pcap: Path) -> float | None:
     return sec + frac * 1e-9
 
 
-def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window: tuple[float, float]) -> pl.DataFrame:
+def _flow_rows(
+    resolved: dict, kflows: list[KernelFlow], ends, analysis, window: tuple[float, float]
+) -> pl.DataFrame:
     from tcplab.emulate.endpoints import FlowEnds
 
     rows = []
-    conns = {}
+    conns: dict[str, dict[str, Any]] = {}
     specs = flow_specs(resolved)
     if analysis is not None:
         for r in analysis.connections.iter_rows(named=True):
             ip = r["src"].rsplit(":", 1)[0]
             conns.setdefault(ip, r)
-    for kf, fe in zip(kflows, ends):
-        fe: FlowEnds
+    fe: FlowEnds
+    for kf, fe in zip(kflows, ends, strict=True):
         # The sink's samples: at warm-up (0 if none) and within 5 ms of the end.
         length = max((fe.sampled_end_s or window[1]) - (fe.sampled_warmup_s if window[0] > 0 else 0.0), 0.0)
         f = specs[kf.index]
@@ -136,50 +148,58 @@ def _flow_rows(resolved: dict, kflows: list[KernelFlow], ends, analysis, window:
         i0, i1 = fe.info_warmup, fe.info_end
 
         def delta(key: str) -> int | None:
-            return i1[key] - i0.get(key, 0) if key in i1 else None
+            return i1[key] - i0.get(key, 0) if key in i1 else None  # noqa: B023 -- called in this iteration only
 
-        rows.append({
-            "flow": kf.index,
-            "tcp": variant,
-            "cc": kf.congestion_control,
-            "mss_bytes": kf.mss,
-            "goodput_bps": delivered * 8 / length if length > 0 else math.nan,
-            "bytes_delivered": delivered,
-            "completion_time_s": (fe.completed_s - fe.start_s) if fe.completed_s is not None else None,
-            "segments_sent": c.get("segments_sent"),
-            "segments_retransmitted": c.get("segments_retransmitted"),
-            "fast_retransmits": c.get("fast_retransmits"),
-            "timeouts": c.get("timeouts"),
-            "ca_events": c.get("ca_events"),
-            "non_ca_events": c.get("non_ca_events"),
-            "other_losses": c.get("other_losses"),
-            "loss_events": c.get("loss_events"),
-            "p": c.get("p"),
-            "loss_event_rate": c.get("loss_event_rate"),
-            "mean_rtt_s": c.get("mean_rtt_s"),
-            "mean_window_bytes": c.get("mean_flight_bytes"),
-            "kernel_retrans": delta("total_retrans"),
-            "kernel_rto_events": delta("total_rto"),
-            "kernel_rtt_s": i1["rtt_us"] * 1e-6 if "rtt_us" in i1 else None,
-            "kernel_min_rtt_s": i1["min_rtt_us"] * 1e-6 if "min_rtt_us" in i1 else None,
-            "kernel_cwnd": i1.get("snd_cwnd"),
-            "kernel_ssthresh": i1.get("snd_ssthresh"),
-            "kernel_rto_s": i1["rto_us"] * 1e-6 if "rto_us" in i1 else None,
-            "error": fe.error,
-        })
+        rows.append(
+            {
+                "flow": kf.index,
+                "tcp": variant,
+                "cc": kf.congestion_control,
+                "mss_bytes": kf.mss,
+                "goodput_bps": delivered * 8 / length if length > 0 else math.nan,
+                "bytes_delivered": delivered,
+                "completion_time_s": (fe.completed_s - fe.start_s) if fe.completed_s is not None else None,
+                "segments_sent": c.get("segments_sent"),
+                "segments_retransmitted": c.get("segments_retransmitted"),
+                "fast_retransmits": c.get("fast_retransmits"),
+                "timeouts": c.get("timeouts"),
+                "ca_events": c.get("ca_events"),
+                "non_ca_events": c.get("non_ca_events"),
+                "other_losses": c.get("other_losses"),
+                "loss_events": c.get("loss_events"),
+                "p": c.get("p"),
+                "loss_event_rate": c.get("loss_event_rate"),
+                "mean_rtt_s": c.get("mean_rtt_s"),
+                "mean_window_bytes": c.get("mean_flight_bytes"),
+                "kernel_retrans": delta("total_retrans"),
+                "kernel_rto_events": delta("total_rto"),
+                "kernel_rtt_s": i1["rtt_us"] * 1e-6 if "rtt_us" in i1 else None,
+                "kernel_min_rtt_s": i1["min_rtt_us"] * 1e-6 if "min_rtt_us" in i1 else None,
+                "kernel_cwnd": i1.get("snd_cwnd"),
+                "kernel_ssthresh": i1.get("snd_ssthresh"),
+                "kernel_rto_s": i1["rto_us"] * 1e-6 if "rto_us" in i1 else None,
+                "error": fe.error,
+            }
+        )
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | None = None, *,
-            capture: str | Path | None = None, spin_us: float = 20.0, realtime: bool = True,
-            force: bool = False) -> EmulationResult:
+def emulate(
+    scenario: str | Path | Mapping[str, Any],
+    sets: Mapping[str, Any] | None = None,
+    *,
+    capture: str | Path | None = None,
+    spin_us: float = 20.0,
+    realtime: bool = True,
+    force: bool = False,
+) -> EmulationResult:
     """Runs `scenario` with real kernel TCP through its modeled network (needs root and
     /dev/net/tun). `capture`: keep the capture at the senders there (else a temporary one is
     analyzed and removed). Raises EmulationError (or ScenarioError) naming what is wrong."""
     from tcplab import _core
     from tcplab.capture import analyze
     from tcplab.emulate.endpoints import Endpoints, wait_for
-    from tcplab.simulation import scenario_document, override_pairs, resolve
+    from tcplab.simulation import override_pairs, resolve, scenario_document
 
     resolved = resolve(scenario, sets)
     kflows = kernel_flows(resolved)
@@ -204,8 +224,12 @@ def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
 
     def network() -> None:
         try:
-            box["out"] = emu.run([(e.sender_fd, e.receiver_fd) for e in net.ends], pcap=str(pcap),
-                                 spin_us=spin_us, realtime=realtime)
+            box["out"] = emu.run(
+                [(e.sender_fd, e.receiver_fd) for e in net.ends],
+                pcap=str(pcap),
+                spin_us=spin_us,
+                realtime=realtime,
+            )
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             box["error"] = e
 
@@ -223,7 +247,9 @@ def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
             endpoints = None
             try:
                 wait_for(emu.clock)
-                endpoints = Endpoints(kflows, net.ends, list(emu.flow_starts), warmup, duration, emu.clock)
+                # the clock reads a time (not None) once wait_for has returned
+                clock = cast(Callable[[], float], emu.clock)
+                endpoints = Endpoints(kflows, net.ends, list(emu.flow_starts), warmup, duration, clock)
                 endpoints.start()
                 while runner.is_alive():
                     runner.join(timeout=0.1)
@@ -254,9 +280,17 @@ def emulate(scenario: str | Path | Mapping[str, Any], sets: Mapping[str, Any] | 
             if fe.error:
                 warnings.append(f"flows[{fe.kf.index}]: {fe.error}")
         return EmulationResult(
-            flows=flows, links=frames["links"], totals=frames["totals"], traffic=frames["traffic"],
-            selfcheck=check, notes=notes, warnings=warnings, duration_s=duration, warmup_s=warmup,
-            capture=str(pcap) if capture is not None else None, resolved=resolved,
+            flows=flows,
+            links=frames["links"],
+            totals=frames["totals"],
+            traffic=frames["traffic"],
+            selfcheck=check,
+            notes=notes,
+            warnings=warnings,
+            duration_s=duration,
+            warmup_s=warmup,
+            capture=str(pcap) if capture is not None else None,
+            resolved=resolved,
         )
     finally:
         if threading.current_thread() is threading.main_thread():
@@ -269,12 +303,16 @@ def _selfcheck_warnings(c: dict[str, Any]) -> list[str]:
     out = []
     late = c["lateness"]
     if late["count"] and late["p99_s"] > LATE_P99_S:
-        out.append(f"the emulator fell behind: 1% of packets were written more than {late['p99_s'] * 1e3:.2f} ms "
-                   f"late (max {late['max_s'] * 1e3:.2f} ms); the machine is loaded or the rate too high")
+        out.append(
+            f"the emulator fell behind: 1% of packets were written more than {late['p99_s'] * 1e3:.2f} ms "
+            f"late (max {late['max_s'] * 1e3:.2f} ms); the machine is loaded or the rate too high"
+        )
     lost = c["kernel_tx_dropped"] + c["kernel_rx_dropped"] + c["write_errors"]
     if lost:
-        out.append(f"{lost} packets were dropped outside the model (the TUN devices' queues or refused writes): "
-                   "losses the scenario did not configure")
+        out.append(
+            f"{lost} packets were dropped outside the model (the TUN devices' queues or refused writes): "
+            "losses the scenario did not configure"
+        )
     if c["capture_truncated"]:
         out.append("the capture reached its packet limit: the per-flow instruments cover only its start")
     return out

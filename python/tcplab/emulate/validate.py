@@ -43,15 +43,24 @@ def queueless(p: float, rtt_ms: int, cc: str, seed: int, quick: bool) -> dict:
         "seed": seed,
         "duration": f"{duration}s",
         "warmup": f"{max(2, duration // 6)}s",
-        "network": {"path": {"hops": [{"rate": "100Mbit/s", "delay": f"{rtt_ms / 2:g}ms",
-                                       "queue": {"limit": 10000},
-                                       "loss": {"model": "bernoulli", "p": p}}]}},
+        "network": {
+            "path": {
+                "hops": [
+                    {
+                        "rate": "100Mbit/s",
+                        "delay": f"{rtt_ms / 2:g}ms",
+                        "queue": {"limit": 10000},
+                        "loss": {"model": "bernoulli", "p": p},
+                    }
+                ]
+            }
+        },
         "flows": [{"profile": "linux", "cc": cc}],
     }
 
 
 def dumbbell(discipline: str, quick: bool) -> dict:
-    queue = {"limit": 60}
+    queue: dict[str, object] = {"limit": 60}
     if discipline == "red":
         queue = {"discipline": "red", "limit": 60}
     return {
@@ -59,8 +68,13 @@ def dumbbell(discipline: str, quick: bool) -> dict:
         "seed": 1,
         "duration": "20s" if quick else "60s",
         "warmup": "5s" if quick else "10s",
-        "network": {"dumbbell": {"bottleneck": {"rate": "20Mbit/s", "delay": "10ms", "queue": queue},
-                                 "access_rate": "100Mbit/s", "access_delay": "5ms"}},
+        "network": {
+            "dumbbell": {
+                "bottleneck": {"rate": "20Mbit/s", "delay": "10ms", "queue": queue},
+                "access_rate": "100Mbit/s",
+                "access_delay": "5ms",
+            }
+        },
         "flows": [{"profile": "linux"} for _ in range(4)],
     }
 
@@ -71,12 +85,17 @@ def simulate_again(rows: list[dict], dumbbells: list[dict], quick: bool) -> None
 
     cc_of = dict(CCS)
     for r in rows:
-        s = simulate(queueless(r["p"], r["rtt_ms"], cc_of[r["cc"]], r["seed"], quick)).flows.row(0, named=True)
+        s = simulate(queueless(r["p"], r["rtt_ms"], cc_of[r["cc"]], r["seed"], quick)).flows.row(
+            0, named=True
+        )
         r.update(tcplab_bps=s["goodput_bps"], tcplab_rtos=s["timeouts"], tcplab_p=s["p"])
     for d in dumbbells:
         sim = simulate(dumbbell(d["discipline"], quick))
         ls = sim.links.filter(sim.links["link"] == d["link"]).row(0, named=True)
-        d["flows"] = [(e, s["goodput_bps"]) for (e, _), s in zip(d["flows"], sim.flows.iter_rows(named=True))]
+        d["flows"] = [
+            (e, s["goodput_bps"])
+            for (e, _), s in zip(d["flows"], sim.flows.iter_rows(named=True), strict=True)
+        ]
         d["util"] = (d["util"][0], ls["utilization"])
         d["drops"] = (d["drops"][0], ls["drops_queue"])
         d["queue"] = (d["queue"][0], ls["mean_queue_packets"])
@@ -102,14 +121,26 @@ def run_grid(quick: bool, log) -> list[dict]:
             emu = emulate(sc)
             sim = simulate(sc)
             e, s = emu.flows.row(0, named=True), sim.flows.row(0, named=True)
-            rows.append({"p": p, "rtt_ms": rtt, "cc": module, "seed": seed,
-                         "linux_bps": e["goodput_bps"], "tcplab_bps": s["goodput_bps"],
-                         "linux_rtos": e["kernel_rto_events"], "tcplab_rtos": s["timeouts"],
-                         "linux_p": e["p"], "tcplab_p": s["p"],
-                         "late_p99_ms": emu.selfcheck["lateness"]["p99_s"] * 1e3,
-                         "warnings": emu.warnings})
-            log(f"p={p:g} rtt={rtt} ms {module} seed {seed}: Linux {e['goodput_bps'] / 1e6:.3f} Mbit/s, "
-                f"tcplab {s['goodput_bps'] / 1e6:.3f} Mbit/s ({time.monotonic() - t:.0f} s)")
+            rows.append(
+                {
+                    "p": p,
+                    "rtt_ms": rtt,
+                    "cc": module,
+                    "seed": seed,
+                    "linux_bps": e["goodput_bps"],
+                    "tcplab_bps": s["goodput_bps"],
+                    "linux_rtos": e["kernel_rto_events"],
+                    "tcplab_rtos": s["timeouts"],
+                    "linux_p": e["p"],
+                    "tcplab_p": s["p"],
+                    "late_p99_ms": emu.selfcheck["lateness"]["p99_s"] * 1e3,
+                    "warnings": emu.warnings,
+                }
+            )
+            log(
+                f"p={p:g} rtt={rtt} ms {module} seed {seed}: Linux {e['goodput_bps'] / 1e6:.3f} Mbit/s, "
+                f"tcplab {s['goodput_bps'] / 1e6:.3f} Mbit/s ({time.monotonic() - t:.0f} s)"
+            )
     return rows
 
 
@@ -120,11 +151,26 @@ def cells(rows: list[dict]) -> list[dict]:
         rs = [r for r in rows if (r["p"], r["rtt_ms"], r["cc"]) == key]
         linux = statistics.mean(r["linux_bps"] for r in rs)
         sim = statistics.mean(r["tcplab_bps"] for r in rs)
-        spread = (max(r["linux_bps"] for r in rs) - min(r["linux_bps"] for r in rs)) / linux if linux else float("nan")
-        out.append({"p": key[0], "rtt_ms": key[1], "cc": key[2], "linux_bps": linux, "tcplab_bps": sim,
-                    "ratio": sim / linux if linux else float("nan"), "linux_spread": spread,
-                    "linux_rtos": sum(r["linux_rtos"] or 0 for r in rs), "tcplab_rtos": sum(r["tcplab_rtos"] for r in rs),
-                    "late_p99_ms": max(r["late_p99_ms"] for r in rs), "runs": len(rs)})
+        spread = (
+            (max(r["linux_bps"] for r in rs) - min(r["linux_bps"] for r in rs)) / linux
+            if linux
+            else float("nan")
+        )
+        out.append(
+            {
+                "p": key[0],
+                "rtt_ms": key[1],
+                "cc": key[2],
+                "linux_bps": linux,
+                "tcplab_bps": sim,
+                "ratio": sim / linux if linux else float("nan"),
+                "linux_spread": spread,
+                "linux_rtos": sum(r["linux_rtos"] or 0 for r in rs),
+                "tcplab_rtos": sum(r["tcplab_rtos"] for r in rs),
+                "late_p99_ms": max(r["late_p99_ms"] for r in rs),
+                "runs": len(rs),
+            }
+        )
     return out
 
 
@@ -140,13 +186,22 @@ def run_dumbbells(quick: bool, log) -> list[dict]:
         bl = [lk for lk in emu.links.iter_rows(named=True) if lk["link"].startswith("bottleneck")][0]["link"]
         le = emu.links.filter(emu.links["link"] == bl).row(0, named=True)
         ls = sim.links.filter(sim.links["link"] == bl).row(0, named=True)
-        out.append({"discipline": disc, "link": bl,
-                    "flows": [(e["goodput_bps"], s["goodput_bps"]) for e, s in
-                              zip(emu.flows.iter_rows(named=True), sim.flows.iter_rows(named=True))],
-                    "util": (le["utilization"], ls["utilization"]),
-                    "drops": (le["drops_queue"], ls["drops_queue"]),
-                    "queue": (le["mean_queue_packets"], ls["mean_queue_packets"]),
-                    "late_p99_ms": emu.selfcheck["lateness"]["p99_s"] * 1e3})
+        out.append(
+            {
+                "discipline": disc,
+                "link": bl,
+                "flows": [
+                    (e["goodput_bps"], s["goodput_bps"])
+                    for e, s in zip(
+                        emu.flows.iter_rows(named=True), sim.flows.iter_rows(named=True), strict=True
+                    )
+                ],
+                "util": (le["utilization"], ls["utilization"]),
+                "drops": (le["drops_queue"], ls["drops_queue"]),
+                "queue": (le["mean_queue_packets"], ls["mean_queue_packets"]),
+                "late_p99_ms": emu.selfcheck["lateness"]["p99_s"] * 1e3,
+            }
+        )
         log(f"dumbbell {disc}: done")
     return out
 
@@ -165,7 +220,7 @@ def linux_page(grid: list[dict], rows: list[dict], header: str) -> str:
         "",
         "Mathis' queueless random-loss path (one flow, Bernoulli loss on the data path, 100 Mbit/s, "
         "a 10,000-packet queue that never fills) run two ways from the same scenario: through this "
-        "machine's kernel TCP by `tcplab emulate`, and simulated with `profile = \"linux\"` (the same "
+        'machine\'s kernel TCP by `tcplab emulate`, and simulated with `profile = "linux"` (the same '
         "sysctl defaults, docs/tcp-family.md); `cc` selects Linux's `reno` or `cubic` module and the "
         "simulator's AIMD or CUBIC. Each cell is the mean of two seeds (the seed draws the loss pattern, "
         "the same for both sides); *Linux spread* is (max - min) / mean of the kernel's two runs, so "
@@ -175,9 +230,11 @@ def linux_page(grid: list[dict], rows: list[dict], header: str) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in grid:
-        lines.append(f"| {c['cc']} | {c['rtt_ms']} | {c['p']:g} | {c['linux_bps'] / 1e6:.3f} | "
-                     f"{c['tcplab_bps'] / 1e6:.3f} | {c['ratio']:.3f} | {c['linux_spread']:.3f} | "
-                     f"{c['linux_rtos']} / {c['tcplab_rtos']} | {c['late_p99_ms']:.3f} |")
+        lines.append(
+            f"| {c['cc']} | {c['rtt_ms']} | {c['p']:g} | {c['linux_bps'] / 1e6:.3f} | "
+            f"{c['tcplab_bps'] / 1e6:.3f} | {c['ratio']:.3f} | {c['linux_spread']:.3f} | "
+            f"{c['linux_rtos']} / {c['tcplab_rtos']} | {c['late_p99_ms']:.3f} |"
+        )
     worst = max(grid, key=lambda c: abs(c["ratio"] - 1))
     lines += [
         "",
@@ -196,36 +253,60 @@ def linux_page(grid: list[dict], rows: list[dict], header: str) -> str:
 def emulation_page(grid, dumbbells, ladder_record, header: str) -> str:
     from tcplab.emulate.selfcheck import table
 
-    lines = ["# Emulation: validation and self-check", "", header, "",
-             "## The emulator on this machine (`tcplab emulate --self-check`)", "",
-             "One Linux-profile flow over a 5 ms path at rising rates. *late* is how long after its "
-             "modeled time each packet was written into its TUN device; *wake* the error of the loop's "
-             "timer; *busy* the loop's working share of the wall clock.", ""]
+    lines = [
+        "# Emulation: validation and self-check",
+        "",
+        header,
+        "",
+        "## The emulator on this machine (`tcplab emulate --self-check`)",
+        "",
+        "One Linux-profile flow over a 5 ms path at rising rates. *late* is how long after its "
+        "modeled time each packet was written into its TUN device; *wake* the error of the loop's "
+        "timer; *busy* the loop's working share of the wall clock.",
+        "",
+    ]
     head, body = table(ladder_record)
     lines.append("| " + " | ".join(h.replace("\n", " ") for h in head) + " |")
     lines.append("|" + "---|" * len(head))
     lines += ["| " + " | ".join(r) + " |" for r in body]
-    lines += ["", ladder_record["criterion"] + f"; highest rate held: {ladder_record['max_rate_bps'] // 1_000_000} Mbit/s.",
-              "", "## Real Linux on Mathis' queueless path", "",
-              f"The grid of p and RTT with reno and cubic is in [linux.md](linux.md): median |tcplab / Linux - 1| "
-              f"= {_median([abs(c['ratio'] - 1) for c in grid]):.3f} over {len(grid)} cells.", "",
-              "## Dumbbells with four real flows", "",
-              "Four Linux-profile CUBIC flows, 20 Mbit/s bottleneck with 10 ms delay and a 60-packet queue, "
-              "100 Mbit/s access links with 5 ms delay; emulated (kernel) and simulated.", "",
-              "| queue | flow goodputs Mbit/s, Linux | tcplab | utilization Linux / tcplab | drops Linux / tcplab | mean queue pkts Linux / tcplab | p99 lateness ms |",
-              "|---|---|---|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        ladder_record["criterion"]
+        + f"; highest rate held: {ladder_record['max_rate_bps'] // 1_000_000} Mbit/s.",
+        "",
+        "## Real Linux on Mathis' queueless path",
+        "",
+        f"The grid of p and RTT with reno and cubic is in [linux.md](linux.md): median |tcplab / Linux - 1| "
+        f"= {_median([abs(c['ratio'] - 1) for c in grid]):.3f} over {len(grid)} cells.",
+        "",
+        "## Dumbbells with four real flows",
+        "",
+        "Four Linux-profile CUBIC flows, 20 Mbit/s bottleneck with 10 ms delay and a 60-packet queue, "
+        "100 Mbit/s access links with 5 ms delay; emulated (kernel) and simulated.",
+        "",
+        "| queue | flow goodputs Mbit/s, Linux | tcplab | utilization Linux / tcplab | drops Linux / tcplab | mean queue pkts Linux / tcplab | p99 lateness ms |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
     for d in dumbbells:
         lin = ", ".join(f"{e / 1e6:.2f}" for e, _ in d["flows"])
         sim = ", ".join(f"{s / 1e6:.2f}" for _, s in d["flows"])
-        lines.append(f"| {d['discipline']} | {lin} | {sim} | {d['util'][0]:.3f} / {d['util'][1]:.3f} | "
-                     f"{d['drops'][0]} / {d['drops'][1]} | {d['queue'][0]:.1f} / {d['queue'][1]:.1f} | "
-                     f"{d['late_p99_ms']:.3f} |")
+        lines.append(
+            f"| {d['discipline']} | {lin} | {sim} | {d['util'][0]:.3f} / {d['util'][1]:.3f} | "
+            f"{d['drops'][0]} / {d['drops'][1]} | {d['queue'][0]:.1f} / {d['queue'][1]:.1f} | "
+            f"{d['late_p99_ms']:.3f} |"
+        )
     lines.append("")
     return "\n".join(lines)
 
 
-def check(*, quick: bool = False, docs: Path = Path("docs/validation"), save: Path | None = None,
-          redo_tcplab: Path | None = None, render: Path | None = None) -> int:
+def check(
+    *,
+    quick: bool = False,
+    docs: Path = Path("docs/validation"),
+    save: Path | None = None,
+    redo_tcplab: Path | None = None,
+    render: Path | None = None,
+) -> int:
     """`tcplab validate linux`: the kernel against tcplab, or the pages again from saved results."""
     from types import SimpleNamespace
 
@@ -243,8 +324,10 @@ def check(*, quick: bool = False, docs: Path = Path("docs/validation"), save: Pa
         if args.redo_tcplab:
             started = time.monotonic()
             simulate_again(rows, dumbbells, res.get("quick", False))
-            res["redone"] = (f" tcplab's side simulated again by `--redo-tcplab` on {time.strftime('%Y-%m-%d')} "
-                             f"({(time.monotonic() - started) / 60:.1f} min), the kernel's runs kept.")
+            res["redone"] = (
+                f" tcplab's side simulated again by `--redo-tcplab` on {time.strftime('%Y-%m-%d')} "
+                f"({(time.monotonic() - started) / 60:.1f} min), the kernel's runs kept."
+            )
         write_pages(args, cells(rows), rows, dumbbells, record, header + res.get("redone", ""), res)
         return 0
     from tcplab.emulate.netns import missing_requirements
@@ -261,14 +344,29 @@ def check(*, quick: bool = False, docs: Path = Path("docs/validation"), save: Pa
     grid = cells(rows)
     dumbbells = run_dumbbells(args.quick, log)
     minutes = (time.monotonic() - started) / 60
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    header = (f"Generated by `python -m tcplab.emulate.validate{' --quick' if args.quick else ''}` on "
-              f"{time.strftime('%Y-%m-%d')} in {minutes:.0f} min: Linux {platform.release()}, {cpu}, "
-              f"{len(os.sched_getaffinity(0))} cores. Real-time runs: rerun to refresh, the "
-              "test suite does not regenerate this page.")
-    write_pages(args, grid, rows, dumbbells, record, header,
-                {"quick": args.quick, "rows": rows, "dumbbells": dumbbells, "ladder": record, "header": header})
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    header = (
+        f"Generated by `python -m tcplab.emulate.validate{' --quick' if args.quick else ''}` on "
+        f"{time.strftime('%Y-%m-%d')} in {minutes:.0f} min: Linux {platform.release()}, {cpu}, "
+        f"{len(os.sched_getaffinity(0))} cores. Real-time runs: rerun to refresh, the "
+        "test suite does not regenerate this page."
+    )
+    write_pages(
+        args,
+        grid,
+        rows,
+        dumbbells,
+        record,
+        header,
+        {"quick": args.quick, "rows": rows, "dumbbells": dumbbells, "ladder": record, "header": header},
+    )
     return 0
 
 

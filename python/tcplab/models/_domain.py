@@ -59,9 +59,7 @@ def arg(
     if bad.any():
         first = float(array[bad].flat[0])
         what = "an integer in " if integer else ""
-        raise ValueError(
-            f"{name}: {_fmt(first)} is outside {what}{_interval(lo, hi, lo_open, hi_open)}"
-        )
+        raise ValueError(f"{name}: {_fmt(first)} is outside {what}{_interval(lo, hi, lo_open, hi_open)}")
     return array
 
 

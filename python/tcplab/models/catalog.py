@@ -123,7 +123,13 @@ def _mathis(a: dict[str, Any]) -> list[Row]:
         return [
             Row("c", "constant C", c, "", "Eq. 14 uses C = 1"),
             Row("max_loss", "largest loss rate p", p, "", "Eq. 14"),
-            Row("average_window", "average window at that p", mathis.average_window(p, c, k), "packets", "Eq. 3/5"),
+            Row(
+                "average_window",
+                "average window at that p",
+                mathis.average_window(p, c, k),
+                "packets",
+                "Eq. 3/5",
+            ),
         ]
     if a["loss"] is None:
         raise ValueError("--loss: required (or use --inverse with --rate)")
@@ -131,28 +137,54 @@ def _mathis(a: dict[str, Any]) -> list[Row]:
     p = a["loss"]
     return [
         Row("c", "constant C", c, "", "Table 1"),
-        Row("throughput", "throughput", mathis.throughput(mss=a["mss"], rtt=a["rtt"], p=p, c=c, k=k), "bit/s", "Eq. 3/5"),
+        Row(
+            "throughput",
+            "throughput",
+            mathis.throughput(mss=a["mss"], rtt=a["rtt"], p=p, c=c, k=k),
+            "bit/s",
+            "Eq. 3/5",
+        ),
         Row("average_window", "average window C p^k", mathis.average_window(p, c, k), "packets", "Eq. 3/5"),
         Row("peak_window", "peak window sqrt(8/3p)", mathis.peak_window(p), "packets", "Eq. 1"),
-        Row("equilibrium_packets", "packets to equilibrium (C=1)", mathis.equilibrium_packets(p), "packets", "App. B"),
-        Row("equilibrium_round_trips", "round trips to equilibrium (C=1)", mathis.equilibrium_round_trips(p), "RTT", "App. B (derived)"),
+        Row(
+            "equilibrium_packets",
+            "packets to equilibrium (C=1)",
+            mathis.equilibrium_packets(p),
+            "packets",
+            "App. B",
+        ),
+        Row(
+            "equilibrium_round_trips",
+            "round trips to equilibrium (C=1)",
+            mathis.equilibrium_round_trips(p),
+            "RTT",
+            "App. B (derived)",
+        ),
     ]
 
 
 def _fast_retransmit_needs(w: float, name: str, paper: str) -> list[str]:
     if w < 4:
-        return [f"{name} = {w:.3g} packets is below 4: three duplicate ACKs cannot signal a loss, so losses "
-                f"end in timeouts, outside this model's domain ({paper})"]
+        return [
+            f"{name} = {w:.3g} packets is below 4: three duplicate ACKs cannot signal a loss, so losses "
+            f"end in timeouts, outside this model's domain ({paper})"
+        ]
     return []
 
 
 def _mathis_domain(a: dict[str, Any], out: dict[str, Any]) -> list[str]:
     if "peak_window" not in out:  # --inverse
         w = mathis.peak_window(out["max_loss"])
-        return _fast_retransmit_needs(w, "the peak window at that p", "Mathis et al. 1997 Sec. 2-4: "
-                                      "periodic loss recovered by fast retransmit; use pftk for timeouts")
-    return _fast_retransmit_needs(out["peak_window"], "the peak window sqrt(8/3p)", "Mathis et al. 1997 Sec. 2-4: "
-                                  "periodic loss recovered by fast retransmit; use pftk for timeouts")
+        return _fast_retransmit_needs(
+            w,
+            "the peak window at that p",
+            "Mathis et al. 1997 Sec. 2-4: periodic loss recovered by fast retransmit; use pftk for timeouts",
+        )
+    return _fast_retransmit_needs(
+        out["peak_window"],
+        "the peak window sqrt(8/3p)",
+        "Mathis et al. 1997 Sec. 2-4: periodic loss recovered by fast retransmit; use pftk for timeouts",
+    )
 
 
 # ----------------------------------------------------------------------------------- pftk
@@ -190,7 +222,9 @@ def _newreno(a: dict[str, Any]) -> list[Row]:
         Row("s_cafr", "segments per CAFR period", newreno.cafr_segments(p, q), "segments", "Eq. 7"),
         Row("d_cafr", "CAFR period duration", newreno.cafr_duration(rtt, p, q), "s", "Eq. 18"),
         Row("p_to", "timeout probability", newreno.timeout_probability(p, q), "", "Eq. 24"),
-        Row("d_to", "timeout duration", newreno.timeout_duration(rto, p) if p < 1 else math.inf, "s", "Eq. 26"),
+        Row(
+            "d_to", "timeout duration", newreno.timeout_duration(rto, p) if p < 1 else math.inf, "s", "Eq. 26"
+        ),
         Row("noto", "NoTO throughput", newreno.throughput_noto(mss, rtt, p, q), "bit/s", "Eq. 19"),
         Row("full", "Full throughput", newreno.throughput_full(mss, rtt, p, q, rto), "bit/s", "Eq. 29"),
     ]
@@ -198,14 +232,21 @@ def _newreno(a: dict[str, Any]) -> list[Row]:
 
 
 def _newreno_domain(a: dict[str, Any], out: dict[str, Any]) -> list[str]:
-    notes = _fast_retransmit_needs(out["window"], "the peak window W", "Parvez et al. 2010 Sec. III-A: "
-                                   "a loss event of m <= W - 3 losses enters fast recovery")
+    notes = _fast_retransmit_needs(
+        out["window"],
+        "the peak window W",
+        "Parvez et al. 2010 Sec. III-A: a loss event of m <= W - 3 losses enters fast recovery",
+    )
     if out["q"] > 0.1:
-        notes.append(f"q = {out['q']:.3g} is not small: Parvez et al. 2010 approximate with q small "
-                     "(Sec. III-A, footnote 2), so these values are extrapolated")
+        notes.append(
+            f"q = {out['q']:.3g} is not small: Parvez et al. 2010 approximate with q small "
+            "(Sec. III-A, footnote 2), so these values are extrapolated"
+        )
     if out["full"] > out["noto"] * (1 + 1e-9):
-        notes.append("Full (with timeouts) exceeds NoTO (without): a sign that the inputs are outside the "
-                     "model's domain (Parvez et al. 2010: small p and q)")
+        notes.append(
+            "Full (with timeouts) exceeds NoTO (without): a sign that the inputs are outside the "
+            "model's domain (Parvez et al. 2010: small p and q)"
+        )
     return notes
 
 
@@ -215,21 +256,36 @@ def _cubic(a: dict[str, Any]) -> list[Row]:
     w_cubic = cubic.average_window(rtt, p, c, beta)
     w_est = cubic.reno_friendly_window(p, beta)
     return [
-        Row("w_max", "window at each loss W_max", cubic.w_max(rtt, p, c, beta), "segments", "Sec. 5.1 (derived)"),
+        Row(
+            "w_max",
+            "window at each loss W_max",
+            cubic.w_max(rtt, p, c, beta),
+            "segments",
+            "Sec. 5.1 (derived)",
+        ),
         Row("k", "time back to W_max K", cubic.k_seconds(rtt, p, c, beta), "s", "Figure 2"),
         Row("avg_w_cubic", "average window, cubic curve", w_cubic, "segments", "Sec. 5.1"),
         Row("avg_w_est", "average window, Reno-friendly", w_est, "segments", "Sec. 5.1"),
         Row("region", "region in force", "cubic" if w_cubic > w_est else "Reno-friendly", "", "Sec. 4.2-4.3"),
         Row("throughput", "CUBIC throughput", cubic.throughput(mss, rtt, p, c, beta), "bit/s", "Sec. 5.1"),
-        Row("reno", "Reno (Mathis, C = sqrt(3/2))", mathis.throughput(mss=mss, rtt=rtt, p=p), "bit/s", "Mathis Eq. 3"),
+        Row(
+            "reno",
+            "Reno (Mathis, C = sqrt(3/2))",
+            mathis.throughput(mss=mss, rtt=rtt, p=p),
+            "bit/s",
+            "Mathis Eq. 3",
+        ),
     ]
 
 
 def _cubic_domain(a: dict[str, Any], out: dict[str, Any]) -> list[str]:
     # The peak window of the region in force: W_max on the curve, or Reno's 2 avg / (1 + beta).
     peak = max(out["w_max"], 2 * out["avg_w_est"] / (1 + a["beta"]))
-    return _fast_retransmit_needs(a["beta"] * peak, "the window after a loss",
-                                  "RFC 9438 Sec. 5: periodic losses recovered by fast retransmit")
+    return _fast_retransmit_needs(
+        a["beta"] * peak,
+        "the window after a loss",
+        "RFC 9438 Sec. 5: periodic losses recovered by fast retransmit",
+    )
 
 
 # ------------------------------------------------------------------------ multibottleneck
@@ -248,14 +304,48 @@ def _multibottleneck(a: dict[str, Any]) -> list[Row]:
         Row("n_b", "loss mini-cycle n_B", int(multibottleneck.loss_minicycle(s_b)), "", "Sec. 4"),
         Row("w_b", "loss window W_B", w_b, "packets", "Sec. 4"),
         Row("w_th", "threshold W_th = (mu T + B)/2", w_th, "packets", "Sec. 4"),
-        Row("double_slow_start", "double slow start", multibottleneck.double_slow_start(w_b, w_th), "", "Sec. 4"),
-        Row("throughput", "throughput", multibottleneck.throughput(mu, t, b, mup, bp, size), "bit/s", "Sec. 6"),
-        Row("min_b", "B needed (> mu T / 3)", multibottleneck.min_bottleneck_buffer(mu, t, size), "packets", "Eq. 4"),
-        Row("min_b_prime", "B' needed (> (mu T + B)/4)", multibottleneck.min_equivalent_buffer(mu, t, b, size), "packets", "Eq. 4"),
-        Row("no_slow_start_loss", "no slow-start loss for any mu'", multibottleneck.no_slow_start_loss(mu, t, b, bp, size), "", "Eq. 4"),
+        Row(
+            "double_slow_start",
+            "double slow start",
+            multibottleneck.double_slow_start(w_b, w_th),
+            "",
+            "Sec. 4",
+        ),
+        Row(
+            "throughput", "throughput", multibottleneck.throughput(mu, t, b, mup, bp, size), "bit/s", "Sec. 6"
+        ),
+        Row(
+            "min_b",
+            "B needed (> mu T / 3)",
+            multibottleneck.min_bottleneck_buffer(mu, t, size),
+            "packets",
+            "Eq. 4",
+        ),
+        Row(
+            "min_b_prime",
+            "B' needed (> (mu T + B)/4)",
+            multibottleneck.min_equivalent_buffer(mu, t, b, size),
+            "packets",
+            "Eq. 4",
+        ),
+        Row(
+            "no_slow_start_loss",
+            "no slow-start loss for any mu'",
+            multibottleneck.no_slow_start_loss(mu, t, b, bp, size),
+            "",
+            "Eq. 4",
+        ),
     ]
     for policy in ("drop-tail", "random-drop", "drop-from-front"):
-        rows.append(Row(f"w_s_{policy.replace('-', '_')}", f"W_S, {policy}", multibottleneck.start_window(w_th, s_b, policy), "packets", "Sec. 7.2"))
+        rows.append(
+            Row(
+                f"w_s_{policy.replace('-', '_')}",
+                f"W_S, {policy}",
+                multibottleneck.start_window(w_th, s_b, policy),
+                "packets",
+                "Sec. 7.2",
+            )
+        )
     return rows
 
 
@@ -263,20 +353,46 @@ def _multibottleneck(a: dict[str, Any]) -> list[Row]:
 def _gateways(a: dict[str, Any]) -> list[Row]:
     n = a["n"]
     rows = [
-        Row("share_eq12", "B0/B, propagation RTTs", gateways.share_propagation(n), "", "Eq. 12 (reconstructed)"),
+        Row(
+            "share_eq12",
+            "B0/B, propagation RTTs",
+            gateways.share_propagation(n),
+            "",
+            "Eq. 12 (reconstructed)",
+        ),
         Row("share_eq13", "B0/B, overbuffered drop-tail", gateways.share_overbuffered(n), "", "Eq. 13"),
     ]
     if a["rtt_ratio"] is not None:
-        rows.append(Row("share", "B0/B for given r0/r", gateways.bandwidth_share(n, a["rtt_ratio"]), "", "Sec. 6"))
+        rows.append(
+            Row("share", "B0/B for given r0/r", gateways.bandwidth_share(n, a["rtt_ratio"]), "", "Sec. 6")
+        )
     return rows
 
 
 # ------------------------------------------------------------------------------- jacobson
 def _jacobson(a: dict[str, Any]) -> list[Row]:
     rows = [
-        Row("degradation", "throughput factor (1+2pw)^-1", jacobson.damage_degradation(a["loss"], a["window"]), "", "footnote 6"),
-        Row("equilibration", "equilibration w^2/3", jacobson.equilibration_packets(a["window"]), "packets", "Sec. 3"),
-        Row("sensitivity", "loss sensitivity threshold 3/w^2", jacobson.loss_sensitivity_threshold(a["window"]), "", "Sec. 3"),
+        Row(
+            "degradation",
+            "throughput factor (1+2pw)^-1",
+            jacobson.damage_degradation(a["loss"], a["window"]),
+            "",
+            "footnote 6",
+        ),
+        Row(
+            "equilibration",
+            "equilibration w^2/3",
+            jacobson.equilibration_packets(a["window"]),
+            "packets",
+            "Sec. 3",
+        ),
+        Row(
+            "sensitivity",
+            "loss sensitivity threshold 3/w^2",
+            jacobson.loss_sensitivity_threshold(a["window"]),
+            "",
+            "Sec. 3",
+        ),
     ]
     if a["samples"] is not None:
         ticks, rto = jacobson.rto_series_seconds(a["samples"], a["tick"])
@@ -313,7 +429,14 @@ MODELS: dict[str, Model] = {
             "pftk",
             "PFTK Reno model, simple and full (with timeouts)",
             "Padhye et al. 1998 via Parvez et al. Table I",
-            (_MSS, _RTT, _LOSS, _RTO, Param("b", "number", "segments per ACK", 1.0), Param("wmax", "size", "receiver window (bytes)", None)),
+            (
+                _MSS,
+                _RTT,
+                _LOSS,
+                _RTO,
+                Param("b", "number", "segments per ACK", 1.0),
+                Param("wmax", "size", "receiver window (bytes)", None),
+            ),
             _pftk,
             {"p": "loss"},
         ),
@@ -367,7 +490,10 @@ MODELS: dict[str, Model] = {
             "gateways",
             "share of a connection crossing n congested gateways",
             "Mathis et al. 1997 Sec. 6, Eq. 12-13",
-            (Param("n", "integer", "number of congested gateways"), Param("rtt_ratio", "number", "r0/r for the general form", None)),
+            (
+                Param("n", "integer", "number of congested gateways"),
+                Param("rtt_ratio", "number", "r0/r for the general form", None),
+            ),
             _gateways,
         ),
         Model(

@@ -8,7 +8,7 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -16,7 +16,7 @@ from typer.core import TyperCommand, TyperGroup
 try:  # typer >= 0.20 carries its own click
     from typer._click import exceptions as click_errors
 except ImportError:  # pragma: no cover - older typer on the click package
-    from click import exceptions as click_errors
+    from click import exceptions as click_errors  # type: ignore[no-redef]  # the same module, older home
 
 _MODEL_HELP = """Evaluate an analytic model: tcplab model NAME [--param VALUE]... [--json].
 
@@ -32,7 +32,7 @@ Examples:
 """
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -43,6 +43,7 @@ class _ModelCommand(TyperCommand):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         from tcplab.models.catalog import MODELS
 
+        assert self.name is not None  # every model command is built with its name
         model = MODELS[self.name]
         flags = ", ".join(p.flag for p in model.params)
         seen: set[str] = set()
@@ -57,7 +58,11 @@ class _ModelCommand(TyperCommand):
         except click_errors.NoSuchOption as e:
             _fail(f"unknown parameter {e.option_name} for model {model.name} (expected {flags})")
         except click_errors.BadOptionUsage as e:
-            _fail(f"{e.option_name}: missing value" if "requires an argument" in e.message else e.format_message())
+            _fail(
+                f"{e.option_name}: missing value"
+                if "requires an argument" in e.message
+                else e.format_message()
+            )
         except click_errors.UsageError as e:
             _fail(f"model {model.name}: {e.format_message()} (expected {flags})")
 
@@ -100,7 +105,9 @@ class _ModelGroup(TyperGroup):
         from tcplab.models.catalog import MODELS
 
         if args and not args[0].startswith("-") and args[0] not in MODELS:
-            _fail(f"unknown model {args[0]!r} (expected one of: {', '.join(MODELS)}; see tcplab model --list)")
+            _fail(
+                f"unknown model {args[0]!r} (expected one of: {', '.join(MODELS)}; see tcplab model --list)"
+            )
         return super().resolve_command(ctx, args)
 
 
@@ -140,16 +147,31 @@ def _command(model):
             default = typer.Option(False, p.flag, help=p.help)
             annotations[p.name] = bool
         else:
-            default = typer.Option(None, p.flag, metavar=p.kind.upper(), show_default=False,
-                                   help=f"{p.help} \\[{p.describe_default()}]")
-            annotations[p.name] = Optional[str]
-        params.append(inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=annotations[p.name]))
-    params.append(inspect.Parameter("json_out", inspect.Parameter.KEYWORD_ONLY,
-                                    default=typer.Option(False, "--json", help="Print one JSON document (SI units; "
-                                                         "NaN and infinities as null)."), annotation=bool))
+            default = typer.Option(
+                None,
+                p.flag,
+                metavar=p.kind.upper(),
+                show_default=False,
+                help=f"{p.help} \\[{p.describe_default()}]",
+            )
+            annotations[p.name] = str | None
+        params.append(
+            inspect.Parameter(
+                p.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[p.name]
+            )
+        )
+    params.append(
+        inspect.Parameter(
+            "json_out",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=typer.Option(
+                False, "--json", help="Print one JSON document (SI units; NaN and infinities as null)."
+            ),
+            annotation=bool,
+        )
+    )
     annotations["json_out"] = bool
-    command.__signature__ = inspect.Signature(params)
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]  # read by typer
     command.__annotations__ = annotations
     command.__doc__ = f"{model.summary} ({model.source})."
     return command
@@ -165,7 +187,7 @@ def _domain_message(model, message: str) -> str:
             label = model.param(flag).flag
             if flag != name:
                 label += f" ({name})"
-            return f"{label}{message[len(name):]}"
+            return f"{label}{message[len(name) :]}"
     return message
 
 
@@ -200,9 +222,13 @@ def _print_list() -> None:
     table.add_column("default", no_wrap=True)
     table.add_column("meaning")
     for m in MODELS.values():
-        table.add_row(f"[bold cyan]{m.name}[/]", "", "", f"[cyan]{m.summary}[/] [dim]({m.source})[/]", end_section=False)
+        table.add_row(
+            f"[bold cyan]{m.name}[/]", "", "", f"[cyan]{m.summary}[/] [dim]({m.source})[/]", end_section=False
+        )
         for i, p in enumerate(m.params):
-            table.add_row("  " + p.flag, p.kind, p.describe_default(), p.help, end_section=i == len(m.params) - 1)
+            table.add_row(
+                "  " + p.flag, p.kind, p.describe_default(), p.help, end_section=i == len(m.params) - 1
+            )
     Console().print(table)
 
 
@@ -264,8 +290,13 @@ def _run_model(model, inputs: dict[str, Any], as_json: bool) -> None:
 def register(app: typer.Typer) -> None:
     """Add the `model` and `plot-models` commands to the main app."""
 
-    model_app = typer.Typer(cls=_ModelGroup, help=_MODEL_HELP, invoke_without_command=True,
-                            add_completion=False, pretty_exceptions_enable=False)
+    model_app = typer.Typer(
+        cls=_ModelGroup,
+        help=_MODEL_HELP,
+        invoke_without_command=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
 
     @model_app.callback()
     def model_callback(
@@ -285,7 +316,7 @@ def register(app: typer.Typer) -> None:
         out_dir: Path = typer.Option(Path("."), "--out-dir", help="Folder for the PNG files."),
         mss: str = typer.Option("1460", "--mss", help="Segment size (e.g. 1460, 1.5KB)."),
         rtt: str = typer.Option("100ms", "--rtt", help="Round-trip time."),
-        rto: Optional[str] = typer.Option(None, "--rto", help="Retransmission timeout (default 3 x rtt)."),
+        rto: str | None = typer.Option(None, "--rto", help="Retransmission timeout (default 3 x rtt)."),
     ) -> None:
         """Draw Parvez Fig. 4 (W against p for several q) and the models against p, as PNG."""
         from tcplab import units

@@ -117,6 +117,7 @@ def rto_series(samples: Iterable[int], sa: int | None = None, sv: int | None = N
         for name, value in (("sa", sa), ("sv", sv)):
             if not isinstance(value, (int, np.integer)) or value < 0:
                 raise ValueError(f"{name}: {value!r} is outside the integers >= 0")
+        assert sa is not None and sv is not None  # both or neither, checked above
         est = RttEstimator(int(sa), int(sv), True)
     rows = []
     for m in samples:

@@ -125,7 +125,10 @@ def drop_window_pmf(w, m, q):
     q_ = probability("q", q, allow_zero=True)
     w_b, m_b, q_b = np.broadcast_arrays(w_, m_, q_)
     res = np.array(
-        [_binom_pmf(int(wi) - 1, int(mi) - 1, float(qi)) for wi, mi, qi in zip(w_b.flat, m_b.flat, q_b.flat)]
+        [
+            _binom_pmf(int(wi) - 1, int(mi) - 1, float(qi))
+            for wi, mi, qi in zip(w_b.flat, m_b.flat, q_b.flat, strict=True)
+        ]
     ).reshape(w_b.shape)
     return out(res, w, m, q)
 
@@ -156,7 +159,10 @@ def timeout_probability(p, q, w=None):
     w_ = _window_or(w, p_, q_)
     wb, pb, qb = np.broadcast_arrays(w_, p_, q_)
     res = np.array(
-        [_p_to_scalar(float(a), float(b), float(c)) for a, b, c in zip(wb.flat, pb.flat, qb.flat)]
+        [
+            _p_to_scalar(float(a), float(b), float(c))
+            for a, b, c in zip(wb.flat, pb.flat, qb.flat, strict=True)
+        ]
     ).reshape(wb.shape)
     return out(res, p, q, w)
 

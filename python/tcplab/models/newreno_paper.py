@@ -7,19 +7,33 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["EQ29_TERMS", "PAPER_TABLE_IV", "TABLE_IV_ROW1", "TABLE_IV_SEGSIZE", "eq29", "eq29_model_terms",
-           "model_measured_timeouts", "pftk_over_newreno_max", "pftk_with_q", "ratio_band", "table_iv_model_kbps"]
+__all__ = [
+    "EQ29_TERMS",
+    "PAPER_TABLE_IV",
+    "TABLE_IV_ROW1",
+    "TABLE_IV_SEGSIZE",
+    "eq29",
+    "eq29_model_terms",
+    "model_measured_timeouts",
+    "pftk_over_newreno_max",
+    "pftk_with_q",
+    "ratio_band",
+    "table_iv_model_kbps",
+]
 
 #: Eq. 29's terms, one letter each (what `eq29` takes): S packets the ACKs newly cover per loss event (the
 #: numerator, 1/p + W^2 q/(1 + W q)), Q the share of loss events ending in a timeout (p_TO), A the duration
 #: in RTTs of a cycle whose loss event ends in fast recovery (D_CAFR / R = W/2 + 3/2 + 1 + W q), Z the time
-#: in RTTs waiting for timers in a cycle whose loss event ends in a timeout (D_TO / R = (1 + 2p + 4p^2) RTO / R)
-#: and B the rest of such a cycle in RTTs (slow start and congestion avoidance, (D_SS + D_CA) / R =
-#: 1 + log2(W/4) + W/2 + 3/2).
-EQ29_TERMS = (("S", "packets per loss event (numerator)"), ("Q", "share ending in a timeout (p_TO)"),
-              ("A", "RTTs per cycle ending in fast recovery (D_CAFR / R)"),
-              ("Z", "RTTs waiting for timers per timeout cycle (D_TO / R)"),
-              ("B", "RTTs of slow start and congestion avoidance per timeout cycle ((D_SS + D_CA) / R)"))
+#: in RTTs waiting for timers in a cycle whose loss event ends in a timeout
+#: (D_TO / R = (1 + 2p + 4p^2) RTO / R) and B the rest of such a cycle in RTTs (slow start and congestion
+#: avoidance, (D_SS + D_CA) / R = 1 + log2(W/4) + W/2 + 3/2).
+EQ29_TERMS = (
+    ("S", "packets per loss event (numerator)"),
+    ("Q", "share ending in a timeout (p_TO)"),
+    ("A", "RTTs per cycle ending in fast recovery (D_CAFR / R)"),
+    ("Z", "RTTs waiting for timers per timeout cycle (D_TO / R)"),
+    ("B", "RTTs of slow start and congestion avoidance per timeout cycle ((D_SS + D_CA) / R)"),
+)
 
 
 def eq29_model_terms(p: float, w: float, rto_over_r: float = 3) -> dict:
@@ -27,9 +41,13 @@ def eq29_model_terms(p: float, w: float, rto_over_r: float = 3) -> dict:
     from tcplab.models import newreno
 
     q = p
-    return {"S": 1 / p + w * w * q / (1 + w * q), "Q": float(newreno.timeout_probability(p, q, w)),
-            "A": w / 2 + 1.5 + 1 + w * q, "Z": (1 + 2 * p + 4 * p * p) * rto_over_r,
-            "B": 1 + math.log2(w / 4) + w / 2 + 1.5}
+    return {
+        "S": 1 / p + w * w * q / (1 + w * q),
+        "Q": float(newreno.timeout_probability(p, q, w)),
+        "A": w / 2 + 1.5 + 1 + w * q,
+        "Z": (1 + 2 * p + 4 * p * p) * rto_over_r,
+        "B": 1 + math.log2(w / 4) + w / 2 + 1.5,
+    }
 
 
 def eq29(t: dict, mss: int, r: float) -> float:
@@ -48,7 +66,12 @@ def model_measured_timeouts(f: dict, p_to: float, wait: float) -> float:
         return math.nan
     w = math.ceil(float(newreno.window(p, p)))
     n = w / 2 + 1.5 + (1 - p_to) * (1 + w * p)
-    return 8 * f["mss_bytes"] * (1 / p + w * w * p / (1 + w * p)) / (n * r + p_to * (wait + (1 + math.log2(w / 4)) * r))
+    return (
+        8
+        * f["mss_bytes"]
+        * (1 / p + w * w * p / (1 + w * p))
+        / (n * r + p_to * (wait + (1 + math.log2(w / 4)) * r))
+    )
 
 
 def pftk_with_q(f: dict, q_to: float) -> float:
@@ -68,7 +91,8 @@ def pftk_over_newreno_max(whole_w: bool) -> tuple[float, float]:
 
     def ratio(p: float) -> float:
         return float(pftk.full(1000, 0.1, p, 0.3)) / float(
-            newreno.throughput_full(1000, 0.1, p, p, 0.3, integer_window=whole_w))
+            newreno.throughput_full(1000, 0.1, p, p, 0.3, integer_window=whole_w)
+        )
 
     ps = [p for p in (1e-4 * (1200 ** (i / 400)) for i in range(401)) if float(newreno.window(p, p)) >= 4]
     best = max(ps, key=ratio)
@@ -84,16 +108,20 @@ def ratio_band(limit: float, inside: list[float]) -> tuple[float, float]:
     from tcplab.models import newreno, pftk
 
     ps = [p for p in (1e-4 * (1100 ** (i / 2000)) for i in range(2001)) if float(newreno.window(p, p)) >= 4]
-    over = [float(pftk.full(1000, 0.1, p, 0.3))
-            / float(newreno.throughput_full(1000, 0.1, p, p, 0.3, integer_window=True)) > limit for p in ps]
+    over = [
+        float(pftk.full(1000, 0.1, p, 0.3))
+        / float(newreno.throughput_full(1000, 0.1, p, p, 0.3, integer_window=True))
+        > limit
+        for p in ps
+    ]
+    # each rate with the one before it; the sentinel (inf, False) closes a band reaching the last rate
     bands, lo = [], None
-    for p, o in zip(ps + [math.inf], over + [False]):
+    for prev, p, o in zip([math.nan, *ps], [*ps, math.inf], [*over, False], strict=True):
         if o and lo is None:
             lo = p
         elif not o and lo is not None:
             bands.append((lo, prev))
             lo = None
-        prev = p
     for a, b in bands:
         if all(a <= x <= b for x in inside):
             return a, b
@@ -117,13 +145,20 @@ TABLE_IV_ROW1 = (0.0621, 382)  # packet loss rate of row 1, the paper's model wi
 TABLE_IV_SEGSIZE = 1448  # Sec. V's Segsize; Sec. VI gives none
 
 
-def table_iv_model_kbps(p: float, rtt_ms: float, q: float | None = None, rto_factor: float = 3,
-                        whole_w: bool = False) -> float:
+def table_iv_model_kbps(
+    p: float, rtt_ms: float, q: float | None = None, rto_factor: float = 3, whole_w: bool = False
+) -> float:
     """The Full model (Eq. 29) on Table IV's inputs: q = p unless given, RTO = 3R unless another
     factor is given (Sec. IV-A's simulation setting; Sec. VI states none), the real W of Eq. 14
     unless `whole_w` (rounded up to whole segments), 1448-byte segments, in Kbit/s (1000 bit/s)."""
     from tcplab.models import newreno
 
     r = rtt_ms / 1000
-    return float(newreno.throughput_full(TABLE_IV_SEGSIZE, r, p, p if q is None else q, rto_factor * r,
-                                         integer_window=whole_w)) / 1000
+    return (
+        float(
+            newreno.throughput_full(
+                TABLE_IV_SEGSIZE, r, p, p if q is None else q, rto_factor * r, integer_window=whole_w
+            )
+        )
+        / 1000
+    )

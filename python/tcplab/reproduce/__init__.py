@@ -10,5 +10,15 @@ See `tcplab.reproduce.core` for what an item is and `tcplab.reproduce.runner` fo
 from tcplab.reproduce.core import PAPERS, Check, Item, Job, Outcome, ReproduceError, items, scenario_names
 from tcplab.reproduce.runner import Reproduction, reproduce
 
-__all__ = ["PAPERS", "Check", "Item", "Job", "Outcome", "ReproduceError", "Reproduction", "items", "reproduce",
-           "scenario_names"]
+__all__ = [
+    "PAPERS",
+    "Check",
+    "Item",
+    "Job",
+    "Outcome",
+    "ReproduceError",
+    "Reproduction",
+    "items",
+    "reproduce",
+    "scenario_names",
+]

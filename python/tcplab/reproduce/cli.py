@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -11,12 +10,21 @@ import typer
 def reproduce(
     paper: str = typer.Argument(..., help="jacobson, mathis, barakat, parvez, ns2 or all."),
     quick: bool = typer.Option(False, "--quick", help="Every item at reduced size (minutes; the CI form)."),
-    out: Path = typer.Option(Path("reproduce-out"), "--out", "-o",
-                             help="Output folder: report.html, report.md, results.json, the stores (resumable)."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
-    progress: bool = typer.Option(True, "--progress/--no-progress",
-                                  help="Show progress on stderr: a bar on a terminal, plain lines otherwise."),
+    out: Path = typer.Option(
+        Path("reproduce-out"),
+        "--out",
+        "-o",
+        help="Output folder: report.html, report.md, results.json, the stores (resumable).",
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", "-j", help="Local worker processes (default: all cores)."
+    ),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
+    progress: bool = typer.Option(
+        True,
+        "--progress/--no-progress",
+        help="Show progress on stderr: a bar on a terminal, plain lines otherwise.",
+    ),
 ) -> None:
     """Reproduce the tables and figures of a paper (or of all): tcplab's numbers beside the paper's.
 
@@ -40,21 +48,27 @@ def reproduce(
         rep = run(paper, out, quick=quick, workers=workers, scheduler=scheduler, progress=progress)
     except ReproduceError as e:
         typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except KeyboardInterrupt:
-        typer.echo(f"stopped: re-run the same command to resume (finished runs are kept in {out / 'store'})", err=True)
-        raise typer.Exit(130)
+        typer.echo(
+            f"stopped: re-run the same command to resume (finished runs are kept in {out / 'store'})",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     width = max(len(r.item.ref) for r in rep.reports)
     for r in rep.reports:
         typer.echo(f"{r.item.paper:<9} {r.item.ref:<{width}}  {r.status}")
-    counts = {}
+    counts: dict[str, int] = {}
     for r in rep.reports:
         counts[r.status] = counts.get(r.status, 0) + 1
-    typer.echo(f"{len(rep.reports)} items: " + ", ".join(f"{n} {s}" for s, n in counts.items())
-               + f"; {rep.runs} simulations run, {rep.stored} found stored; {rep.seconds:.0f} s; "
-               f"report: {out / 'report.html'}")
+    typer.echo(
+        f"{len(rep.reports)} items: "
+        + ", ".join(f"{n} {s}" for s, n in counts.items())
+        + f"; {rep.runs} simulations run, {rep.stored} found stored; {rep.seconds:.0f} s; "
+        f"report: {out / 'report.html'}"
+    )
     for r in rep.failed:
-        for c in r.outcome.checks:
+        for c in r.outcome.checks if r.outcome else []:
             if not c.passed:
                 typer.echo(f"FAILED {r.item.id}: {c.name}: {c.value} (expected {c.target})", err=True)
     if rep.failed:

@@ -14,22 +14,34 @@ reproduced yet": it never passes a check.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import polars as pl
     from matplotlib.figure import Figure
 
-__all__ = ["PAPERS", "Check", "Context", "Item", "Job", "Outcome", "ReproduceError", "items", "register",
-           "scenario_text", "scenario_names"]
+__all__ = [
+    "PAPERS",
+    "Check",
+    "Context",
+    "Item",
+    "Job",
+    "Outcome",
+    "ReproduceError",
+    "items",
+    "register",
+    "scenario_text",
+    "scenario_names",
+]
 
 #: The groups `tcplab reproduce` accepts (besides `all`), in report order, with their titles.
 PAPERS: dict[str, str] = {
     "jacobson": "Jacobson & Karels 1988, Congestion Avoidance and Control",
     "mathis": "Mathis, Semke, Mahdavi & Ott 1997, The Macroscopic Behavior of the TCP Congestion "
-              "Avoidance Algorithm",
+    "Avoidance Algorithm",
     "barakat": "Barakat & Altman 1999, Analysis of TCP with several bottleneck nodes",
     "parvez": "Parvez, Mahanti & Williamson 2010, An Analytic Throughput Model for TCP NewReno",
     "ns2": "tcplab against ns-2 (the reference outputs the papers' simulators descend from)",
@@ -49,7 +61,11 @@ def scenario_names(paper: str | None = None) -> list[str]:
     out = []
     for d in sorted(root.iterdir(), key=lambda p: p.name):
         if d.is_dir() and (paper is None or d.name == paper):
-            out += [f"{d.name}/{f.name}" for f in sorted(d.iterdir(), key=lambda p: p.name) if f.name.endswith(".toml")]
+            out += [
+                f"{d.name}/{f.name}"
+                for f in sorted(d.iterdir(), key=lambda p: p.name)
+                if f.name.endswith(".toml")
+            ]
     return out
 
 
@@ -73,7 +89,9 @@ class Job:
         return scenario_text(self.scenario) if isinstance(self.scenario, str) else self.scenario
 
     def describe(self) -> str:
-        where = f"scenarios/papers/{self.scenario}" if isinstance(self.scenario, str) else "(generated scenario)"
+        where = (
+            f"scenarios/papers/{self.scenario}" if isinstance(self.scenario, str) else "(generated scenario)"
+        )
         sets = " ".join(f"--set {k}={v}" for k, v in self.sets.items())
         return f"{where} {sets}".strip()
 
@@ -88,7 +106,12 @@ class Check:
     passed: bool
 
     def to_json(self) -> dict:
-        return {"name": self.name, "value": _json_number(self.value), "target": self.target, "passed": self.passed}
+        return {
+            "name": self.name,
+            "value": _json_number(self.value),
+            "target": self.target,
+            "passed": bool(self.passed),
+        }
 
 
 @dataclass
@@ -130,8 +153,15 @@ class Item:
 class Context:
     """What an evaluation reads: the store rows and traces of its jobs."""
 
-    def __init__(self, item: Item, quick: bool, jobs: list[Job], keys: list[str], rows: pl.DataFrame,
-                 trace_dir: Any):
+    def __init__(
+        self,
+        item: Item,
+        quick: bool,
+        jobs: list[Job],
+        keys: list[str],
+        rows: pl.DataFrame | None,
+        trace_dir: Any,
+    ):
         self.item, self.quick, self.jobs, self.keys = item, quick, jobs, keys
         self._rows, self._trace_dir = rows, trace_dir
 
@@ -139,11 +169,13 @@ class Context:
         """The store rows (one per flow) of one job, or of every job with its index as `job`."""
         import polars as pl
 
+        assert self._rows is not None, f"{self.item.id}: an item without simulations has no store rows"
         if job is None:
             index = {k: i for i, k in reversed(list(enumerate(self.keys)))}
             df = self._rows.filter(pl.col("run_key").is_in(list(index)))
-            return df.with_columns(pl.col("run_key").replace_strict(index, return_dtype=pl.Int64).alias("job")).sort(
-                "job", "flow")
+            return df.with_columns(
+                pl.col("run_key").replace_strict(index, return_dtype=pl.Int64).alias("job")
+            ).sort("job", "flow")
         i = job if isinstance(job, int) else self.jobs.index(job)
         return self._rows.filter(pl.col("run_key") == self.keys[i]).sort("flow")
 

@@ -20,10 +20,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from tcplab.reproduce.core import (EXPLAINED, FAILED, NOT_YET, REPRODUCED, Context, Item, Job, Outcome,
-                                   ReproduceError, items)
+from tcplab.reproduce.core import (
+    EXPLAINED,
+    FAILED,
+    NOT_YET,
+    REPRODUCED,
+    Context,
+    Item,
+    Job,
+    Outcome,
+    ReproduceError,
+    items,
+)
 
 __all__ = ["ItemReport", "Reproduction", "reproduce"]
 
@@ -94,7 +103,7 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             stores[item_id] = store
             batches[item_id] = results.Batch(store)
             have = store.keys()
-            for job, key, r in zip(jobs, keys, resolved):
+            for job, key, r in zip(jobs, keys, resolved, strict=True):
                 if key in have:
                     found += 1
                     continue
@@ -130,7 +139,9 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
                 bar.stop()
         if failed:
             key, err = next(iter(failed.items()))
-            raise RuntimeError(f"{len(failed)} simulations failed, e.g. {', '.join(owners[key])} run {key}: {err}")
+            raise RuntimeError(
+                f"{len(failed)} simulations failed, e.g. {', '.join(owners[key])} run {key}: {err}"
+            )
         return done, found
     finally:
         for item_id, store in stores.items():
@@ -144,8 +155,15 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             store.close()
 
 
-def reproduce(paper: str = "all", out: str | Path = "reproduce-out", *, quick: bool = False,
-              workers: int | None = None, scheduler: str | None = None, progress: bool = True) -> Reproduction:
+def reproduce(
+    paper: str = "all",
+    out: str | Path = "reproduce-out",
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> Reproduction:
     """Runs (or resumes) every item of `paper` into `out` and writes the report there."""
     from tcplab import results
     from tcplab.reproduce import report

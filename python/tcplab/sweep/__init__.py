@@ -17,7 +17,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tcplab.sweep.cluster import CHUNK_SECONDS, Chunk, check_scheduler, dask_client, execute_chunk, run_on_dask, warm
+    from tcplab.sweep.cluster import (
+        CHUNK_SECONDS,
+        Chunk,
+        check_scheduler,
+        dask_client,
+        execute_chunk,
+        run_on_dask,
+        warm,
+    )
     from tcplab.sweep.local import execute, pcap_into, run_local
     from tcplab.sweep.plan import MAX_RUNS, Axis, Run, Sweep, SweepError, load, parse, run_key, uniform
     from tcplab.sweep.progress import PlainProgress, progress_bar
@@ -25,10 +33,14 @@ if TYPE_CHECKING:
 
 #: Each public name and the part that defines it.
 EXPORTS = {
-    **dict.fromkeys(("MAX_RUNS", "Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key", "uniform"), "plan"),
+    **dict.fromkeys(
+        ("MAX_RUNS", "Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key", "uniform"), "plan"
+    ),
     **dict.fromkeys(("execute", "pcap_into", "run_local"), "local"),
-    **dict.fromkeys(("CHUNK_SECONDS", "Chunk", "check_scheduler", "dask_client", "execute_chunk", "run_on_dask",
-                     "warm"), "cluster"),
+    **dict.fromkeys(
+        ("CHUNK_SECONDS", "Chunk", "check_scheduler", "dask_client", "execute_chunk", "run_on_dask", "warm"),
+        "cluster",
+    ),
     **dict.fromkeys(("PlainProgress", "progress_bar"), "progress"),
     **dict.fromkeys(("Outcome", "run_sweep"), "runner"),
 }

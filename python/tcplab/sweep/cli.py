@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import List, Optional
-
-from enum import Enum
+from typing import cast
 
 import typer
 
@@ -27,14 +26,25 @@ def _store_path(store: Path) -> Path:
 def sweep(
     file: Path = typer.Argument(..., help="Sweep file (TOML): a base scenario plus axes."),
     out: Path = typer.Option(..., "--out", "-o", help="Results store (a directory, e.g. runs.parquet)."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Local worker processes (default: all cores)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
-    set_: List[str] = typer.Option([], "--set", help="Override a field in every run: dotted.path=value (repeatable)."),
+    workers: int | None = typer.Option(
+        None, "--workers", "-j", help="Local worker processes (default: all cores)."
+    ),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Run on a Dask cluster: tcp://HOST:PORT."),
+    set_: list[str] = typer.Option(
+        [], "--set", help="Override a field in every run: dotted.path=value (repeatable)."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count the runs; run nothing."),
-    progress: bool = typer.Option(True, "--progress/--no-progress",
-                                  help="Show progress on stderr: a bar on a terminal, plain lines otherwise."),
-    trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Write each run's recorded traces to "
-                                             "DIR/<run key>/<trace>.parquet (the scenario turns traces on)."),
+    progress: bool = typer.Option(
+        True,
+        "--progress/--no-progress",
+        help="Show progress on stderr: a bar on a terminal, plain lines otherwise.",
+    ),
+    trace_out: Path | None = typer.Option(
+        None,
+        "--trace-out",
+        help="Write each run's recorded traces to "
+        "DIR/<run key>/<trace>.parquet (the scenario turns traces on).",
+    ),
 ) -> None:
     """Run every point of a sweep into a results store.
 
@@ -69,34 +79,46 @@ def sweep(
         signal.signal(signal.SIGTERM, terminate)
         if trace_out is not None and trace_out.exists() and not trace_out.is_dir():
             fail(f"--trace-out {trace_out}: exists and is not a directory")
-        outcome = run_sweep(spec, results.Store(out), workers=workers, scheduler=scheduler,
-                            progress=progress, trace_dir=trace_out)
+        outcome = run_sweep(
+            spec,
+            results.Store(out),
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+            trace_dir=trace_out,
+        )
     except (SweepError, results.StoreError) as e:
         fail(str(e))
-    stored = outcome.skipped + outcome.done
-    typer.echo(f"{file}: {outcome.done} runs done, {outcome.skipped} already stored, "
-               f"{len(outcome.failed)} failed; {stored} of {outcome.total} in {out}", err=True)
+    n_stored = outcome.skipped + outcome.done
+    typer.echo(
+        f"{file}: {outcome.done} runs done, {outcome.skipped} already stored, "
+        f"{len(outcome.failed)} failed; {n_stored} of {outcome.total} in {out}",
+        err=True,
+    )
     for key, error in list(outcome.failed.items())[:5]:
         typer.echo(f"  run {key}: {error}", err=True)
     if outcome.interrupted:
-        typer.echo(f"stopped: re-run the same command to resume ({outcome.total - stored} runs to go)", err=True)
+        typer.echo(
+            f"stopped: re-run the same command to resume ({outcome.total - n_stored} runs to go)", err=True
+        )
         raise typer.Exit(130)
     if outcome.failed:
         raise typer.Exit(1)
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     table = "table"
     csv = "csv"
     json = "json"
 
 
-class PlotKind(str, Enum):
+class PlotKind(StrEnum):
     window_vs_p = "window-vs-p"
     model_vs_sim = "model-vs-sim"
     cwnd = "cwnd"
     queue = "queue"
     seq = "seq"
+
 
 #: Rows `tcplab query` prints as a table unless --limit says otherwise.
 TABLE_ROWS = 50
@@ -106,9 +128,14 @@ def query(
     store: Path = typer.Argument(..., help="Results store (a sweep's directory or a run's .parquet file)."),
     sql: str = typer.Argument(..., help='SQL over the table `runs`; quote dotted names: "flows.0.mss".'),
     fmt_: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", min=0,
-                                        help=f"At most this many rows (default: {TABLE_ROWS} for a table, "
-                                             "all for csv and json, which are streamed)."),
+    limit: int | None = typer.Option(
+        None,
+        "--limit",
+        "-n",
+        min=0,
+        help=f"At most this many rows (default: {TABLE_ROWS} for a table, "
+        "all for csv and json, which are streamed).",
+    ),
 ) -> None:
     """Run SQL through DuckDB over a results store (the table `runs`)."""
     fmt = fmt_.value
@@ -143,7 +170,7 @@ def query(
         if fmt == "json":
             sys.stdout.write("[")
         for batch in reader:
-            df = pl.from_arrow(batch)
+            df = cast(pl.DataFrame, pl.from_arrow(batch))  # a record batch makes a frame
             if fmt == "csv":
                 sys.stdout.write(df.write_csv(include_header=first))
                 first = False
@@ -197,9 +224,13 @@ def fit(
     by: str = typer.Option("tcp,ack", "--by", help="Group by these columns (comma-separated; '' for none)."),
     p: str = typer.Option("auto", "--p", help="Which p: auto, configured, measured, or a column name."),
     include_timeouts: bool = typer.Option(False, "--include-timeouts", help="Fit flows with timeouts too."),
-    min_ca_events: int = typer.Option(50, "--min-ca-events", min=0,
-                                      help="Leave out flows with fewer CA events (cycles) than this; Mathis "
-                                           "et al. ran 50 or more. 0 keeps every flow."),
+    min_ca_events: int = typer.Option(
+        50,
+        "--min-ca-events",
+        min=0,
+        help="Leave out flows with fewer CA events (cycles) than this; Mathis "
+        "et al. ran 50 or more. 0 keeps every flow.",
+    ),
     at: str = typer.Option("0.01,0.033,0.1", "--at", help="p values for the proportion of CA events."),
     bin_width: float = typer.Option(0.1, "--bin-width", help="Half-width of each p bin, in decades."),
     level: float = typer.Option(0.95, "--level", help="Confidence level of the intervals."),
@@ -221,16 +252,23 @@ def fit(
     try:
         df = results.load(_store_path(store))
         groups = _columns(by)
-        table, source = fitting.fit(df, by=groups, p=p, include_timeouts=include_timeouts, level=level,
-                                    min_ca_events=min_ca_events)
+        table, source = fitting.fit(
+            df, by=groups, p=p, include_timeouts=include_timeouts, level=level, min_ca_events=min_ca_events
+        )
         props, _ = fitting.ca_proportion(df, by=groups, p=p, at=targets, width=bin_width, level=level)
     except (fitting.FitError, results.StoreError) as e:
         fail(str(e))
     if json_out:
         import json
 
-        doc = {"p": source, "level": level, "min_ca_events": min_ca_events, "include_timeouts": include_timeouts,
-               "fit": table.to_dicts(), "ca_proportion": props.to_dicts()}
+        doc = {
+            "p": source,
+            "level": level,
+            "min_ca_events": min_ca_events,
+            "include_timeouts": include_timeouts,
+            "fit": table.to_dicts(),
+            "ca_proportion": props.to_dicts(),
+        }
         sys.stdout.write(json.dumps(_json_safe(doc), default=str, allow_nan=False) + "\n")
         return
     from rich.console import Console
@@ -239,20 +277,35 @@ def fit(
 
     pct = f"{level:.0%}"
     console = Console()
-    left = ("timeouts, " if not include_timeouts else "") + (
-        f"< {min_ca_events} CA events, " if min_ca_events else "") + "p or BW = 0"
-    console.print(f"[bold]log(BW*RTT/MSS) = log C + k log p[/bold], least squares; p: {source}; "
-                  f"{pct} intervals; left out: {left}", highlight=False)
+    left = (
+        ("timeouts, " if not include_timeouts else "")
+        + (f"< {min_ca_events} CA events, " if min_ca_events else "")
+        + "p or BW = 0"
+    )
+    console.print(
+        f"[bold]log(BW*RTT/MSS) = log C + k log p[/bold], least squares; p: {source}; "
+        f"{pct} intervals; left out: {left}",
+        highlight=False,
+    )
     cols = [Column(c, left=True) for c in groups] + [
-        Column("N"), Column("C\nk=-1/2"), Column(f"{pct} CI"), Column("k"), Column(f"{pct} CI")]
+        Column("N"),
+        Column("C\nk=-1/2"),
+        Column(f"{pct} CI"),
+        Column("k"),
+        Column(f"{pct} CI"),
+    ]
     if wide:
         cols += [Column("C\nk free"), Column(f"{pct} CI"), Column("R²")]
     cols += [Column("left out\nTO+CA+0")]
     rows = []
     for row in table.iter_rows(named=True):
         r = [str(row[c]) for c in groups] + [
-            str(row["n"]), _fmt(row["c_half"]), f"{_fmt(row['c_half_lo'])}..{_fmt(row['c_half_hi'])}",
-            _fmt(row["k"]), f"{_fmt(row['k_lo'])}..{_fmt(row['k_hi'])}"]
+            str(row["n"]),
+            _fmt(row["c_half"]),
+            f"{_fmt(row['c_half_lo'])}..{_fmt(row['c_half_hi'])}",
+            _fmt(row["k"]),
+            f"{_fmt(row['k_lo'])}..{_fmt(row['k_hi'])}",
+        ]
         if wide:
             r += [_fmt(row["c"]), f"{_fmt(row['c_lo'])}..{_fmt(row['c_hi'])}", _fmt(row["r2"])]
         r += [f"{row['excluded_timeouts']}+{row['excluded_few_ca']}+{row['excluded_invalid']}"]
@@ -260,31 +313,64 @@ def fit(
     print_table(console, None, cols, rows)
     few = int(table["excluded_few_ca"].sum()) if table.height else 0
     if few:
-        console.print(f"{few} flow{'s' if few != 1 else ''} with fewer than {min_ca_events} CA events left out "
-                      "(not in equilibrium; --min-ca-events to change)", highlight=False)
-    console.print(f"[bold]Proportion of successful W/2 adjustments[/bold] CA / (CA + non-CA), pooled over the "
-                  f"flows with |log10 p - log10 p0| <= {bin_width:g}; all flows", highlight=False)
+        console.print(
+            f"{few} flow{'s' if few != 1 else ''} with fewer than {min_ca_events} CA events left out "
+            "(not in equilibrium; --min-ca-events to change)",
+            highlight=False,
+        )
+    console.print(
+        f"[bold]Proportion of successful W/2 adjustments[/bold] CA / (CA + non-CA), pooled over the "
+        f"flows with |log10 p - log10 p0| <= {bin_width:g}; all flows",
+        highlight=False,
+    )
     cols = [Column(c, left=True) for c in groups] + [
-        Column("p0"), Column("runs"), Column("CA"), Column("non-CA"), Column("proportion"), Column(f"{pct} CI")]
-    rows = [[str(row[c]) for c in groups] + [
-        f"{row['p']:g}", str(row["runs"]), str(row["ca_events"]), str(row["non_ca_events"]),
-        _fmt(row["proportion"]), f"{_fmt(row['lo'])}..{_fmt(row['hi'])}"] for row in props.iter_rows(named=True)]
+        Column("p0"),
+        Column("runs"),
+        Column("CA"),
+        Column("non-CA"),
+        Column("proportion"),
+        Column(f"{pct} CI"),
+    ]
+    rows = [
+        [str(row[c]) for c in groups]
+        + [
+            f"{row['p']:g}",
+            str(row["runs"]),
+            str(row["ca_events"]),
+            str(row["non_ca_events"]),
+            _fmt(row["proportion"]),
+            f"{_fmt(row['lo'])}..{_fmt(row['hi'])}",
+        ]
+        for row in props.iter_rows(named=True)
+    ]
     print_table(console, None, cols, rows)
 
 
 def plot(
-    source: Path = typer.Argument(..., help="Results store (window-vs-p, model-vs-sim), or a run's --trace-out "
-                                           "directory (cwnd, queue, seq)."),
+    source: Path = typer.Argument(
+        ...,
+        help="Results store (window-vs-p, model-vs-sim), or a run's --trace-out "
+        "directory (cwnd, queue, seq).",
+    ),
     out: Path = typer.Option(..., "--out", "-o", help="Figure file: .png, .svg or .pdf."),
-    kind_: PlotKind = typer.Option(PlotKind.window_vs_p, "--kind",
-                             help="window-vs-p (Fig. 4), model-vs-sim (Fig. 3); a run's cwnd, queue or seq trace."),
-    by: str = typer.Option("tcp,ack", "--by", help="Colour groups by these columns (several: faceted by the "
-                                                  "first when there are many groups)."),
+    kind_: PlotKind = typer.Option(
+        PlotKind.window_vs_p,
+        "--kind",
+        help="window-vs-p (Fig. 4), model-vs-sim (Fig. 3); a run's cwnd, queue or seq trace.",
+    ),
+    by: str = typer.Option(
+        "tcp,ack",
+        "--by",
+        help="Colour groups by these columns (several: faceted by the first when there are many groups).",
+    ),
     p: str = typer.Option("auto", "--p", help="Which p: auto, configured, measured, or a column name."),
     show_fit: bool = typer.Option(False, "--fit", help="Draw each group's fitted C p^k line (window-vs-p)."),
-    reference: bool = typer.Option(True, "--reference/--no-reference",
-                                   help="Draw Table 1's constants and PFTK as reference lines (window-vs-p)."),
-    title: Optional[str] = typer.Option(None, "--title", help="Figure title."),
+    reference: bool = typer.Option(
+        True,
+        "--reference/--no-reference",
+        help="Draw Table 1's constants and PFTK as reference lines (window-vs-p).",
+    ),
+    title: str | None = typer.Option(None, "--title", help="Figure title."),
 ) -> None:
     """Plot sweep results in the style of Mathis et al. 1997 Fig. 3 and Fig. 4, or a run's traces."""
     from tcplab import plots, results
@@ -296,8 +382,9 @@ def plot(
             plots.plot_trace(source, kind, out=out, title=title)
         else:
             df = results.load(_store_path(source))
-            plots.plot(df, out, kind=kind, by=_columns(by), p=p, show_fit=show_fit, title=title,
-                       reference=reference)
+            plots.plot(
+                df, out, kind=kind, by=_columns(by), p=p, show_fit=show_fit, title=title, reference=reference
+            )
     except (FitError, results.StoreError) as e:
         fail(str(e))
     except OSError as e:

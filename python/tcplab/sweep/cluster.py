@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from tcplab.sweep.local import execute
 from tcplab.sweep.plan import SweepError
 
@@ -21,7 +23,9 @@ def check_scheduler(address: str) -> None:
             if not host or not 0 < port < 65536:
                 raise ValueError(f"port {port} out of range" if host else "no host")
     except (ValueError, TypeError) as e:
-        raise SweepError(f"--scheduler {address!r}: not a scheduler address ({e}; expected tcp://HOST:PORT)") from None
+        raise SweepError(
+            f"--scheduler {address!r}: not a scheduler address ({e}; expected tcp://HOST:PORT)"
+        ) from None
 
 
 def dask_client(scheduler: str):
@@ -56,10 +60,8 @@ def warm(client) -> None:
     """Has every worker of the cluster import what a run needs, without waiting: a fresh
     worker took about 0.35 s over its first task (bench/README.md, "2026-11-27, d65c556"), while the
     parent made the plan."""
-    try:
+    with contextlib.suppress(Exception):  # only a head start: the first task imports anyway
         client.run(_import_for_runs_async, wait=False)
-    except Exception:  # noqa: BLE001 - only a head start: the first task imports anyway
-        pass
 
 
 class Chunk:

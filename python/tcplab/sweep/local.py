@@ -62,7 +62,9 @@ def pcap_into(folder: Path, resolved: Mapping[str, Any]) -> dict[str, Any]:
     """Overrides that write a run's pcap captures with relative file names into its trace folder
     (`--trace-out DIR`: DIR/<run key>/<file>), so the runs of a sweep do not overwrite one file in
     the working directory. Absolute names are left as they are; the run key does not change."""
-    caps = [{k: v for k, v in c.items() if v is not None} for c in (resolved.get("trace") or {}).get("pcap") or []]
+    caps = [
+        {k: v for k, v in c.items() if v is not None} for c in (resolved.get("trace") or {}).get("pcap") or []
+    ]
     moved = False
     for cap in caps:
         name = str(cap.get("file", ""))
@@ -97,9 +99,12 @@ def _main_hidden():
     import sys
 
     main = sys.modules.get("__main__")
-    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__}
+    saved: dict[str, Any] = {
+        k: main.__dict__[k] for k in ("__file__", "__spec__") if main is not None and k in main.__dict__
+    }
     try:
         for k in saved:
+            assert main is not None  # saved is empty without a __main__
             if k == "__spec__":
                 main.__spec__ = None
             else:
@@ -115,8 +120,9 @@ def run_local(tasks: list, workers: int):
     import concurrent.futures as cf
     import multiprocessing as mp
 
-    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                  initializer=_worker_init)
+    pool = cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_worker_init
+    )
     pending: set = set()
     it = iter(tasks)
     try:

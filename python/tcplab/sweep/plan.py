@@ -137,14 +137,18 @@ class Sweep:
         points: list[dict[str, Any]] = [{}]
         for axis in outer:
             elements = axis.sample(self.seed, {}) if axis.random else list(axis.values)
-            points = [{**p, **dict(zip(axis.paths, e))} for p in points for e in elements]
+            points = [{**p, **dict(zip(axis.paths, e, strict=True))} for p in points for e in elements]
         inner = [a for a in self.axes if a.per_point]
         if inner:
             expanded = []
             for p in points:
                 rows: list[dict[str, Any]] = [dict(p)]
                 for axis in inner:
-                    rows = [{**r, **dict(zip(axis.paths, e))} for r in rows for e in axis.sample(self.seed, p)]
+                    rows = [
+                        {**r, **dict(zip(axis.paths, e, strict=True))}
+                        for r in rows
+                        for e in axis.sample(self.seed, p)
+                    ]
                 expanded.extend(rows)
             points = expanded
         return points
@@ -166,7 +170,10 @@ class Sweep:
                     resolved = resolve(self.base, sets)
                     check_inputs(resolved)
                 except (ScenarioError, StoreError) as e:
-                    where = ", ".join(f"{k}={v!r}" for k, v in {**point, **({"seed": seed} if seed is not None else {})}.items())
+                    where = ", ".join(
+                        f"{k}={v!r}"
+                        for k, v in {**point, **({"seed": seed} if seed is not None else {})}.items()
+                    )
                     raise SweepError(f"{self.source}: run with {where}: {e}") from None
                 key = run_key(resolved)
                 if key not in seen:
@@ -192,10 +199,10 @@ class _Strict(BaseModel):
 
 class _Head(_Strict):
     name: str | None = None
-    seed: int = Field(0, ge=0)
+    seed: int = Field(default=0, ge=0)
     base: str | None = None
-    replicates: int | None = Field(None, ge=1)
-    seeds: list[int] | None = Field(None, min_length=1)
+    replicates: int | None = Field(default=None, ge=1)
+    seeds: list[int] | None = Field(default=None, min_length=1)
 
 
 class _AxisSpec(_Strict):
@@ -268,22 +275,41 @@ def _schema_error(e: ValidationError, doc: Mapping[str, Any], source: str) -> Sw
         where, key = "", [str(x) for x in loc[:1]]
     hint_key = (where,) + tuple(key) if where == "sweep" else tuple(key)
     if err["type"] == "extra_forbidden":
-        known = sorted(_SWEEP_KEYS if where == "sweep" else _AXIS_KEYS if where.startswith("axis") else
-                       {"sweep", "set", "axis", "scenario"})
+        known = sorted(
+            _SWEEP_KEYS
+            if where == "sweep"
+            else _AXIS_KEYS
+            if where.startswith("axis")
+            else {"sweep", "set", "axis", "scenario"}
+        )
         what = f"unknown key `{key[0]}`" if key else "unknown key"
         if not where:
             what = f"unknown table `{key[0]}`"
         msg = f"{what}, expected one of {', '.join(f'`{k}`' for k in known)}"
     else:
         expected = _HINTS.get(hint_key, err["msg"][0].lower() + err["msg"][1:])
-        shown = repr(got) if not isinstance(got, (dict, list)) else ("a table" if isinstance(got, dict) else "a list")
+        shown = (
+            repr(got)
+            if not isinstance(got, (dict, list))
+            else ("a table" if isinstance(got, dict) else "a list")
+        )
         msg = f"expected {expected}, got {shown}"
     field = ".".join(key)
     if err["type"] == "extra_forbidden":
-        return SweepError(f"{source}: {where}: {msg}" if where.startswith("axis") else
-                          f"{source}: sweep.{field}: {msg}" if where == "sweep" else f"{source}: {msg}")
-    prefix = f"{where}.{field}" if where == "sweep" and field else f"{where}: `{field}`" if where and field else (
-        where or field)
+        return SweepError(
+            f"{source}: {where}: {msg}"
+            if where.startswith("axis")
+            else f"{source}: sweep.{field}: {msg}"
+            if where == "sweep"
+            else f"{source}: {msg}"
+        )
+    prefix = (
+        f"{where}.{field}"
+        if where == "sweep" and field
+        else f"{where}: `{field}`"
+        if where and field
+        else (where or field)
+    )
     return SweepError(f"{source}: {prefix}: {msg}")
 
 
@@ -304,16 +330,19 @@ def _axis(spec: _AxisSpec, index: int, source: str, raw: Mapping[str, Any]) -> A
         if not spec.zip:
             raise bad('`zip` must be a non-empty table of lists: zip = { "a.b" = [..], "c.d" = [..] }')
         lists = _flatten(spec.zip)
-        for path, values in lists.items():
+        for zpath, values in lists.items():
             if not isinstance(values, list) or not values:
-                raise bad(f"`zip.{path}` must be a non-empty list")
+                raise bad(f"`zip.{zpath}` must be a non-empty list")
         lengths = {p: len(v) for p, v in lists.items()}
         if len(set(lengths.values())) != 1:
-            raise bad("zipped lists must have the same length, got " + ", ".join(f"{p}: {n}" for p, n in lengths.items()))
-        return Axis(label, kind, tuple(lists), tuple(zip(*lists.values())))
+            raise bad(
+                "zipped lists must have the same length, got "
+                + ", ".join(f"{p}: {n}" for p, n in lengths.items())
+            )
+        return Axis(label, kind, tuple(lists), tuple(zip(*lists.values(), strict=True)))
     path = spec.path
     if path is None or not path.strip():
-        raise bad("`path` must be a dotted scenario path, e.g. path = \"flows.0.mss\"")
+        raise bad('`path` must be a dotted scenario path, e.g. path = "flows.0.mss"')
     if kind == "values":
         if not spec.values:
             raise bad("`values` is empty; an axis needs at least one value")
@@ -331,18 +360,30 @@ def _axis(spec: _AxisSpec, index: int, source: str, raw: Mapping[str, Any]) -> A
         raise bad(f"{kind} range [{shown[0]}, {shown[1]}]: low must be less than high")
     if spec.count is None:
         raise bad("a random axis needs `count`, a positive integer (got None)")
-    return Axis(label, kind, (path,), low=float(low), high=float(high), count=spec.count,
-                per_point=spec.draw == "per-point", integer=spec.integer, unit=spec.unit)
+    return Axis(
+        label,
+        kind,
+        (path,),
+        low=float(low),
+        high=float(high),
+        count=spec.count,
+        per_point=spec.draw == "per-point",
+        integer=spec.integer,
+        unit=spec.unit,
+    )
 
 
-def parse(text: str, source: str = "<sweep>", base_dir: Path | None = None,
-          sets: Mapping[str, Any] | None = None) -> Sweep:
+def parse(
+    text: str, source: str = "<sweep>", base_dir: Path | None = None, sets: Mapping[str, Any] | None = None
+) -> Sweep:
     """A sweep from TOML text; `base_dir` resolves a relative `base` path; `sets` are extra
     fixed overrides on top of the file's [set] table (as `tcplab sweep --set`)."""
     try:
         return _parse(text, source, base_dir, sets)
     except RecursionError:
-        raise SweepError(f"{source}: nested too deeply (expected tables and lists a few levels deep)") from None
+        raise SweepError(
+            f"{source}: nested too deeply (expected tables and lists a few levels deep)"
+        ) from None
 
 
 def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any] | None) -> Sweep:
@@ -360,7 +401,9 @@ def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any
     name = head.name if head.name is not None else Path(source).stem
     seed = head.seed
     if (head.base is not None) == (spec.scenario is not None):
-        raise SweepError(f"{source}: give the base scenario either as sweep.base = \"path.toml\" or as a [scenario] table")
+        raise SweepError(
+            f'{source}: give the base scenario either as sweep.base = "path.toml" or as a [scenario] table'
+        )
     if head.base is not None:
         base_path = Path(head.base)
         if not base_path.is_absolute():
@@ -391,9 +434,8 @@ def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any
             raise SweepError(f"{source}: sweep.seeds: expected a non-empty list of non-negative integers")
         if len(set(seeds)) != len(seeds):
             raise SweepError(f"{source}: sweep.seeds: seeds repeat")
-    if seeds is not None or head.replicates is not None:
-        if "seed" in seen:
-            raise SweepError(f"{source}: {seen['seed']} varies `seed`; drop sweep.replicates/sweep.seeds")
+    if (seeds is not None or head.replicates is not None) and "seed" in seen:
+        raise SweepError(f"{source}: {seen['seed']} varies `seed`; drop sweep.replicates/sweep.seeds")
     try:
         resolved = resolve(base, fixed)
     except ScenarioError as e:
@@ -404,8 +446,10 @@ def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any
     total = math.prod(a.count if a.random else len(a.values) for a in axes)
     total *= head.replicates if head.replicates is not None else len(seeds) if seeds is not None else 1
     if total > MAX_RUNS:
-        raise SweepError(f"{source}: {total:,} runs (expected at most {MAX_RUNS:,} in one sweep: split it, "
-                         "or draw fewer points)")
+        raise SweepError(
+            f"{source}: {total:,} runs (expected at most {MAX_RUNS:,} in one sweep: split it, "
+            "or draw fewer points)"
+        )
     if head.replicates is not None:
         seeds = [resolved["seed"] + i for i in range(head.replicates)]
     sweep = Sweep(name, source, seed, base, base_label, fixed, axes, seeds)
@@ -416,7 +460,7 @@ def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any
             probes = [(f"{round(x) if axis.integer else x}{axis.unit}",) for (x,) in probes]
         for element in probes:
             try:
-                resolve(base, {**fixed, **dict(zip(axis.paths, element))})
+                resolve(base, {**fixed, **dict(zip(axis.paths, element, strict=True))})
             except ScenarioError as e:
                 raise SweepError(f"{source}: {axis.label}: {e}") from None
     return sweep
@@ -430,5 +474,7 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
     except OSError as e:
         raise SweepError(f"{path}: cannot read the sweep file ({e.strerror})") from None
     except UnicodeDecodeError as e:
-        raise SweepError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); a sweep is a TOML file in UTF-8") from None
+        raise SweepError(
+            f"{path}: not UTF-8 text (byte {e.start}: {e.reason}); a sweep is a TOML file in UTF-8"
+        ) from None
     return parse(text, str(path), path.parent, sets)

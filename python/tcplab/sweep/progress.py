@@ -1,5 +1,4 @@
-"""A sweep's progress: a rich bar on a terminal, plain lines in logs and pipes.
-"""
+"""A sweep's progress: a rich bar on a terminal, plain lines in logs and pipes."""
 
 from __future__ import annotations
 
@@ -25,8 +24,11 @@ class PlainProgress:
         rate = self.done / elapsed if elapsed > 0 else 0.0
         eta = f", ETA {(self.total - self.done) / rate:.0f} s" if rate > 0 and self.done < self.total else ""
         stored = f" ({self.skipped} already stored)" if self.skipped else ""
-        print(f"{self.name}{stored}: {self.done}/{self.total} runs, {elapsed:.0f} s, {rate:.2f} runs/s{eta}",
-              file=sys.stderr, flush=True)
+        print(
+            f"{self.name}{stored}: {self.done}/{self.total} runs, {elapsed:.0f} s, {rate:.2f} runs/s{eta}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def start(self) -> None:
         self._line()
@@ -64,8 +66,16 @@ def progress_bar(name: str, total: int, skipped: int):
             return Text(f"{speed:.2f} runs/s" if speed else "- runs/s", style="progress.data.speed")
 
     label = name + (f" ({skipped} already stored)" if skipped else "")
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(),
-                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                   console=Console(stderr=True), transient=False)
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        Rate(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
     bar.add_task(label, total=total)
     return bar

@@ -1,5 +1,4 @@
-"""`run_sweep`: a sweep's runs not yet in a results store, run locally or on a Dask cluster.
-"""
+"""`run_sweep`: a sweep's runs not yet in a results store, run locally or on a Dask cluster."""
 
 from __future__ import annotations
 
@@ -24,8 +23,16 @@ class Outcome:
     interrupted: bool = False
 
 
-def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler: str | None = None,
-              progress: bool = True, compact_every: int = 1000, trace_dir: str | Path | None = None) -> Outcome:
+def run_sweep(
+    sweep: Sweep,
+    store: Any,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+    compact_every: int = 1000,
+    trace_dir: str | Path | None = None,
+) -> Outcome:
     """Runs every run of `sweep` not already in `store` (a `tcplab.results.Store` or a path),
     persisting each as it finishes. KeyboardInterrupt stops it: finished runs are kept and
     `Outcome.interrupted` is set. Runs go to a local process pool of `workers` processes
@@ -57,8 +64,15 @@ def run_sweep(sweep: Sweep, store: Any, *, workers: int | None = None, scheduler
             client.close()  # closed already, unless something failed before the runs
 
 
-def _run_planned(sweep: Sweep, store: Any, client: Any, workers: int | None, progress: bool,
-                 compact_every: int, trace_dir: str | Path | None) -> Outcome:
+def _run_planned(
+    sweep: Sweep,
+    store: Any,
+    client: Any,
+    workers: int | None,
+    progress: bool,
+    compact_every: int,
+    trace_dir: str | Path | None,
+) -> Outcome:
     import os as _os
 
     from tcplab import results

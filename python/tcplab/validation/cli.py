@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 validate_app = typer.Typer(
     help="Validation against references: ns-2's tcpVariants traces and RED runs, Mathis et al.'s Table 4, "
-    "the Linux kernel.", no_args_is_help=True)
+    "the Linux kernel.",
+    no_args_is_help=True,
+)
 
 
 def _exit(code: int) -> None:
@@ -24,13 +25,17 @@ def _exit(code: int) -> None:
 
 @validate_app.command("ns2")
 def ns2(
-    tests: Optional[List[str]] = typer.Argument(None, help="Test names (default: all 58)."),
+    tests: list[str] | None = typer.Argument(None, help="Test names (default: all 58)."),
     detail: bool = typer.Option(False, "--detail", help="Print both event lists around the first mismatch."),
-    summary: bool = typer.Option(False, "--summary",
-                                 help="Also print the reference README's per-test table from tcplab's runs."),
-    ns2_extra: Optional[Path] = typer.Option(None, "--ns2-extra", metavar="DIR",
-                                             help="Instead, run the EXTRA cases with the local ns-2 (traces in "
-                                             "DIR) and compare."),
+    summary: bool = typer.Option(
+        False, "--summary", help="Also print the reference README's per-test table from tcplab's runs."
+    ),
+    ns2_extra: Path | None = typer.Option(
+        None,
+        "--ns2-extra",
+        metavar="DIR",
+        help="Instead, run the EXTRA cases with the local ns-2 (traces in DIR) and compare.",
+    ),
 ) -> None:
     """tcplab's `ns2` profile against ns-2's tcpVariants traces, event by event (exit 1 on a mismatch)."""
     from tcplab.validation import ns2ref
@@ -41,7 +46,9 @@ def ns2(
 @validate_app.command("red")
 def red(
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
-    run_ns2: bool = typer.Option(False, "--run-ns2", help="Rerun ns-2 (needs `ns`) and rewrite data/red_ns2.csv."),
+    run_ns2: bool = typer.Option(
+        False, "--run-ns2", help="Rerun ns-2 (needs `ns`) and rewrite data/red_ns2.csv."
+    ),
 ) -> None:
     """RED on a plain dumbbell: tcplab against ns-2 2.35 (the table of docs/validation/ns2.md)."""
     from tcplab.validation import red as red_check
@@ -55,39 +62,61 @@ def red(
 @validate_app.command("mathis-table4")
 def mathis_table4(
     quick: bool = typer.Option(False, "--quick", help="The CI version: few points, seconds."),
-    workers: Optional[int] = typer.Option(None, "--workers", help="Local worker processes (default: all cores)."),
-    out: Optional[str] = typer.Option(None, "--out", help="Directory for the stores and the table "
-                                      "(default: ./<design>-runs)."),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Local worker processes (default: all cores)."
+    ),
+    out: str | None = typer.Option(
+        None, "--out", help="Directory for the stores and the table (default: ./<design>-runs)."
+    ),
     profile: str = typer.Option("ns1", "--profile", help="Simulator options (default ns1)."),
-    sensitivity: bool = typer.Option(False, "--sensitivity", help="Also run the small sensitivity design (Reno "
-                                     "and FACK) under every profile."),
-    write_sweeps: bool = typer.Option(False, "--write-sweeps", help="Rewrite sweeps/mathis-table4*.toml (from a "
-                                      "checkout's root) and exit."),
+    sensitivity: bool = typer.Option(
+        False,
+        "--sensitivity",
+        help="Also run the small sensitivity design (Reno and FACK) under every profile.",
+    ),
+    write_sweeps: bool = typer.Option(
+        False, "--write-sweeps", help="Rewrite sweeps/mathis-table4*.toml (from a checkout's root) and exit."
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print the cells as JSON instead of the table."),
 ) -> None:
     """Mathis et al. 1997, Table 4: C and k by simulation (exit 1 when a cell is outside its tolerance)."""
     from tcplab.validation import mathis_table4 as t4
 
     if profile not in t4.PROFILES:
-        typer.echo(f"error: --profile {profile!r}: expected one of {', '.join(sorted(t4.PROFILES))}", err=True)
+        typer.echo(
+            f"error: --profile {profile!r}: expected one of {', '.join(sorted(t4.PROFILES))}", err=True
+        )
         raise typer.Exit(2)
     if workers is not None and workers < 1:
         typer.echo(f"error: --workers {workers}: expected at least 1", err=True)
         raise typer.Exit(2)
-    _exit(t4.check(quick=quick, workers=workers, out=out, profile=profile, sensitivity_too=sensitivity,
-                   write_sweeps_only=write_sweeps, as_json=json_out))
+    _exit(
+        t4.check(
+            quick=quick,
+            workers=workers,
+            out=out,
+            profile=profile,
+            sensitivity_too=sensitivity,
+            write_sweeps_only=write_sweeps,
+            as_json=json_out,
+        )
+    )
 
 
 @validate_app.command("linux")
 def linux(
     quick: bool = typer.Option(False, "--quick", help="A small grid and short runs (a few minutes)."),
     docs: Path = typer.Option(Path("docs/validation"), "--docs", help="Where to write the pages."),
-    save: Optional[Path] = typer.Option(None, "--save", help="Also write every measurement to this JSON file."),
-    redo_tcplab: Optional[Path] = typer.Option(None, "--redo-tcplab", metavar="FILE",
-                                               help="Results saved with --save: simulate tcplab's side again, "
-                                               "keep the kernel's, rewrite the pages."),
-    render: Optional[Path] = typer.Option(None, "--render", metavar="FILE",
-                                          help="Results saved with --save: only rewrite the pages."),
+    save: Path | None = typer.Option(None, "--save", help="Also write every measurement to this JSON file."),
+    redo_tcplab: Path | None = typer.Option(
+        None,
+        "--redo-tcplab",
+        metavar="FILE",
+        help="Results saved with --save: simulate tcplab's side again, keep the kernel's, rewrite the pages.",
+    ),
+    render: Path | None = typer.Option(
+        None, "--render", metavar="FILE", help="Results saved with --save: only rewrite the pages."
+    ),
 ) -> None:
     """The Linux kernel's TCP (through the emulator) against tcplab: docs/validation/linux.md and
     emulation.md (real-time runs, about 35 min; root and network namespaces)."""
@@ -104,7 +133,9 @@ def standalone(name: str, argv: list[str] | None, prog: str) -> int:
 
     command = typer.main.get_command(validate_app).commands[name]  # type: ignore[attr-defined]
     try:
-        rv = command.main(args=list(sys.argv[1:] if argv is None else argv), prog_name=prog, standalone_mode=False)
+        rv = command.main(
+            args=list(sys.argv[1:] if argv is None else argv), prog_name=prog, standalone_mode=False
+        )
     except click.ClickException as e:
         e.show()
         return e.exit_code

@@ -36,9 +36,10 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -228,7 +229,7 @@ def sweep_text(design: Design, kind: str = "fit", base: str = BASE) -> str:
     lines.append(f'zip.\"flows.0.tcp\" = {_toml_list([t for t, _ in rows])}')
     lines.append(f'zip.\"flows.0.ack\" = {_toml_list([a for _, a in rows])}')
     lines += ["", "[[axis]]  # (MSS, one-way delay, p, warmup, duration), one entry per point"]
-    cols = [("flows.0.mss", [m for m, *_ in points]),
+    cols: list[tuple[str, list]] = [("flows.0.mss", [m for m, *_ in points]),
             ("network.path.hops.0.delay", [f"{d:g}ms" for _, d, *_ in points]),
             ("network.path.hops.0.loss.p", [p for _, _, p, *_ in points]),
             ("warmup", [f"{w:g}s" for *_, w, _ in points]),
@@ -312,7 +313,7 @@ class Table4:
             label = LABEL[tcp] + (" DA" if ack == "delayed" else "")
 
             def add(q, mine, ref, diff, check="", unit=""):
-                out.append({"row": label, "tcp": tcp, "ack": ack, "quantity": q, "tcplab": mine, "paper": ref,
+                out.append({"row": label, "tcp": tcp, "ack": ack, "quantity": q, "tcplab": mine, "paper": ref,  # noqa: B023 -- called in this iteration only
                             "difference": diff, "unit": unit, "check": check})
 
             n = ours.get("n", 0)
@@ -325,7 +326,7 @@ class Table4:
             add("k (Eq. 5)", k, paper.k, k - paper.k, "ok" if d.k_range[0] <= k <= d.k_range[1] else "OFF")
             c5 = ours.get("c", math.nan)
             add("C (Eq. 5)", c5, paper.c, c5 / paper.c - 1, "", "rel")
-            for p0, ref in zip(AT, paper.success):
+            for p0, ref in zip(AT, paper.success, strict=True):
                 if p0 not in self.design.success_at:
                     continue
                 s = self.proportion(tcp, ack, p0).get("proportion", math.nan)
@@ -335,7 +336,7 @@ class Table4:
     def ordering(self) -> list[dict]:
         """The paper's ordering of the right-hand columns: for each receiver and p, FACK keeps its
         self-clock longest (its proportion is the largest of the variants)."""
-        out = []
+        out: list[dict] = []
         if "fack" not in self.design.variants:
             return out
         for ack in self.design.acks:
@@ -492,23 +493,23 @@ def check(*, quick: bool = False, workers: int | None = None, out: str | None = 
     design = QUICK if args.quick else FULL
     if args.profile != "ns1":
         design = replace(design, name=f"{design.name}-{args.profile}", profile=args.profile)
-    out = Path(args.out or f"{design.name}-runs")
-    table = run(design, out, args.workers, progress=sys.stderr.isatty())
+    runs_dir = Path(args.out or f"{design.name}-runs")
+    table = run(design, runs_dir, args.workers, progress=sys.stderr.isatty())
     md = [f"# {design.name} (profile {design.profile}: {PROFILE_TEXT[design.profile]})", "",
           "Each cell: tcplab (paper, difference). p = configured loss probability.", "", table.markdown(), "",
           "Fit with p measured by the flow:", "", table.markdown_measured(), "", "```", table.text(), "```", "",
           run_lengths(table), f"wall time {table.seconds:.0f} s", ""]
     if args.sensitivity:
-        md += ["## Sensitivity to the simulator options", "", sensitivity(out, args.workers, quick=args.quick), ""]
-    (out / "table4.md").write_text("\n".join(md))
-    (out / "table4.json").write_text(json.dumps(table.to_json(), indent=1, default=str))
+        md += ["## Sensitivity to the simulator options", "", sensitivity(runs_dir, args.workers, quick=args.quick), ""]
+    (runs_dir / "table4.md").write_text("\n".join(md))
+    (runs_dir / "table4.json").write_text(json.dumps(table.to_json(), indent=1, default=str))
     if args.json:
         print(json.dumps(table.cells(), indent=1))
     else:
         print(table.text())
         print()
         print(run_lengths(table))
-        print(f"wall time {table.seconds:.0f} s; markdown: {out / 'table4.md'}")
+        print(f"wall time {table.seconds:.0f} s; markdown: {runs_dir / 'table4.md'}")
         if args.sensitivity:
             print()
             print(md[-2])

@@ -126,6 +126,7 @@ def trace_events(lines) -> Events:
     A DropTail overflow appears in ns-2 as a `+` and a `d` of the same packet at the same
     instant; tcplab traces only the `d` (the packet never waits), so that `+` is left out."""
     ev = Events()
+    packets: list[tuple[int, str, int] | None] = []  # None: a `+` left out
     plus_of_uid: dict[str, int] = {}
     for line in lines:
         w = line.split()
@@ -136,16 +137,16 @@ def trace_events(lines) -> Events:
         if link == ("2", "3") and w[4] == "tcp":
             if w[0] in "+-":
                 if w[0] == "+":
-                    plus_of_uid[w[11]] = len(ev.packets)
-                ev.packets.append((t, w[0], int(w[10])))
+                    plus_of_uid[w[11]] = len(packets)
+                packets.append((t, w[0], int(w[10])))
             elif w[0] == "d":
                 i = plus_of_uid.get(w[11])
-                if i is not None and ev.packets[i] == (t, "+", int(w[10])):
-                    ev.packets[i] = None  # overflow: enqueued and dropped at once
+                if i is not None and packets[i] == (t, "+", int(w[10])):
+                    packets[i] = None  # overflow: enqueued and dropped at once
                 ev.drops.append((t, int(w[10])))
         elif link == ("3", "2") and w[4] == "ack" and w[0] == "+":
             ev.acks.append((t, int(w[10])))
-    ev.packets = [e for e in ev.packets if e is not None]
+    ev.packets = [e for e in packets if e is not None]
     return ev
 
 
@@ -172,7 +173,7 @@ def _var_changes(rows, initial: dict[str, str]) -> dict[str, list[tuple[str, str
     return out
 
 
-def reference_vars(test: str) -> dict[str, list[tuple[str, str]]]:
+def reference_vars(test: str) -> tuple[dict[str, list[tuple[str, str]]], dict[str, str]]:
     with gzip.open(REFERENCE / "vars" / f"{test}.csv.gz", "rt") as f:
         rows = [(r["time_s"], r["var"], r["value"]) for r in csv.DictReader(f)]
     initial = {}
@@ -245,7 +246,8 @@ def tcplab_summary(r, ev: Events) -> dict[str, str]:
     for _, link, e, kind, seq in pk:
         if link == fwd1 and kind == "data" and e in "+l":
             fate.setdefault(seq, []).append(e == "l")
-    maxseq, rtx, spurious, nth, rto = -1, 0, 0, {}, []
+    maxseq, rtx, spurious, rto = -1, 0, 0, []
+    nth: dict[int, int] = {}
     for t, seq in sends:
         k = nth.get(seq, 0)
         nth[seq] = k + 1
@@ -295,7 +297,7 @@ def reference_summary() -> dict[str, dict[str, str]]:
 
 
 def _first_diff(a: list, b: list):
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i, x, y
     if len(a) != len(b):
@@ -306,7 +308,7 @@ def _first_diff(a: list, b: list):
 
 def _within(a: list, b: list, tol_us: int) -> bool:
     """Same events (kind, seq) in the same order, every time within tol_us."""
-    return len(a) == len(b) and all(x[1:] == y[1:] and abs(x[0] - y[0]) <= tol_us for x, y in zip(a, b))
+    return len(a) == len(b) and all(x[1:] == y[1:] and abs(x[0] - y[0]) <= tol_us for x, y in zip(a, b, strict=True))
 
 
 @dataclass
@@ -408,7 +410,7 @@ def table(rows: list[dict]) -> str:
     lines = [head, "-" * len(head)]
     for r in rows:
         def cell(k, w):
-            a, b = r[k]
+            a, b = r[k]  # noqa: B023 -- called in this iteration only
             return f"{a}/{b}({a - b:+d})".rjust(w)
         lines.append(
             f"{r['test']:27} {r['status']:6} {cell('+', 13)} {cell('-', 13)} {cell('acks', 13)} "
@@ -430,7 +432,7 @@ def summary_table(comparisons: list[Comparison]) -> str:
         m, R = c.summary, ref[c.test]
 
         def f(*keys: str, fmt) -> str:
-            ours, theirs = fmt(m), fmt(R)
+            ours, theirs = fmt(m), fmt(R)  # noqa: B023 -- called in this iteration only
             return ours if ours == theirs else f"{ours} [ns-2: {theirs}]"
 
         out.append("| " + " | ".join([

@@ -1,5 +1,4 @@
-"""Barakat & Altman 1999, Sec. 6, Eq. 4: buffer dimensioning.
-"""
+"""Barakat & Altman 1999, Sec. 6, Eq. 4: buffer dimensioning."""
 
 from __future__ import annotations
 
@@ -17,8 +16,9 @@ MU_NEAR, B_BIG = 1.02 * MU, 100
 
 def _jobs_buffers(quick: bool) -> list[Job]:
     dur = "700s" if quick else "2000s"
-    return ([Job(ns2_path([(MU, b)], dur), traces=("cwnd",)) for b in B_SCAN]
-            + [Job(ns2_path([(MU_NEAR, bp), (MU, B_BIG)], dur), traces=("cwnd",)) for bp in BP_SCAN])
+    return [Job(ns2_path([(MU, b)], dur), traces=("cwnd",)) for b in B_SCAN] + [
+        Job(ns2_path([(MU_NEAR, bp), (MU, B_BIG)], dur), traces=("cwnd",)) for bp in BP_SCAN
+    ]
 
 
 def _ss_loss_model(b: float, s_b: float) -> bool:
@@ -37,8 +37,17 @@ def _first_clear(scan, lossy) -> float:
 def _evaluate_buffers(ctx: Context) -> Outcome:
     from tcplab.models import multibottleneck as mb
 
-    head = ["path", "buffer scanned", "Eq. 1 burst S_B", "W_B", "W_th", "model: slow-start loss",
-            "cycles", "cycles with a slow-start loss", "kb/s"]
+    head = [
+        "path",
+        "buffer scanned",
+        "Eq. 1 burst S_B",
+        "W_B",
+        "W_th",
+        "model: slow-start loss",
+        "cycles",
+        "cycles with a slow-start loss",
+        "kb/s",
+    ]
     body, share, model = [], {}, {}
     i = 0
     for part, scan in (("B", B_SCAN), ("B'", BP_SCAN)):
@@ -52,9 +61,19 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
             cy = tahoe_cycles(ctx.trace(i, "cwnd"))
             share[part, x] = sum(bool(c["after"]) for c in cy) / len(cy) if cy else math.nan
             model[part, x] = _ss_loss_model(b, s_b)
-            body.append([label, f"{part} = {x}", f"{s_b:.1f}", f"{float(mb.loss_window(s_b)):.1f}",
-                         f"{(PIPE + b) / 2:.1f}", "yes" if model[part, x] else "no", str(len(cy)),
-                         f"{share[part, x]:.0%}", f"{kbps(ctx.rows(i).row(0, named=True)):.0f}"])
+            body.append(
+                [
+                    label,
+                    f"{part} = {x}",
+                    f"{s_b:.1f}",
+                    f"{float(mb.loss_window(s_b)):.1f}",
+                    f"{(PIPE + b) / 2:.1f}",
+                    "yes" if model[part, x] else "no",
+                    str(len(cy)),
+                    f"{share[part, x]:.0%}",
+                    f"{kbps(ctx.rows(i).row(0, named=True)):.0f}",
+                ]
+            )
             i += 1
     sim_b = _first_clear(B_SCAN, {x: share["B", x] > 0 for x in B_SCAN})
     sim_bp = _first_clear(BP_SCAN, {x: share["B'", x] > 0 for x in BP_SCAN})
@@ -63,25 +82,55 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
     mod_bp = _first_clear(BP_SCAN, {x: model["B'", x] for x in BP_SCAN})
     approx_b = float(mb.min_bottleneck_buffer(MU, T, SIZE))
     approx_bp = float(mb.min_equivalent_buffer(MU, T, B_BIG, SIZE))
-    extra = [("The smallest buffer without a slow-start loss",
-              [["buffer", "simulation", "Eq. 4 exact (2^n_B kept)", "Eq. 1 at the simulated mu'",
-                "Eq. 4 approximated (2^n_B = 2B)"],
-               ["B, the bottleneck fed at 2 mu", fmt(sim_b, 0), fmt(eq4_b, 0), fmt(eq4_b, 0),
-                f"> mu T / 3 = {approx_b:.1f}"],
-               [f"B', mu' -> mu (B = {B_BIG})", fmt(sim_bp, 0), fmt(eq4_bp, 0), fmt(mod_bp, 0),
-                f"> (mu T + B) / 4 = {approx_bp:.1f}"]])]
-    above = [f"{p} = {x}" for (p, x), v in share.items()
-             if x > (approx_b if p == "B" else approx_bp) and not v == 0]
-    below = [f"{p} = {x}" for (p, x), v in share.items()
-             if x < (eq4_b if p == "B" else mod_bp) and not v == 1]
+    extra = [
+        (
+            "The smallest buffer without a slow-start loss",
+            [
+                [
+                    "buffer",
+                    "simulation",
+                    "Eq. 4 exact (2^n_B kept)",
+                    "Eq. 1 at the simulated mu'",
+                    "Eq. 4 approximated (2^n_B = 2B)",
+                ],
+                [
+                    "B, the bottleneck fed at 2 mu",
+                    fmt(sim_b, 0),
+                    fmt(eq4_b, 0),
+                    fmt(eq4_b, 0),
+                    f"> mu T / 3 = {approx_b:.1f}",
+                ],
+                [
+                    f"B', mu' -> mu (B = {B_BIG})",
+                    fmt(sim_bp, 0),
+                    fmt(eq4_bp, 0),
+                    fmt(mod_bp, 0),
+                    f"> (mu T + B) / 4 = {approx_bp:.1f}",
+                ],
+            ],
+        )
+    ]
+    above = [
+        f"{p} = {x}" for (p, x), v in share.items() if x > (approx_b if p == "B" else approx_bp) and v != 0
+    ]
+    below = [f"{p} = {x}" for (p, x), v in share.items() if x < (eq4_b if p == "B" else mod_bp) and v != 1]
     n_above = sum(x > approx_b for x in B_SCAN) + sum(x > approx_bp for x in BP_SCAN)
     n_below = sum(x < eq4_b for x in B_SCAN) + sum(x < mod_bp for x in BP_SCAN)
     checks = [
-        Check("the paper's rule B > mu T / 3, B' > (mu T + B) / 4 is enough: scanned sizes above it with a "
-              "slow-start loss", f"{', '.join(above) or 'none'} (of {n_above})", "none", n_above > 0 and not above),
-        Check("below the exact bound (Eq. 4 for B; Eq. 1-4 at the simulated mu' for B') every cycle loses in slow "
-              "start: sizes where some cycle does not", f"{', '.join(below) or 'none'} (of {n_below})", "none",
-              n_below > 0 and not below),
+        Check(
+            "the paper's rule B > mu T / 3, B' > (mu T + B) / 4 is enough: scanned sizes above it with a "
+            "slow-start loss",
+            f"{', '.join(above) or 'none'} (of {n_above})",
+            "none",
+            n_above > 0 and not above,
+        ),
+        Check(
+            "below the exact bound (Eq. 4 for B; Eq. 1-4 at the simulated mu' for B') every cycle loses in slow "
+            "start: sizes where some cycle does not",
+            f"{', '.join(below) or 'none'} (of {n_below})",
+            "none",
+            n_below > 0 and not below,
+        ),
     ]
     agrees = sim_b == eq4_b and sim_bp == mod_bp
     edge_keys = [k for k, v in share.items() if (v > 0) != model[k]]
@@ -106,24 +155,44 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
         f"equivalent node the exact bound at mu' = mu is B' = {fmt(eq4_bp, 0)}; the simulation sits just above mu "
         "(so that congestion avoidance still fills B, not B'), where the burst that fills B' is "
         f"2 mu/(2 mu - mu') B' = {2 * MU / (2 * MU - MU_NEAR):.3f} B'. The paper states the bound without a "
-        "simulation of it, so the comparison is with its equations.")
-    notes = ("Sec. 6's two extremes of mu' in [mu, 2 mu], mu = 1.5 Mbit/s, T = 560 ms, 512-byte packets, ns-2's "
-             f"Tahoe and ns-2's buffer sizes (as in Figs 9-11). mu' = 2 mu: the bottleneck fed by the source directly, "
-             f"B = {', '.join(map(str, B_SCAN))}. mu' -> mu: mu' = {MU_NEAR / 1e6:.2f} Mbit/s with B' = "
-             f"{', '.join(map(str, BP_SCAN))} before mu with B = {B_BIG} (> mu T / 3, so B never overflows in slow "
-             "start). 2000 s per run (the quick form: 700 s); a cycle has a slow-start loss when a loss follows the "
-             "congestion-avoidance loss within 20 s (cwnd trace). Model: `tcplab.models.multibottleneck` "
-             "(`no_slow_start_loss` is Eq. 4's exact form, `min_bottleneck_buffer`, `min_equivalent_buffer` its "
-             "approximation, `two_node_bursts` and `loss_window` Eq. 1-3).")
-    return Outcome([head] + body, checks, explanation, agrees=agrees, notes=notes, extra=extra,
-                   numbers={"smallest_b": {"sim": sim_b, "eq4": eq4_b, "approx": approx_b},
-                            "smallest_b_prime": {"sim": sim_bp, "eq1": mod_bp, "eq4": eq4_bp, "approx": approx_bp},
-                            "ss_loss_share": {f"{p}={x}": v for (p, x), v in share.items()}})
+        "simulation of it, so the comparison is with its equations."
+    )
+    notes = (
+        "Sec. 6's two extremes of mu' in [mu, 2 mu], mu = 1.5 Mbit/s, T = 560 ms, 512-byte packets, ns-2's "
+        f"Tahoe and ns-2's buffer sizes (as in Figs 9-11). mu' = 2 mu: the bottleneck fed by the source directly, "
+        f"B = {', '.join(map(str, B_SCAN))}. mu' -> mu: mu' = {MU_NEAR / 1e6:.2f} Mbit/s with B' = "
+        f"{', '.join(map(str, BP_SCAN))} before mu with B = {B_BIG} (> mu T / 3, so B never overflows in slow "
+        "start). 2000 s per run (the quick form: 700 s); a cycle has a slow-start loss when a loss follows the "
+        "congestion-avoidance loss within 20 s (cwnd trace). Model: `tcplab.models.multibottleneck` "
+        "(`no_slow_start_loss` is Eq. 4's exact form, `min_bottleneck_buffer`, `min_equivalent_buffer` its "
+        "approximation, `two_node_bursts` and `loss_window` Eq. 1-3)."
+    )
+    return Outcome(
+        [head] + body,
+        checks,
+        explanation,
+        agrees=agrees,
+        notes=notes,
+        extra=extra,
+        numbers={
+            "smallest_b": {"sim": sim_b, "eq4": eq4_b, "approx": approx_b},
+            "smallest_b_prime": {"sim": sim_bp, "eq1": mod_bp, "eq4": eq4_bp, "approx": approx_bp},
+            "ss_loss_share": {f"{p}={x}": v for (p, x), v in share.items()},
+        },
+    )
 
 
-register(Item(
-    "barakat-buffers", PAPER, "Sec. 6, Eq. 4", "buffer dimensioning",
-    "No loss in slow start for any mu' in [mu, 2 mu] needs mu T + B < 2^n_B + 2B and mu T + B < 2^n'_B + 2B' "
-    "(Eq. 4), approximately B > mu T / 3 and B' > (mu T + B) / 4 (the shaded region of Fig. 6).",
-    (), _jobs_buffers, _evaluate_buffers,
-    quick="700 s per run instead of 2000 s (3 to 6 cycles instead of 12 to 21)"))
+register(
+    Item(
+        "barakat-buffers",
+        PAPER,
+        "Sec. 6, Eq. 4",
+        "buffer dimensioning",
+        "No loss in slow start for any mu' in [mu, 2 mu] needs mu T + B < 2^n_B + 2B and mu T + B < 2^n'_B + 2B' "
+        "(Eq. 4), approximately B > mu T / 3 and B' > (mu T + B) / 4 (the shaded region of Fig. 6).",
+        (),
+        _jobs_buffers,
+        _evaluate_buffers,
+        quick="700 s per run instead of 2000 s (3 to 6 cycles instead of 12 to 21)",
+    )
+)

@@ -1,5 +1,4 @@
-"""Barakat & Altman 1999, Fig. 4: a chain of n nodes against the two-node and one-node models.
-"""
+"""Barakat & Altman 1999, Fig. 4: a chain of n nodes against the two-node and one-node models."""
 
 from __future__ import annotations
 
@@ -12,9 +11,16 @@ def _paths(n: int):
 
     rates = list(mb.uniform_rates(MU, n))
     mu_p, b_p = mb.equivalent_node(MU, rates, [17] * n)
-    return {"full": [(r, 17) for r in rates] + [(MU, 20)],
+    return (
+        {
+            "full": [(r, 17) for r in rates] + [(MU, 20)],
             "two": [(mu_p, max(1, round(b_p))), (MU, 20)],
-            "one": [(MU, 20)]}, rates, mu_p, b_p
+            "one": [(MU, 20)],
+        },
+        rates,
+        mu_p,
+        b_p,
+    )
 
 
 def _jobs(quick: bool) -> list[Job]:
@@ -24,8 +30,17 @@ def _jobs(quick: bool) -> list[Job]:
 def _evaluate(ctx: Context) -> Outcome:
     from tcplab.models import multibottleneck as mb
 
-    head = ["n", "Eq. 1 first overflow", "full chain kb/s", "two-node sim kb/s (B')", "one-node sim kb/s",
-            "two-node model kb/s", "one-node model kb/s", "full vs two-node", "model vs full"]
+    head = [
+        "n",
+        "Eq. 1 first overflow",
+        "full chain kb/s",
+        "two-node sim kb/s (B')",
+        "one-node sim kb/s",
+        "two-node model kb/s",
+        "one-node model kb/s",
+        "full vs two-node",
+        "model vs full",
+    ]
     body, full, two, one, model = [], {}, {}, {}, {}
     i = 0
     for n in NS:
@@ -40,23 +55,46 @@ def _evaluate(ctx: Context) -> Outcome:
         full[n], two[n], one[n] = sim
         model[n] = float(mb.throughput(MU, T, 20, mu_p, b_p, SIZE)) / 1e3
         m_one = float(mb.throughput(MU, T, 20, 2 * MU * (1 - 1e-12), 1e12, SIZE)) / 1e3
-        body.append([str(n), where, f"{sim[0]:.0f}", f"{sim[1]:.0f} ({b_p:.1f})", f"{sim[2]:.0f}",
-                     f"{model[n]:.0f}", f"{m_one:.0f}", pct(rel(sim[0], sim[1])), pct(rel(model[n], sim[0]))])
+        body.append(
+            [
+                str(n),
+                where,
+                f"{sim[0]:.0f}",
+                f"{sim[1]:.0f} ({b_p:.1f})",
+                f"{sim[2]:.0f}",
+                f"{model[n]:.0f}",
+                f"{m_one:.0f}",
+                pct(rel(sim[0], sim[1])),
+                pct(rel(model[n], sim[0])),
+            ]
+        )
     worst = max(abs(rel(full[n], two[n])) for n in NS)
     low = sum(full[n] for n in NS if n <= 3) / 3
     high = sum(full[n] for n in NS if n >= 5) / 4
     checks = [
-        Check("full chain against the equivalent two-node model (Eq. 2), worst n", pct(worst), "within 2%",
-              worst <= 0.02),
-        Check("throughput rises when the double slow start disappears: mean n >= 5 over mean n <= 3",
-              pct(rel(high, low)), "at least +10%", rel(high, low) >= 0.10),
-        Check("the one-node model is below the full chain for every n",
-              f"{sum(one[n] < full[n] for n in NS)} of {len(NS)}", "every n", all(one[n] < full[n] for n in NS)),
+        Check(
+            "full chain against the equivalent two-node model (Eq. 2), worst n",
+            pct(worst),
+            "within 2%",
+            worst <= 0.02,
+        ),
+        Check(
+            "throughput rises when the double slow start disappears: mean n >= 5 over mean n <= 3",
+            pct(rel(high, low)),
+            "at least +10%",
+            rel(high, low) >= 0.10,
+        ),
+        Check(
+            "the one-node model is below the full chain for every n",
+            f"{sum(one[n] < full[n] for n in NS)} of {len(NS)}",
+            "every n",
+            all(one[n] < full[n] for n in NS),
+        ),
     ]
     errs = [rel(model[n], full[n]) for n in NS]
     explanation = (
         "As in Fig. 4, the full chain and its equivalent two-node model agree, the throughput rises once the "
-        "intermediate nodes take the first slow-start loss (the paper: \"five nodes and more\"), and feeding the "
+        'intermediate nodes take the first slow-start loss (the paper: "five nodes and more"), and feeding the '
         f"bottleneck directly underestimates the throughput. The analytic Sec. 6 throughput is {pct(min(errs))} to "
         f"{pct(max(errs))} from the full-chain simulation: it ignores the timeouts Tahoe takes when a "
         "retransmission is lost (their Sec. 7). Eq. 1 names where the first slow-start overflow happens; the "
@@ -65,20 +103,37 @@ def _evaluate(ctx: Context) -> Outcome:
         "overflow, not which overflows first (every intermediate queue fills at 17(n+1)/mu, before the "
         "bottleneck's 20(n+1)/mu); `barakat_first_slow_start_drop_is_where_the_queues_say` in "
         "crates/tcplab-sim/tests/networks.rs asserts this rule for n = 1..8. The paper's figure is a plot without a table, so the check is on its shape, "
-        "not on its values.")
-    notes = ("T = 560 ms, mu = 1.5 Mbit/s, B = 20, n nodes before it with mu_i = 2 mu - i mu/(n+1) and B_i = 17, "
-             "512-byte packets, Tahoe, an ACK per packet, 3000 s (first 100 s warm-up), seed 1; throughputs in "
-             "kb/s of whole 512-byte packets, as the model counts them. Two-node: the "
-             "equivalent node of Eq. 2 (mu' = mu_n, B' = 8.5 n (n+3)/(n+1), rounded); one-node: the bottleneck "
-             "alone. Models: `tcplab.models.multibottleneck.throughput`. The scenario file is the n = 4 chain; "
-             "the item generates the others (`tcplab.reproduce.items.barakat.chain`).")
-    return Outcome([head] + body, checks, explanation, agrees=False, notes=notes,
-                   numbers={"full": full, "two_node": two, "one_node": one, "model": model})
+        "not on its values."
+    )
+    notes = (
+        "T = 560 ms, mu = 1.5 Mbit/s, B = 20, n nodes before it with mu_i = 2 mu - i mu/(n+1) and B_i = 17, "
+        "512-byte packets, Tahoe, an ACK per packet, 3000 s (first 100 s warm-up), seed 1; throughputs in "
+        "kb/s of whole 512-byte packets, as the model counts them. Two-node: the "
+        "equivalent node of Eq. 2 (mu' = mu_n, B' = 8.5 n (n+3)/(n+1), rounded); one-node: the bottleneck "
+        "alone. Models: `tcplab.models.multibottleneck.throughput`. The scenario file is the n = 4 chain; "
+        "the item generates the others (`tcplab.reproduce.items.barakat.chain`)."
+    )
+    return Outcome(
+        [head] + body,
+        checks,
+        explanation,
+        agrees=False,
+        notes=notes,
+        numbers={"full": full, "two_node": two, "one_node": one, "model": model},
+    )
 
 
-register(Item(
-    "barakat-fig4", PAPER, "Fig 4", "throughput through a chain of n nodes",
-    "TCP throughput against the number n of nodes before the bottleneck, simulated and from the equivalent "
-    "two-node model: when n is large enough the first slow-start loss moves to an intermediate node, the double "
-    "slow start disappears and the throughput rises; the single-node model underestimates it.",
-    ("barakat/barakat-chain.toml",), _jobs, _evaluate))
+register(
+    Item(
+        "barakat-fig4",
+        PAPER,
+        "Fig 4",
+        "throughput through a chain of n nodes",
+        "TCP throughput against the number n of nodes before the bottleneck, simulated and from the equivalent "
+        "two-node model: when n is large enough the first slow-start loss moves to an intermediate node, the double "
+        "slow start disappears and the throughput rises; the single-node model underestimates it.",
+        ("barakat/barakat-chain.toml",),
+        _jobs,
+        _evaluate,
+    )
+)

@@ -1,5 +1,4 @@
-"""Barakat & Altman 1999, Figs 9-11: Drop Tail, Random Drop and Drop-from-Front.
-"""
+"""Barakat & Altman 1999, Figs 9-11: Drop Tail, Random Drop and Drop-from-Front."""
 
 from __future__ import annotations
 
@@ -28,8 +27,11 @@ BS_911 = range(10, 21)
 
 def _jobs_911(quick: bool) -> list[Job]:
     dur = "1500s" if quick else "3000s"
-    return [Job(ns2_path([(MU_A, None), (MU_P, B_P), (MU, b)], dur, d), traces=("cwnd",))
-            for b in BS_911 for _, d in POLICIES]
+    return [
+        Job(ns2_path([(MU_A, None), (MU_P, B_P), (MU, b)], dur, d), traces=("cwnd",))
+        for b in BS_911
+        for _, d in POLICIES
+    ]
 
 
 def _model_911(b: int):
@@ -46,8 +48,19 @@ def _model_911(b: int):
 
 
 def _evaluate_911(ctx: Context) -> Outcome:
-    head = ["B", "S_B (Eq. 1)", "Eq. 5 (node mu', node mu)", "policy", "kb/s", "cycles",
-            "retransmission lost", "W_D sim", "W_D model", "W_S sim", "W_S model"]
+    head = [
+        "B",
+        "S_B (Eq. 1)",
+        "Eq. 5 (node mu', node mu)",
+        "policy",
+        "kb/s",
+        "cycles",
+        "retransmission lost",
+        "W_D sim",
+        "W_D model",
+        "W_S sim",
+        "W_S model",
+    ]
     body, thr, lost, wd, wd_model, ws = [], {}, {}, {}, {}, {}
     i = 0
     for b in BS_911:
@@ -59,39 +72,84 @@ def _evaluate_911(ctx: Context) -> Outcome:
             wd[b, a] = med([c["w_d"] for c in cy])
             wd_model[b, a] = w_d_m[a]
             ws[b, a] = med([c["w_s"] for c in cy])
-            body.append([str(b) if a == "drop-tail" else "", f"{s_b:.1f}" if a == "drop-tail" else "",
-                         ", ".join("yes" if x else "no" for x in eq5) if a == "drop-tail" else "", a,
-                         f"{thr[b, a]:.0f}", str(len(cy)), f"{lost[b, a]:.0%}", fmt(wd[b, a], 0),
-                         f"{w_d_m[a]:.1f}", fmt(ws[b, a], 1), f"{w_s_m[a]:.1f}"])
+            body.append(
+                [
+                    str(b) if a == "drop-tail" else "",
+                    f"{s_b:.1f}" if a == "drop-tail" else "",
+                    ", ".join("yes" if x else "no" for x in eq5) if a == "drop-tail" else "",
+                    a,
+                    f"{thr[b, a]:.0f}",
+                    str(len(cy)),
+                    f"{lost[b, a]:.0%}",
+                    fmt(wd[b, a], 0),
+                    f"{w_d_m[a]:.1f}",
+                    fmt(ws[b, a], 1),
+                    f"{w_s_m[a]:.1f}",
+                ]
+            )
             i += 1
     dt_lost = [b for b in BS_911 if lost[b, "drop-tail"] >= 0.5]
     others_lost = max(lost[b, a] for b in BS_911 for a in ("random-drop", "drop-from-front"))
-    better = [b for b in dt_lost if thr[b, "random-drop"] > thr[b, "drop-tail"]
-              and thr[b, "drop-from-front"] > thr[b, "drop-tail"]]
+    better = [
+        b
+        for b in dt_lost
+        if thr[b, "random-drop"] > thr[b, "drop-tail"] and thr[b, "drop-from-front"] > thr[b, "drop-tail"]
+    ]
     order = [b for b in BS_911 if wd[b, "drop-tail"] >= wd[b, "random-drop"] >= wd[b, "drop-from-front"]]
     errs = {k: rel(wd[k], wd_model[k]) for k in wd}
     worst_k = max(errs, key=lambda k: abs(errs[k]) if math.isfinite(errs[k]) else math.inf)
     checks = [
-        Check("Drop Tail loses the retransmission (a timeout to ssthresh 2 in at least half the cycles) for "
-              "some B", ", ".join(map(str, dt_lost)) or "none", "at least one B (the paper: 13, 16, 18)",
-              bool(dt_lost)),
-        Check("where Drop Tail loses it, Random Drop and Drop-from-Front both give more throughput",
-              f"{len(better)} of {len(dt_lost)}", "every such B", bool(dt_lost) and len(better) == len(dt_lost)),
-        Check("Random Drop and Drop-from-Front never lose the retransmission (worst share of cycles)",
-              f"{others_lost:.0%}", "0%", others_lost == 0),
-        Check("the window at the slow-start loss's detection falls with alpha: W_D(DT) >= W_D(RD) >= W_D(DF)",
-              f"{len(order)} of {len(BS_911)} B", "every B", len(order) == len(BS_911)),
-        Check("W_D against the paper's min(W_th, 2 W_B + (alpha - 1) S_B / 2), worst B and policy",
-              f"{pct(errs[worst_k])} (B = {worst_k[0]}, {worst_k[1]})", "within 15%",
-              all(math.isfinite(e) and abs(e) <= 0.15 for e in errs.values())),
+        Check(
+            "Drop Tail loses the retransmission (a timeout to ssthresh 2 in at least half the cycles) for "
+            "some B",
+            ", ".join(map(str, dt_lost)) or "none",
+            "at least one B (the paper: 13, 16, 18)",
+            bool(dt_lost),
+        ),
+        Check(
+            "where Drop Tail loses it, Random Drop and Drop-from-Front both give more throughput",
+            f"{len(better)} of {len(dt_lost)}",
+            "every such B",
+            bool(dt_lost) and len(better) == len(dt_lost),
+        ),
+        Check(
+            "Random Drop and Drop-from-Front never lose the retransmission (worst share of cycles)",
+            f"{others_lost:.0%}",
+            "0%",
+            others_lost == 0,
+        ),
+        Check(
+            "the window at the slow-start loss's detection falls with alpha: W_D(DT) >= W_D(RD) >= W_D(DF)",
+            f"{len(order)} of {len(BS_911)} B",
+            "every B",
+            len(order) == len(BS_911),
+        ),
+        Check(
+            "W_D against the paper's min(W_th, 2 W_B + (alpha - 1) S_B / 2), worst B and policy",
+            f"{pct(errs[worst_k])} (B = {worst_k[0]}, {worst_k[1]})",
+            "within 15%",
+            all(math.isfinite(e) and abs(e) <= 0.15 for e in errs.values()),
+        ),
     ]
     paper = {(18, "drop-tail"): 717, (18, "random-drop"): 829}
-    extra = [("The paper's two numbers (Sec. 7.2, B = 18)",
-              [["quantity", "tcplab", "paper", "difference"]]
-              + [[f"B = {b}, {a}, kb/s", f"{thr[b, a]:.0f}", str(v), pct(rel(thr[b, a], v))]
-                 for (b, a), v in paper.items()]
-              + [["Drop Tail kb/s where it loses the retransmission (tcplab's B)",
-                  ", ".join(f"{thr[b, 'drop-tail']:.0f}" for b in dt_lost) or "-", "717 (B = 18)", "-"]])]
+    extra = [
+        (
+            "The paper's two numbers (Sec. 7.2, B = 18)",
+            [["quantity", "tcplab", "paper", "difference"]]
+            + [
+                [f"B = {b}, {a}, kb/s", f"{thr[b, a]:.0f}", str(v), pct(rel(thr[b, a], v))]
+                for (b, a), v in paper.items()
+            ]
+            + [
+                [
+                    "Drop Tail kb/s where it loses the retransmission (tcplab's B)",
+                    ", ".join(f"{thr[b, 'drop-tail']:.0f}" for b in dt_lost) or "-",
+                    "717 (B = 18)",
+                    "-",
+                ]
+            ],
+        )
+    ]
     figs = []
     try:
         fig = new_figure(3, 1, 4.6, 3.8)
@@ -125,8 +183,9 @@ def _evaluate_911(ctx: Context) -> Outcome:
         df_alt.append(rel(wd[b, "drop-from-front"], alt))
     dt_thr = ", ".join(f"{thr[b, 'drop-tail']:.0f}" for b in dt_lost) or "-"
     # a third slow start: congestion avoidance from well below W_D / 2 without a lost retransmission
-    third = [b for b in BS_911
-             if lost[b, "drop-tail"] < 0.5 and ws[b, "drop-tail"] < 0.75 * wd[b, "drop-tail"] / 2]
+    third = [
+        b for b in BS_911 if lost[b, "drop-tail"] < 0.5 and ws[b, "drop-tail"] < 0.75 * wd[b, "drop-tail"] / 2
+    ]
     explanation = (
         "The mechanism of Sec. 7 is reproduced: with Drop Tail the packet retransmitted after the slow-start loss is "
         f"lost again for B = {', '.join(map(str, dt_lost)) or 'none'} (the paper: 13, 16 and 18), a timeout follows "
@@ -145,34 +204,59 @@ def _evaluate_911(ctx: Context) -> Outcome:
         "a buffer fed at 2 mu: the head dropped when the bottleneck overflows is the packet after the "
         f"(mu/mu') S_B = 0.68 S_B it has sent by then, and the simulation is {pct(min(df_alt))} to "
         f"{pct(max(df_alt))} from W_D = 2^n_B + (mu/mu') S_B. "
-        + (f"For B = {', '.join(map(str, third))} Drop Tail has a third loss at the start of congestion avoidance "
-           "(a third slow start, the paper's ref. [3]) and starts from about W_D/4, so there the paper's "
-           "\"Drop Tail is best when the retransmission is not lost\" does not hold. " if third else "")
-        + "The throughput of Fig. 11 is a plot: only the two B = 18 numbers are compared.")
-    notes = ("Sec. 7.2's path: an access link mu_A = 2.7 Mbit/s (a 1000-packet buffer, never full), mu' = 2.2 Mbit/s "
-             "with B' = 15, mu = 1.5 Mbit/s with B = 10..20 packets; T = 560 ms, 512-byte packets (472 + 40), an ACK "
-             "per packet, ns-2's Tahoe (`profile = \"ns2\"`: a timeout after a lost retransmission sets ssthresh to 2, "
-             "as in the paper's ns; tcplab's native Tahoe takes ssthresh from the flight size and hides the effect). "
-             "The paper's B is ns-2's DropTail limit (the packets at the node including the one being sent): "
-             "tcplab's `limit = B - 1`. The policy is on both mu' and mu (\"supplying the two nodes with RD "
-             "buffers\"). 3000 s (the quick form: 1500 s), cycles after 100 s; W_D, W_S: medians over the cycles "
-             "from the cwnd trace (W_S = the "
-             "threshold congestion avoidance starts from; 2 when the retransmission is lost). Model: "
-             "`tcplab.models.multibottleneck` (`overflow_bursts` with mu0 = mu_A, `start_window`, "
-             "`retransmission_loss`); kb/s count 512-byte packets. Random Drop's alpha is its mean, 0.5.")
-    return Outcome([head] + body, checks, explanation, agrees=False, figures=figs, notes=notes, extra=extra,
-                   numbers={"throughput_kbps": {f"{b}/{a}": v for (b, a), v in thr.items()},
-                            "retransmission_lost": {f"{b}/{a}": v for (b, a), v in lost.items()},
-                            "w_d": {f"{b}/{a}": v for (b, a), v in wd.items()},
-                            "w_s": {f"{b}/{a}": v for (b, a), v in ws.items()}})
+        + (
+            f"For B = {', '.join(map(str, third))} Drop Tail has a third loss at the start of congestion avoidance "
+            "(a third slow start, the paper's ref. [3]) and starts from about W_D/4, so there the paper's "
+            '"Drop Tail is best when the retransmission is not lost" does not hold. '
+            if third
+            else ""
+        )
+        + "The throughput of Fig. 11 is a plot: only the two B = 18 numbers are compared."
+    )
+    notes = (
+        "Sec. 7.2's path: an access link mu_A = 2.7 Mbit/s (a 1000-packet buffer, never full), mu' = 2.2 Mbit/s "
+        "with B' = 15, mu = 1.5 Mbit/s with B = 10..20 packets; T = 560 ms, 512-byte packets (472 + 40), an ACK "
+        'per packet, ns-2\'s Tahoe (`profile = "ns2"`: a timeout after a lost retransmission sets ssthresh to 2, '
+        "as in the paper's ns; tcplab's native Tahoe takes ssthresh from the flight size and hides the effect). "
+        "The paper's B is ns-2's DropTail limit (the packets at the node including the one being sent): "
+        "tcplab's `limit = B - 1`. The policy is on both mu' and mu (\"supplying the two nodes with RD "
+        'buffers"). 3000 s (the quick form: 1500 s), cycles after 100 s; W_D, W_S: medians over the cycles '
+        "from the cwnd trace (W_S = the "
+        "threshold congestion avoidance starts from; 2 when the retransmission is lost). Model: "
+        "`tcplab.models.multibottleneck` (`overflow_bursts` with mu0 = mu_A, `start_window`, "
+        "`retransmission_loss`); kb/s count 512-byte packets. Random Drop's alpha is its mean, 0.5."
+    )
+    return Outcome(
+        [head] + body,
+        checks,
+        explanation,
+        agrees=False,
+        figures=figs,
+        notes=notes,
+        extra=extra,
+        numbers={
+            "throughput_kbps": {f"{b}/{a}": v for (b, a), v in thr.items()},
+            "retransmission_lost": {f"{b}/{a}": v for (b, a), v in lost.items()},
+            "w_d": {f"{b}/{a}": v for (b, a), v in wd.items()},
+            "w_s": {f"{b}/{a}": v for (b, a), v in ws.items()},
+        },
+    )
 
 
-register(Item(
-    "barakat-figs9-11", PAPER, "Figs 9-11", "Drop Tail, Random Drop and Drop-from-Front",
-    "Through mu_A = 2.7, mu' = 2.2 (B' = 15) and mu = 1.5 Mbit/s (B = 10..20), the retransmission after the "
-    "slow-start loss is itself lost with Drop Tail for some B (13, 16, 18): a timeout, no second slow start, "
-    "717 kb/s at B = 18 against 829 with Random Drop (Figs 9-10). Random Drop and Drop-from-Front avoid it, "
-    "but cost throughput where the problem does not exist: W_S = min(W_th, 2 W_B + (alpha - 1) S_B / 2) / 2 "
-    "falls with alpha (Fig. 11).",
-    ("barakat/barakat-drop-policies.toml",), _jobs_911, _evaluate_911,
-    quick="1500 s per run instead of 3000 s (about 11 cycles)"))
+register(
+    Item(
+        "barakat-figs9-11",
+        PAPER,
+        "Figs 9-11",
+        "Drop Tail, Random Drop and Drop-from-Front",
+        "Through mu_A = 2.7, mu' = 2.2 (B' = 15) and mu = 1.5 Mbit/s (B = 10..20), the retransmission after the "
+        "slow-start loss is itself lost with Drop Tail for some B (13, 16, 18): a timeout, no second slow start, "
+        "717 kb/s at B = 18 against 829 with Random Drop (Figs 9-10). Random Drop and Drop-from-Front avoid it, "
+        "but cost throughput where the problem does not exist: W_S = min(W_th, 2 W_B + (alpha - 1) S_B / 2) / 2 "
+        "falls with alpha (Fig. 11).",
+        ("barakat/barakat-drop-policies.toml",),
+        _jobs_911,
+        _evaluate_911,
+        quick="1500 s per run instead of 3000 s (about 11 cycles)",
+    )
+)

@@ -5,6 +5,7 @@ its window cycles, figure helpers).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -20,8 +21,13 @@ def chain(hops, duration: str) -> dict:
     d = (T - svc) / 2
     spec = [{"rate": r, "delay": 0.0, "queue": {"limit": b}} for r, b in hops]
     spec[-1]["delay"] = round(d, 9)
-    return {"seed": 1, "duration": duration, "warmup": "100s", "network": {"chain": {"hops": spec}},
-            "flows": [{"tcp": "tahoe", "ack": "immediate", "mss": SIZE - 40, "header_bytes": 40}]}
+    return {
+        "seed": 1,
+        "duration": duration,
+        "warmup": "100s",
+        "network": {"chain": {"hops": spec}},
+        "flows": [{"tcp": "tahoe", "ack": "immediate", "mss": SIZE - 40, "header_bytes": 40}],
+    }
 
 
 # ---- shared by Figs 9-11, Eq. 4, Figs 5-8 and Fig. 2: ns-2's Tahoe on a generated path ---------------
@@ -37,7 +43,7 @@ def ns2_path(hops, duration: str, discipline: str = "droptail", trace: bool = Tr
     being sent) is tcplab's `limit = B - 1` (docs/ns2-profile.md). `discipline` goes on every hop
     with a buffer; a `None` buffer is an access link's (1000 packets, drop-tail, never full)."""
     sc = chain([(r, 1000 if b is None else b) for r, b in hops], duration)
-    for (_, b), h in zip(hops, sc["network"]["chain"]["hops"]):
+    for (_, b), h in zip(hops, sc["network"]["chain"]["hops"], strict=True):
         if b is not None:
             h["queue"]["limit"] = b - 1
             h["queue"]["discipline"] = discipline
@@ -54,7 +60,7 @@ def window_events(cw) -> list[tuple[float, float, float]]:
         return []
     cw = cw.sort("time_ns")
     c = cw["cwnd_bytes"].to_numpy() / MSS
-    s = cw["ssthresh_bytes"].fill_null(2 ** 50).to_numpy() / MSS
+    s = cw["ssthresh_bytes"].fill_null(2**50).to_numpy() / MSS
     t = cw["time_s"].to_numpy()
     idx = np.nonzero((c[1:] < c[:-1] - 1e-9) | (s[1:] != s[:-1]))[0] + 1
     return [(float(t[i]), float(c[i - 1]), float(s[i])) for i in idx]
@@ -67,7 +73,9 @@ def tahoe_cycles(cw, gap: float = 20.0, after: float = WARMUP) -> list[dict]:
     the threshold congestion avoidance starts from (the last event's ssthresh), `rtx_lost` a
     timeout that set ssthresh to 2 (the retransmission lost, Sec. 7)."""
     ev = window_events(cw)
-    cycles, cur, last = [], None, -math.inf
+    cycles: list[dict[str, Any]] = []
+    cur: dict[str, Any] | None = None
+    last = -math.inf
     for t, c, s in ev:
         if t - last > gap:
             if cur is not None:
@@ -79,11 +87,11 @@ def tahoe_cycles(cw, gap: float = 20.0, after: float = WARMUP) -> list[dict]:
         last = t
     if cur is not None:
         cycles.append(cur)
-    out = [c for c in cycles if c["t"] > after]
-    for c in out:
-        c["w_d"] = c["after"][0][1] if c["after"] else None
-        c["rtx_lost"] = any(s <= 2.0 for _, _, s in c["after"])
-        c["losses"] = len(c["after"])
+    out = [cyc for cyc in cycles if cyc["t"] > after]
+    for cyc in out:
+        cyc["w_d"] = cyc["after"][0][1] if cyc["after"] else None
+        cyc["rtx_lost"] = any(s <= 2.0 for _, _, s in cyc["after"])
+        cyc["losses"] = len(cyc["after"])
     return out[:-1] if len(out) > 1 else out  # the last may be cut by the end of the run
 
 

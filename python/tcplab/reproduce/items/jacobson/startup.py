@@ -1,12 +1,13 @@
-"""Jacobson & Karels 1988: start-up (Figs 3-4) and retransmit timers on one RTT series (Figs 5-6).
-"""
+"""Jacobson & Karels 1988: start-up (Figs 3-4) and retransmit timers on one RTT series (Figs 5-6)."""
 
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import polars as pl
+
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, register, rel
 
 PAPER = "jacobson"
@@ -33,7 +34,9 @@ def _startup_jobs(quick: bool) -> list[Job]:
 
 def _sent(ctx: Context, i: int) -> pl.DataFrame:
     pk = ctx.trace(i, "packets")
-    return pk.filter((pl.col("link_name") == "hop0.fwd") & (pl.col("event") == "enqueue") & (pl.col("kind") == "data"))
+    return pk.filter(
+        (pl.col("link_name") == "hop0.fwd") & (pl.col("event") == "enqueue") & (pl.col("kind") == "data")
+    )
 
 
 def _startup_evaluate(ctx: Context) -> Outcome:
@@ -46,7 +49,7 @@ def _startup_evaluate(ctx: Context) -> Outcome:
 
     def max_sends(i):
         s = _sent(ctx, i)
-        return int(s.group_by("seq").len()["len"].max()) if s.height else 0
+        return int(cast(int, s.group_by("seq").len()["len"].max())) if s.height else 0
 
     # The paper: Fig. 3, 35% of the 20 KBps available used, data from 54 to 58 KB sent five
     # times; Fig. 4, 16 KBps effective ("two times better"), no retransmissions.
@@ -54,23 +57,50 @@ def _startup_evaluate(ctx: Context) -> Outcome:
     head = ["quantity", "4.3BSD (Fig 3)", "paper", "slow start (Fig 4)", "paper"]
     body = [
         ["data packets sent in 10 s", str(old["segments_sent"]), "-", str(new["segments_sent"]), "-"],
-        ["of them retransmissions", f"{old['segments_retransmitted']} ({frac(old):.0%})",
-         "most (\"almost everything is retransmitted at least once\")",
-         f"{new['segments_retransmitted']} ({frac(new):.0%})", "0"],
+        [
+            "of them retransmissions",
+            f"{old['segments_retransmitted']} ({frac(old):.0%})",
+            'most ("almost everything is retransmitted at least once")',
+            f"{new['segments_retransmitted']} ({frac(new):.0%})",
+            "0",
+        ],
         ["timeouts", str(old["timeouts"]), "-", str(new["timeouts"]), "-"],
         ["most times one packet was sent", str(max_sends(0)), "5", str(max_sends(1)), "1"],
-        ["effective bandwidth, KBps (delivered data / 10 s)", f"{eff['old']:.1f}", "7", f"{eff['new']:.1f}", "16"],
-        ["share of the link's data rate", f"{8e3 * eff['old'] / link:.0%}", "35% (of 20 KBps)",
-         f"{8e3 * eff['new'] / link:.0%}", "80% (of 20 KBps)"],
+        [
+            "effective bandwidth, KBps (delivered data / 10 s)",
+            f"{eff['old']:.1f}",
+            "7",
+            f"{eff['new']:.1f}",
+            "16",
+        ],
+        [
+            "share of the link's data rate",
+            f"{8e3 * eff['old'] / link:.0%}",
+            "35% (of 20 KBps)",
+            f"{8e3 * eff['new'] / link:.0%}",
+            "80% (of 20 KBps)",
+        ],
     ]
     ratio = eff["new"] / eff["old"] if eff["old"] else math.inf
     checks = [
-        Check("4.3BSD: share of the data packets that are retransmissions", f"{frac(old):.0%}",
-              "at least 20% (the paper: most of them)", frac(old) >= 0.20),
-        Check("slow start: share of retransmissions", f"{frac(new):.1%}", "at most 1% (the paper: none)",
-              frac(new) <= 0.01),
-        Check("effective bandwidth, slow start over 4.3BSD", f"{ratio:.2f}",
-              "at least 1.5 (the paper: 16/7 = 2.3, \"two times better\")", ratio >= 1.5),
+        Check(
+            "4.3BSD: share of the data packets that are retransmissions",
+            f"{frac(old):.0%}",
+            "at least 20% (the paper: most of them)",
+            frac(old) >= 0.20,
+        ),
+        Check(
+            "slow start: share of retransmissions",
+            f"{frac(new):.1%}",
+            "at most 1% (the paper: none)",
+            frac(new) <= 0.01,
+        ),
+        Check(
+            "effective bandwidth, slow start over 4.3BSD",
+            f"{ratio:.2f}",
+            'at least 1.5 (the paper: 16/7 = 2.3, "two times better")',
+            ratio >= 1.5,
+        ),
     ]
     figs = []
     try:
@@ -95,29 +125,55 @@ def _startup_evaluate(ctx: Context) -> Outcome:
         "absolute figures differ: tcplab delivers more in both cases (the link's data rate here is "
         f"{link / 8e3:.1f} KBps, the paper's connection had 20 KBps available; its path had six store-and-forward "
         "hops and unknown delays, ours three hops and 20 ms on the slow link). "
-        + (f"4.3BSD uses {8e3 * eff['old'] / link:.0%} of the link's data rate against the paper's 35%: how much it "
-           "wastes depends on the details that set when its timer fires (the RFC 793 timer's first estimate, RTO = "
-           "2 x the first sample, and the 4.3BSD receiver's ACKs at 35% of the window), and neither is given for "
-           "the Suns' trace." if 8e3 * eff["old"] / link > 0.35 else ""))
-    notes = ("One connection, 512 data bytes per packet, a 16 KB window (32 packets), 30 packets of buffer at the "
-             "230.4 kbit/s bottleneck, 10 s. Fig. 3: the 4.3BSD sender (no slow start, RFC 793 timer, go-back-N "
-             "after a timeout) and a 4.3BSD receiver; Fig. 4: the same with slow start and congestion avoidance "
-             "and a receiver that ACKs every other packet (`--set flows.0.cc=aimd --set flows.0.ack=delayed`). "
-             "The figure shows every data packet as sent (the dashed line: the link's data rate).")
+        + (
+            f"4.3BSD uses {8e3 * eff['old'] / link:.0%} of the link's data rate against the paper's 35%: how much it "
+            "wastes depends on the details that set when its timer fires (the RFC 793 timer's first estimate, RTO = "
+            "2 x the first sample, and the 4.3BSD receiver's ACKs at 35% of the window), and neither is given for "
+            "the Suns' trace."
+            if 8e3 * eff["old"] / link > 0.35
+            else ""
+        )
+    )
+    notes = (
+        "One connection, 512 data bytes per packet, a 16 KB window (32 packets), 30 packets of buffer at the "
+        "230.4 kbit/s bottleneck, 10 s. Fig. 3: the 4.3BSD sender (no slow start, RFC 793 timer, go-back-N "
+        "after a timeout) and a 4.3BSD receiver; Fig. 4: the same with slow start and congestion avoidance "
+        "and a receiver that ACKs every other packet (`--set flows.0.cc=aimd --set flows.0.ack=delayed`). "
+        "The figure shows every data packet as sent (the dashed line: the link's data rate)."
+    )
     agrees = abs(rel(ratio, 16 / 7)) <= 0.25 and frac(old) >= 0.5
-    return Outcome([head] + body, checks, explanation, agrees=agrees, figures=figs, notes=notes,
-                   numbers={"old": {k: old[k] for k in ("segments_sent", "segments_retransmitted", "timeouts",
-                                                        "goodput_bps")},
-                            "new": {k: new[k] for k in ("segments_sent", "segments_retransmitted", "timeouts",
-                                                        "goodput_bps")}})
+    return Outcome(
+        [head] + body,
+        checks,
+        explanation,
+        agrees=agrees,
+        figures=figs,
+        notes=notes,
+        numbers={
+            "old": {
+                k: old[k] for k in ("segments_sent", "segments_retransmitted", "timeouts", "goodput_bps")
+            },
+            "new": {
+                k: new[k] for k in ("segments_sent", "segments_retransmitted", "timeouts", "goodput_bps")
+            },
+        },
+    )
 
 
-register(Item(
-    "jacobson-figs3-4", PAPER, "Figs 3-4", "start-up of 4.3BSD against slow start",
-    "Sequence-number plots of the first 10 s of a connection through a 230.4 kbit/s link with 30 packets of "
-    "buffer and a 32-packet window: 4.3BSD (Fig. 3) retransmits almost everything and uses 35% of the bandwidth; "
-    "with slow start (Fig. 4) nothing is retransmitted and the effective bandwidth is 16 KBps, twice as much.",
-    (STARTUP,), _startup_jobs, _startup_evaluate))
+register(
+    Item(
+        "jacobson-figs3-4",
+        PAPER,
+        "Figs 3-4",
+        "start-up of 4.3BSD against slow start",
+        "Sequence-number plots of the first 10 s of a connection through a 230.4 kbit/s link with 30 packets of "
+        "buffer and a 32-packet window: 4.3BSD (Fig. 3) retransmits almost everything and uses 35% of the bandwidth; "
+        "with slow start (Fig. 4) nothing is retransmitted and the effective bandwidth is 16 KBps, twice as much.",
+        (STARTUP,),
+        _startup_jobs,
+        _startup_evaluate,
+    )
+)
 
 
 # ---- Figs 5-6: retransmit timers on one RTT series ------------------------------------------------
@@ -134,10 +190,18 @@ def rtt_series(packets: pl.DataFrame, flow: int = 0, out: str = "access0.fwd", b
     """(send times, RTTs) of every data packet of `flow` sent once, from a packet trace: the time
     from its enqueue at the sender's first link to the arrival there of the first ACK that
     covers it (Karn: segments sent more than once give no sample)."""
-    data = packets.filter((pl.col("link_name") == out) & (pl.col("event") == "enqueue") & (pl.col("kind") == "data")
-                          & (pl.col("flow") == flow))
-    acks = packets.filter((pl.col("link_name") == back) & (pl.col("event") == "receive") & (pl.col("kind") == "ack")
-                          & (pl.col("flow") == flow)).sort("time_ns")
+    data = packets.filter(
+        (pl.col("link_name") == out)
+        & (pl.col("event") == "enqueue")
+        & (pl.col("kind") == "data")
+        & (pl.col("flow") == flow)
+    )
+    acks = packets.filter(
+        (pl.col("link_name") == back)
+        & (pl.col("event") == "receive")
+        & (pl.col("kind") == "ack")
+        & (pl.col("flow") == flow)
+    ).sort("time_ns")
     again = data.filter(pl.col("retransmit"))["seq"].unique()
     once = data.filter(~pl.col("seq").is_in(again.implode()))
     at = acks["time_s"].to_numpy()
@@ -170,24 +234,57 @@ def app_a_rto(rtt: np.ndarray, tick: float = 0.01) -> np.ndarray:
 
 
 def _rtt_evaluate(ctx: Context) -> Outcome:
-    head = ["load", "samples", "mean RTT s", "RTT std s", "exceed RFC 793 (beta 2)", "exceed App. A (a + 4v)",
-            "mean RTO / RTT, RFC 793", "mean RTO / RTT, App. A"]
+    head = [
+        "load",
+        "samples",
+        "mean RTT s",
+        "RTT std s",
+        "exceed RFC 793 (beta 2)",
+        "exceed App. A (a + 4v)",
+        "mean RTO / RTT, RFC 793",
+        "mean RTO / RTT, App. A",
+    ]
     body, res = [], {}
     for i, n in enumerate(LOADS):
         t, rtt = rtt_series(ctx.trace(i, "packets"))
         r793, ra = rfc793_rto(rtt)[1:], app_a_rto(rtt)[1:]
         m = rtt[1:]
-        res[n] = {"t": t, "rtt": rtt, "e793": float(np.mean(m > r793)), "ea": float(np.mean(m > ra)),
-                  "w793": float(np.mean(r793 / m)), "wa": float(np.mean(ra / m)), "n": len(rtt)}
-        body.append([f"{n * 25}%", str(len(rtt)), f"{rtt.mean():.3f}", f"{rtt.std():.3f}", f"{res[n]['e793']:.2%}",
-                     f"{res[n]['ea']:.2%}", f"{res[n]['w793']:.2f}", f"{res[n]['wa']:.2f}"])
+        res[n] = {
+            "t": t,
+            "rtt": rtt,
+            "e793": float(np.mean(m > r793)),
+            "ea": float(np.mean(m > ra)),
+            "w793": float(np.mean(r793 / m)),
+            "wa": float(np.mean(ra / m)),
+            "n": len(rtt),
+        }
+        body.append(
+            [
+                f"{n * 25}%",
+                str(len(rtt)),
+                f"{rtt.mean():.3f}",
+                f"{rtt.std():.3f}",
+                f"{res[n]['e793']:.2%}",
+                f"{res[n]['ea']:.2%}",
+                f"{res[n]['w793']:.2f}",
+                f"{res[n]['wa']:.2f}",
+            ]
+        )
     top = LOADS[-1]
-    checks = [Check(f"App. A's timer exceeded by an RTT sample (a spurious timeout), worst load",
-                    f"{max(res[n]['ea'] for n in LOADS):.2%}", "at most 1% at every load",
-                    max(res[n]["ea"] for n in LOADS) <= 0.01),
-              Check(f"at {top * 25}% load, RFC 793's timer exceeded more often than App. A's",
-                    f"{res[top]['e793']:.2%} vs {res[top]['ea']:.2%}", "RFC 793 > App. A",
-                    res[top]["e793"] > res[top]["ea"])]
+    checks = [
+        Check(
+            "App. A's timer exceeded by an RTT sample (a spurious timeout), worst load",
+            f"{max(res[n]['ea'] for n in LOADS):.2%}",
+            "at most 1% at every load",
+            max(res[n]["ea"] for n in LOADS) <= 0.01,
+        ),
+        Check(
+            f"at {top * 25}% load, RFC 793's timer exceeded more often than App. A's",
+            f"{res[top]['e793']:.2%} vs {res[top]['ea']:.2%}",
+            "RFC 793 > App. A",
+            res[top]["e793"] > res[top]["ea"],
+        ),
+    ]
     figs = []
     try:
         fig = figure(1, 2, 9.0, 3.2)
@@ -195,8 +292,12 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         r = res[shown]
         k = min(400, r["n"])
         x = np.arange(1, k + 1)
-        for j, (rto, title) in enumerate(((rfc793_rto(r["rtt"]), "Fig 5: RFC 793 timer (beta = 2)"),
-                                          (app_a_rto(r["rtt"]), "Fig 6: mean + variance timer (App. A)"))):
+        for j, (rto, title) in enumerate(
+            (
+                (rfc793_rto(r["rtt"]), "Fig 5: RFC 793 timer (beta = 2)"),
+                (app_a_rto(r["rtt"]), "Fig 6: mean + variance timer (App. A)"),
+            )
+        ):
             ax = fig.add_subplot(2, 1, j + 1)
             ax.plot(x, r["rtt"][:k], ".:", ms=3, lw=0.5, label="RTT of each packet")
             ax.plot(x, rto[:k], "-", lw=1.2, label="retransmit timer")
@@ -207,7 +308,6 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         figs.append(fig)
     except Exception:  # noqa: BLE001
         pass
-    low = LOADS[0]
     e_a = ", ".join(f"{res[n]['ea']:.2%}" for n in LOADS)
     e_793 = ", ".join(f"{res[n]['e793']:.2%}" for n in LOADS)
     fails = ", ".join(f"{n * 25}%" for n in LOADS if res[n]["e793"] > 0.01)
@@ -221,20 +321,38 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         "30%, the reason is the competing traffic: its on and off periods (2 s on average) are long against the "
         "RTT, so the RTT drifts rather than jumps, and a smoothed mean with beta = 2 follows a drift; the "
         "paper's 30% is a queueing-theory bound for delays that vary from packet to packet. The RFC's 1 s lower "
-        "bound is not applied (it would hide the estimator); App. A runs on a 10 ms tick.")
-    notes = ("One connection (a 4-packet window, 512 data bytes) over a 56 kbit/s link shared with 2, 3 or 4 on-off "
-             "UDP sources (28 kbit/s when on, Pareto on and off periods of 2 s mean: 50%, 75%, 100% of the link on "
-             "average), no drops. Each RTT is a packet sent once, from its send to the first ACK covering it; "
-             "each timer is the one in force when that packet was sent, computed from the samples before it. "
-             "'Exceed' = the share of samples longer than the timer: each would have been retransmitted "
-             "although it was only delayed. At 100% load the queue has no steady state (it grows through the run).")
-    return Outcome([head] + body, checks, explanation, agrees=False, figures=figs, notes=notes,
-                   numbers={str(n): {k: v for k, v in res[n].items() if k not in ("t", "rtt")} for n in LOADS})
+        "bound is not applied (it would hide the estimator); App. A runs on a 10 ms tick."
+    )
+    notes = (
+        "One connection (a 4-packet window, 512 data bytes) over a 56 kbit/s link shared with 2, 3 or 4 on-off "
+        "UDP sources (28 kbit/s when on, Pareto on and off periods of 2 s mean: 50%, 75%, 100% of the link on "
+        "average), no drops. Each RTT is a packet sent once, from its send to the first ACK covering it; "
+        "each timer is the one in force when that packet was sent, computed from the samples before it. "
+        "'Exceed' = the share of samples longer than the timer: each would have been retransmitted "
+        "although it was only delayed. At 100% load the queue has no steady state (it grows through the run)."
+    )
+    return Outcome(
+        [head] + body,
+        checks,
+        explanation,
+        agrees=False,
+        figures=figs,
+        notes=notes,
+        numbers={str(n): {k: v for k, v in res[n].items() if k not in ("t", "rtt")} for n in LOADS},
+    )
 
 
-register(Item(
-    "jacobson-figs5-6", PAPER, "Figs 5-6", "RFC 793's timer against mean + variance on the same RTTs",
-    "Per-packet RTTs of one connection with the retransmit timer of RFC 793 (SRTT with alpha = 0.9, RTO = 2 SRTT; "
-    "Fig. 5) and of App. A (a + 4v; Fig. 6) drawn over them: the mean + variance timer follows the variation.",
-    (RTTS,), _rtt_jobs, _rtt_evaluate,
-    quick="200 s per load instead of 600 s"))
+register(
+    Item(
+        "jacobson-figs5-6",
+        PAPER,
+        "Figs 5-6",
+        "RFC 793's timer against mean + variance on the same RTTs",
+        "Per-packet RTTs of one connection with the retransmit timer of RFC 793 (SRTT with alpha = 0.9, RTO = 2 SRTT; "
+        "Fig. 5) and of App. A (a + 4v; Fig. 6) drawn over them: the mean + variance timer follows the variation.",
+        (RTTS,),
+        _rtt_jobs,
+        _rtt_evaluate,
+        quick="200 s per load instead of 600 s",
+    )
+)

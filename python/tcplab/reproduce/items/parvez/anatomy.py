@@ -14,17 +14,28 @@ from tcplab.reproduce.items.parvez.shared import BERNOULLI, err, foreground
 
 #: Traces of the foreground NewReno flow (flow 0): its packets on its own access and egress links
 #: (a transmission is lost when it never reaches the egress link) and ns-2's sender variables.
-TRACE_SETS = {"trace.cwnd": True, "trace.links": ["access0.fwd", "egress0.fwd"], "trace.max_points": 5_000_000}
+TRACE_SETS = {
+    "trace.cwnd": True,
+    "trace.links": ["access0.fwd", "egress0.fwd"],
+    "trace.max_points": 5_000_000,
+}
 TRACE_KEEP = ("packets", "ns2_vars")
 #: The control: the same two ns-2 agents under Bernoulli loss (bernoulli.toml with profile = "ns2"),
 #: at an imposed rate that gives a loss event rate near the background runs' (about 3%).
 CONTROL_P = 0.04
-CONTROL_SETS = {"network.dumbbell.bottleneck.loss.p": CONTROL_P, "flows.0.profile": "ns2", "flows.1.profile": "ns2"}
-TO_CLASSES = (("b", "fewer than 3 duplicate ACKs"), ("d", "the whole window lost"),
-              ("e", "a backed-off repeat (its retransmission lost again)"),
-              ("a", "a retransmission lost in fast recovery"),
-              ("c", "the timer expiring in fast recovery (retransmission not lost)"),
-              ("f", "3 duplicate ACKs but a second fast retransmit refused (bugFix_)"))
+CONTROL_SETS = {
+    "network.dumbbell.bottleneck.loss.p": CONTROL_P,
+    "flows.0.profile": "ns2",
+    "flows.1.profile": "ns2",
+}
+TO_CLASSES = (
+    ("b", "fewer than 3 duplicate ACKs"),
+    ("d", "the whole window lost"),
+    ("e", "a backed-off repeat (its retransmission lost again)"),
+    ("a", "a retransmission lost in fast recovery"),
+    ("c", "the timer expiring in fast recovery (retransmission not lost)"),
+    ("f", "3 duplicate ACKs but a second fast retransmit refused (bugFix_)"),
+)
 
 
 def control_job() -> Job:
@@ -56,8 +67,10 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
     pk = packets.filter((pl.col("flow") == 0) & (pl.col("kind") == "data"))
     sends = pk.filter((pl.col("link_name") == "access0.fwd") & (pl.col("event") == "enqueue")).sort("time_ns")
     recvs = pk.filter((pl.col("link_name") == "egress0.fwd") & (pl.col("event") == "receive")).sort("time_ns")
-    series = {str(k[0]): (g["time_ns"].to_numpy(), g["value"].to_numpy())
-              for k, g in v.group_by(["var"], maintain_order=True)}
+    series = {
+        str(k[0]): (g["time_ns"].to_numpy(), g["value"].to_numpy())
+        for k, g in v.group_by(["var"], maintain_order=True)
+    }
 
     def before(var, t):
         ts, vs = series[var]
@@ -70,10 +83,10 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
         return vs[i] if i >= 0 else math.nan
 
     tx = collections.defaultdict(list)
-    for t, s in zip(sends["time_ns"].to_list(), sends["seq"].to_list()):
+    for t, s in zip(sends["time_ns"].to_list(), sends["seq"].to_list(), strict=True):
         tx[s].append(t)
     arrived = set()
-    for t, s in zip(recvs["time_ns"].to_list(), recvs["seq"].to_list()):
+    for t, s in zip(recvs["time_ns"].to_list(), recvs["seq"].to_list(), strict=True):
         k = bisect.bisect_right(tx[s], t) - 1
         if k >= 0:
             arrived.add((s, tx[s][k]))
@@ -85,9 +98,15 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
     bt, bv = series["backoff_"]
     timeouts = [(bt[i], bv[i - 1]) for i in range(1, len(bt)) if bv[i] > bv[i - 1]]
     to_times = [t for t, _ in timeouts]
-    frs = sorted({t for t, s, r in zip(sends["time_ns"].to_list(), sends["seq"].to_list(),
-                                        sends["retransmit"].to_list())
-                  if r and after("dupacks_", t) == 3 and before("dupacks_", t) == 2 and s == before("ack_", t) + 1})
+    frs = sorted(
+        {
+            t
+            for t, s, r in zip(
+                sends["time_ns"].to_list(), sends["seq"].to_list(), sends["retransmit"].to_list(), strict=True
+            )
+            if r and after("dupacks_", t) == 3 and before("dupacks_", t) == 2 and s == before("ack_", t) + 1
+        }
+    )
     at, av = series["ack_"]
 
     def covered(level, t0):
@@ -103,30 +122,36 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
             ep = None
         if ep is None:
             a, m = int(before("ack_", t)), int(before("maxseq_", t))
-            ep = {"start": t, "w": m - a, "m": sum(lost(s, t) for s in range(a + 1, m + 1)),
-                  "end": covered(m, t), "to": False}
+            ep = {
+                "start": t,
+                "w": m - a,
+                "m": sum(lost(s, t) for s in range(a + 1, m + 1)),
+                "end": covered(m, t),
+                "to": False,
+            }
         ep["to"] = ep["to"] or kind == "TO"
     if ep is not None:
         events.append(ep)
     # Eq. 29's cycles: each loss event with what follows it until the next one starts (its recovery,
     # then for a timeout the timer waits and slow start, then congestion avoidance): its duration
     # and the packets the ACKs newly cover in it (ack_ is in packets).
-    for e, nxt in zip(events, events[1:]):
+    for e, nxt in zip(events, events[1:], strict=False):
         e["dur"] = (nxt["start"] - e["start"]) / 1e9
         e["pk"] = int(before("ack_", nxt["start"])) - int(before("ack_", e["start"]))
         e["wait"] = 0.0
     events = [e for e in events if lo <= e["start"] < hi]
 
     starts = [e["start"] for e in events]
-    classes = collections.Counter()
-    wait = 0.0  # seconds the flow waited for its timers: from the last ACK of new data or timeout to each timeout
+    classes: collections.Counter[str] = collections.Counter()
+    # seconds the flow waited for its timers: from the last ACK of new data or timeout to each timeout
+    wait = 0.0
     for t, b0 in timeouts:
         k = np.searchsorted(at, t, side="left") - 1
         j = bisect.bisect_left(to_times, t) - 1
         w_t = (t - max(at[k] if k >= 0 else 0, to_times[j] if j >= 0 else 0)) / 1e9
-        e = bisect.bisect_right(starts, t) - 1
-        if e >= 0 and "dur" in events[e] and t < events[e]["start"] + events[e]["dur"] * 1e9:
-            events[e]["wait"] += w_t
+        ei = bisect.bisect_right(starts, t) - 1
+        if ei >= 0 and "dur" in events[ei] and t < events[ei]["start"] + events[ei]["dur"] * 1e9:
+            events[ei]["wait"] += w_t
         if not lo <= t < hi:
             continue
         wait += w_t
@@ -161,61 +186,111 @@ def timeout_anatomy(packets, ns2_vars, flow: dict, warmup_s: float, end_s: float
 
     def mean(es, key):
         return sum(e[key] for e in es) / len(es) if es else math.nan
+
     r = flow["mean_rtt_s"]
     cyc = [e for e in events if "dur" in e]
     cyc_to, cyc_fr = [e for e in cyc if e["to"]], [e for e in cyc if not e["to"]]
     for e in cyc_to:
         e["rest"] = e["dur"] - e["wait"]
-    measured = {"S": mean(cyc, "pk"), "Q": len(cyc_to) / len(cyc) if cyc else math.nan,
-                "A": mean(cyc_fr, "dur") / r, "Z": mean(cyc_to, "wait") / r, "B": mean(cyc_to, "rest") / r,
-                "Y": mean(cyc_fr, "pk"), "R": mean(cyc_to, "pk"),
-                "bps": 8 * flow["mss_bytes"] * sum(e["pk"] for e in cyc) / sum(e["dur"] for e in cyc)
-                if cyc else math.nan}
-    return {"eq29": {"measured": measured, "model": eq29_model_terms(p, w_model)},
-            "p": p, "events": n, "to_share": sum(e["to"] for e in events) / n if n else math.nan,
-            "rule_share": sum(rule(e["w"], e["m"]) for e in events) / n if n else math.nan,
-            "eq24": float(newreno.timeout_probability(p, p, w_model)), "w_model": w_model,
-            "m_mean": sum(e["m"] for e in events) / n if n else math.nan, "m_qp": 1 + p * (w_model - 1),
-            "w_mean": sum(e["w"] for e in events) / n if n else math.nan,
-            "small_share": len(small) / n if n else math.nan,
-            "m_to": mean(timed_out, "m"), "m_clean": mean(clean, "m"), "w_to": mean(timed_out, "w"),
-            "w_clean": mean(clean, "w"),
-            "timeouts": sum(classes.values()), "classes": dict(classes),
-            "wait": wait / sum(e["to"] for e in events) if any(e["to"] for e in events) else math.nan,
-            "d_to": (1 + 2 * p + 4 * p * p) * 3 * flow["mean_rtt_s"]}
+    measured = {
+        "S": mean(cyc, "pk"),
+        "Q": len(cyc_to) / len(cyc) if cyc else math.nan,
+        "A": mean(cyc_fr, "dur") / r,
+        "Z": mean(cyc_to, "wait") / r,
+        "B": mean(cyc_to, "rest") / r,
+        "Y": mean(cyc_fr, "pk"),
+        "R": mean(cyc_to, "pk"),
+        "bps": 8 * flow["mss_bytes"] * sum(e["pk"] for e in cyc) / sum(e["dur"] for e in cyc)
+        if cyc
+        else math.nan,
+    }
+    return {
+        "eq29": {"measured": measured, "model": eq29_model_terms(p, w_model)},
+        "p": p,
+        "events": n,
+        "to_share": sum(e["to"] for e in events) / n if n else math.nan,
+        "rule_share": sum(rule(e["w"], e["m"]) for e in events) / n if n else math.nan,
+        "eq24": float(newreno.timeout_probability(p, p, w_model)),
+        "w_model": w_model,
+        "m_mean": sum(e["m"] for e in events) / n if n else math.nan,
+        "m_qp": 1 + p * (w_model - 1),
+        "w_mean": sum(e["w"] for e in events) / n if n else math.nan,
+        "small_share": len(small) / n if n else math.nan,
+        "m_to": mean(timed_out, "m"),
+        "m_clean": mean(clean, "m"),
+        "w_to": mean(timed_out, "w"),
+        "w_clean": mean(clean, "w"),
+        "timeouts": sum(classes.values()),
+        "classes": dict(classes),
+        "wait": wait / sum(e["to"] for e in events) if any(e["to"] for e in events) else math.nan,
+        "d_to": (1 + 2 * p + 4 * p * p) * 3 * flow["mean_rtt_s"],
+    }
 
 
 def anatomy_of(ctx: Context, i: int) -> dict:
     df = ctx.rows(i)
     g = foreground(df)
-    a = timeout_anatomy(ctx.trace(i, "packets"), ctx.trace(i, "ns2_vars"), g["nr"], df["warmup"][0], df["duration"][0])
+    a = timeout_anatomy(
+        ctx.trace(i, "packets"), ctx.trace(i, "ns2_vars"), g["nr"], df["warmup"][0], df["duration"][0]
+    )
     f = g["nr"]
-    a["eq29_bps"] = {keys: eq29({**a["eq29"]["model"], **{k: a["eq29"]["measured"][k] for k in keys}},
-                                f["mss_bytes"], f["mean_rtt_s"]) for keys in ("SQAZB", "QZ", "SQZ")}
+    a["eq29_bps"] = {
+        keys: eq29(
+            {**a["eq29"]["model"], **{k: a["eq29"]["measured"][k] for k in keys}},
+            f["mss_bytes"],
+            f["mean_rtt_s"],
+        )
+        for keys in ("SQAZB", "QZ", "SQZ")
+    }
     n = f["ca_events"] + f["non_ca_events"]
     a["rtx_per_event"] = f["segments_retransmitted"] / n if n else math.nan
-    return {**a, "sim": g["nr"]["goodput_bps"], "model": g["model"], "e_model": g["e_model"],
-            "e_model_to_wait": err(model_measured_timeouts(g["nr"], a["to_share"], a["wait"]), g["nr"]["goodput_bps"])}
+    return {
+        **a,
+        "sim": g["nr"]["goodput_bps"],
+        "model": g["model"],
+        "e_model": g["e_model"],
+        "e_model_to_wait": err(
+            model_measured_timeouts(g["nr"], a["to_share"], a["wait"]), g["nr"]["goodput_bps"]
+        ),
+    }
 
 
-ANATOMY_HEAD = ["run", "p", "NewReno kb/s", "NewReno model kb/s (err)", "loss events",
-                "packets lost per event (q = p: Eq. 5)",
-                "lost per event / window, events ending in a timeout", "lost per event / window, the others",
-                "events at a window of 3 or less",
-                "events ending in a timeout (Eq. 24, q = p)", "Eq. 24's rule on each event's own W and m",
-                "s waiting for timers per event ending in a timeout (model: (1+2p+4p^2) 3R)",
-                "NewReno model error with the measured timeout share and waits", "timeouts"] \
-    + [f"{name}" for _, name in TO_CLASSES]
+ANATOMY_HEAD = [
+    "run",
+    "p",
+    "NewReno kb/s",
+    "NewReno model kb/s (err)",
+    "loss events",
+    "packets lost per event (q = p: Eq. 5)",
+    "lost per event / window, events ending in a timeout",
+    "lost per event / window, the others",
+    "events at a window of 3 or less",
+    "events ending in a timeout (Eq. 24, q = p)",
+    "Eq. 24's rule on each event's own W and m",
+    "s waiting for timers per event ending in a timeout (model: (1+2p+4p^2) 3R)",
+    "NewReno model error with the measured timeout share and waits",
+    "timeouts",
+] + [f"{name}" for _, name in TO_CLASSES]
 
 
 def anatomy_row(label: str, a: dict) -> list[str]:
     n = a["timeouts"]
-    return [label, f"{a['p']:.4f}", f"{a['sim'] / 1e3:.0f}", f"{a['model'] / 1e3:.0f} ({a['e_model']:.0%})",
-            str(a["events"]), f"{a['m_mean']:.2f} ({a['m_qp']:.2f})",
-            f"{a['m_to']:.2f} / {a['w_to']:.1f}", f"{a['m_clean']:.2f} / {a['w_clean']:.1f}", f"{a['small_share']:.0%}",
-            f"{a['to_share']:.0%} ({a['eq24']:.0%})", f"{a['rule_share']:.0%}", f"{a['wait']:.2f} ({a['d_to']:.2f})",
-            f"{a['e_model_to_wait']:.0%}", str(n)] \
-        + [f"{a['classes'].get(c, 0)} ({a['classes'].get(c, 0) / n:.0%})" if n else "0" for c, _ in TO_CLASSES]
+    return [
+        label,
+        f"{a['p']:.4f}",
+        f"{a['sim'] / 1e3:.0f}",
+        f"{a['model'] / 1e3:.0f} ({a['e_model']:.0%})",
+        str(a["events"]),
+        f"{a['m_mean']:.2f} ({a['m_qp']:.2f})",
+        f"{a['m_to']:.2f} / {a['w_to']:.1f}",
+        f"{a['m_clean']:.2f} / {a['w_clean']:.1f}",
+        f"{a['small_share']:.0%}",
+        f"{a['to_share']:.0%} ({a['eq24']:.0%})",
+        f"{a['rule_share']:.0%}",
+        f"{a['wait']:.2f} ({a['d_to']:.2f})",
+        f"{a['e_model_to_wait']:.0%}",
+        str(n),
+    ] + [f"{a['classes'].get(c, 0)} ({a['classes'].get(c, 0) / n:.0%})" if n else "0" for c, _ in TO_CLASSES]
 
 
 def anatomy_checks(runs: list[dict], control: dict, paper: float) -> list[Check]:
@@ -223,22 +298,34 @@ def anatomy_checks(runs: list[dict], control: dict, paper: float) -> list[Check]
     `paper` is the figure's (smallest) average error of the NewReno model."""
     within = sum(a["to_share"] <= a["rule_share"] + 0.05 for a in runs)
     return [
-        Check(f"control (the same agents, Bernoulli loss {CONTROL_P:.0%}, p = {control['p']:.4f}): the NewReno "
-              "model's error with the paper's inputs", f"{control['e_model']:.1%}",
-              f"at most {paper + 0.05:.1%} (the paper's {paper:.1%} + 5 points)", control["e_model"] <= paper + 0.05),
-        Check(f"control: packets lost per loss event against q = p's (Eq. 5 with W of Eq. 14)",
-              f"{control['m_mean']:.2f} vs {control['m_qp']:.2f}", "within 0.2", abs(control["m_mean"] - control["m_qp"]) <= 0.2),
-        Check("every run: the NewReno flow's share of loss events ending in a timeout against Eq. 24's own rule on "
-              "each loss event's window W and losses m (the sender times out no more than the model's mechanism "
-              "says for the losses it gets)", f"{within} of {len(runs)} runs", "at most the rule's + 5 points in every run",
-              within == len(runs)),
+        Check(
+            f"control (the same agents, Bernoulli loss {CONTROL_P:.0%}, p = {control['p']:.4f}): the NewReno "
+            "model's error with the paper's inputs",
+            f"{control['e_model']:.1%}",
+            f"at most {paper + 0.05:.1%} (the paper's {paper:.1%} + 5 points)",
+            control["e_model"] <= paper + 0.05,
+        ),
+        Check(
+            "control: packets lost per loss event against q = p's (Eq. 5 with W of Eq. 14)",
+            f"{control['m_mean']:.2f} vs {control['m_qp']:.2f}",
+            "within 0.2",
+            abs(control["m_mean"] - control["m_qp"]) <= 0.2,
+        ),
+        Check(
+            "every run: the NewReno flow's share of loss events ending in a timeout against Eq. 24's own rule on "
+            "each loss event's window W and losses m (the sender times out no more than the model's mechanism "
+            "says for the losses it gets)",
+            f"{within} of {len(runs)} runs",
+            "at most the rule's + 5 points in every run",
+            within == len(runs),
+        ),
     ]
 
 
 def anatomy_note(runs: list[dict], control: dict) -> str:
     import collections
 
-    c = collections.Counter()
+    c: collections.Counter[str] = collections.Counter()
     for a in runs:
         c.update(a["classes"])
     n = sum(c.values())
@@ -249,6 +336,7 @@ def anatomy_note(runs: list[dict], control: dict) -> str:
     def span(key, fmt=".0%"):
         lo, hi = min(a[key] for a in runs), max(a[key] for a in runs)
         return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}-{hi:{fmt}}"
+
     return (
         " How the flow's timeouts come about: the anatomy table, from the NewReno flow's traces in every run and in "
         f"a control, the same two ns-2 agents under Bernoulli loss at {CONTROL_P:.0%}. Of its {n} timeouts over "
@@ -276,23 +364,34 @@ def anatomy_note(runs: list[dict], control: dict) -> str:
         "settings) do not; the last two act only once fast recovery has begun, so on at most the "
         f"{share('a', 'c', 'f'):.0%} of timeouts that come in or just after it, and the Impatient timer would add "
         "timeouts, not remove them."
-        + (" So the excess timeouts are the loss process of the congested queue, which the input q = p does not "
-           "describe: its overflows (or RED's drops at "
-           "a high average queue) take several packets of one window, and when that window is small the flow "
-           "cannot recover without a timeout; the model's q = p input does not price this. The paper reports "
-           "neither its flows' packet loss rates nor its links' drop rates for these runs and gives its background "
-           "only by its means, so how bursty its drops were cannot be rebuilt; its small errors with q = p say its "
-           "foreground flows lost about one packet per loss event or kept larger windows, which tcplab's background "
-           "at these loss event rates does not give." if any(a["to_share"] > a["eq24"] + 0.05 for a in runs) else
-           " Here the flow's timeouts are within 5 points of Eq. 24's in every run: several losses in a window cost "
-           "a timeout only when the window is small, and at these loss event rates it seldom is."))
+        + (
+            " So the excess timeouts are the loss process of the congested queue, which the input q = p does not "
+            "describe: its overflows (or RED's drops at "
+            "a high average queue) take several packets of one window, and when that window is small the flow "
+            "cannot recover without a timeout; the model's q = p input does not price this. The paper reports "
+            "neither its flows' packet loss rates nor its links' drop rates for these runs and gives its background "
+            "only by its means, so how bursty its drops were cannot be rebuilt; its small errors with q = p say its "
+            "foreground flows lost about one packet per loss event or kept larger windows, which tcplab's background "
+            "at these loss event rates does not give."
+            if any(a["to_share"] > a["eq24"] + 0.05 for a in runs)
+            else " Here the flow's timeouts are within 5 points of Eq. 24's in every run: several losses in a window cost "
+            "a timeout only when the window is small, and at these loss event rates it seldom is."
+        )
+    )
+
 
 # ---- Eq. 29 term by term (Fig 10) ------------------------------------------------------------------------
 
-EQ29_HEAD = ["run", "p", "W", "NewReno kb/s", "NewReno model kb/s (err)"] \
-    + [f"{k}: {name}, measured (model)" for k, name in EQ29_TERMS] \
-    + ["retransmissions per loss event", "Eq. 29, all five measured (err)", "Eq. 29, Q and Z measured (err)",
-       "Eq. 29, S, Q and Z measured (err)"]
+EQ29_HEAD = (
+    ["run", "p", "W", "NewReno kb/s", "NewReno model kb/s (err)"]
+    + [f"{k}: {name}, measured (model)" for k, name in EQ29_TERMS]
+    + [
+        "retransmissions per loss event",
+        "Eq. 29, all five measured (err)",
+        "Eq. 29, Q and Z measured (err)",
+        "Eq. 29, S, Q and Z measured (err)",
+    ]
+)
 
 
 def _signed(x: float) -> str:
@@ -302,10 +401,21 @@ def _signed(x: float) -> str:
 def eq29_row(label: str, a: dict) -> list[str]:
     me, mo = a["eq29"]["measured"], a["eq29"]["model"]
     cells = [f"{me[k]:.2f} ({mo[k]:.2f})" for k, _ in EQ29_TERMS]
-    return [label, f"{a['p']:.4f}", str(a["w_model"]), f"{a['sim'] / 1e3:.0f}",
-            f"{a['model'] / 1e3:.0f} ({a['model'] / a['sim'] - 1:+.0%})"] + cells \
-        + [f"{a['rtx_per_event']:.2f}"] + [f"{a['eq29_bps'][k] / 1e3:.0f} ({_signed(a['eq29_bps'][k] / a['sim'] - 1)})"
-                                          for k in ("SQAZB", "QZ", "SQZ")]
+    return (
+        [
+            label,
+            f"{a['p']:.4f}",
+            str(a["w_model"]),
+            f"{a['sim'] / 1e3:.0f}",
+            f"{a['model'] / 1e3:.0f} ({a['model'] / a['sim'] - 1:+.0%})",
+        ]
+        + cells
+        + [f"{a['rtx_per_event']:.2f}"]
+        + [
+            f"{a['eq29_bps'][k] / 1e3:.0f} ({_signed(a['eq29_bps'][k] / a['sim'] - 1)})"
+            for k in ("SQAZB", "QZ", "SQZ")
+        ]
+    )
 
 
 def eq29_checks(runs: list[dict], control: dict, paper: dict) -> list[Check]:
@@ -317,17 +427,35 @@ def eq29_checks(runs: list[dict], control: dict, paper: dict) -> list[Check]:
     worst = max(runs, key=lambda a: a["e_model"])
     limit = max(v[0] for v in paper.values()) + 0.05
     qz, sqz = worst["eq29_bps"]["QZ"] / worst["sim"] - 1, worst["eq29_bps"]["SQZ"] / worst["sim"] - 1
-    checks = [Check("every run and the control: Eq. 29 with all five terms measured on the NewReno flow's cycles "
-                    "against its measured throughput", f"largest difference {worst_e:.1%}", "within 2% in every run",
-                    worst_e <= 0.02)]
+    checks = [
+        Check(
+            "every run and the control: Eq. 29 with all five terms measured on the NewReno flow's cycles "
+            "against its measured throughput",
+            f"largest difference {worst_e:.1%}",
+            "within 2% in every run",
+            worst_e <= 0.02,
+        )
+    ]
     if abs(qz) <= limit:
-        checks.append(Check(f"the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}): Eq. 29 "
-                            "with the measured timeout share Q and timer waits Z", _signed(qz),
-                            f"within {limit:.1%} (the paper's largest average + 5 points)", True))
+        checks.append(
+            Check(
+                f"the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}): Eq. 29 "
+                "with the measured timeout share Q and timer waits Z",
+                _signed(qz),
+                f"within {limit:.1%} (the paper's largest average + 5 points)",
+                True,
+            )
+        )
     else:
-        checks.append(Check(f"the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}): Eq. 29 "
-                            f"with the measured Q and Z is {_signed(qz)} off; with the measured numerator S too",
-                            _signed(sqz), "within 5% (what Q and Z leave is the numerator)", abs(sqz) <= 0.05))
+        checks.append(
+            Check(
+                f"the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}): Eq. 29 "
+                f"with the measured Q and Z is {_signed(qz)} off; with the measured numerator S too",
+                _signed(sqz),
+                "within 5% (what Q and Z leave is the numerator)",
+                abs(sqz) <= 0.05,
+            )
+        )
     return checks
 
 
@@ -335,7 +463,9 @@ def eq29_note(runs: list[dict], control: dict, worst: dict, paper: dict) -> str:
     me, mo = worst["eq29"]["measured"], worst["eq29"]["model"]
     every = runs + [control]
     e_all = max(abs(a["eq29_bps"]["SQAZB"] / a["sim"] - 1) for a in every)
-    over = [mo_s / me_s for mo_s, me_s in ((a["eq29"]["model"]["S"], a["eq29"]["measured"]["S"]) for a in every)]
+    over = [
+        mo_s / me_s for mo_s, me_s in ((a["eq29"]["model"]["S"], a["eq29"]["measured"]["S"]) for a in every)
+    ]
     qz, sqz = worst["eq29_bps"]["QZ"] / worst["sim"] - 1, worst["eq29_bps"]["SQZ"] / worst["sim"] - 1
     others = [a for a in runs if a is not worst]
     qz_others = [a["eq29_bps"]["QZ"] / a["sim"] - 1 for a in others]
@@ -362,22 +492,26 @@ def eq29_note(runs: list[dict], control: dict, worst: dict, paper: dict) -> str:
         "it: with only Q and Z measured Eq. 29 is "
         + (f"{min(qz_others):+.1%} to {max(qz_others):+.1%} off the other runs" if others else "")
         + f". In the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}) "
-        + (f"the measured Q and Z bring Eq. 29 to {_signed(qz)} of it: there the timeout terms account for the "
-           "error." if abs(qz) <= limit else
-           f"the loss process moves three terms: Q is {me['Q']:.2f} against Eq. 24's {mo['Q']:.2f} (bursty losses "
-           f"at small windows, as above), Z is {me['Z']:.1f} RTTs against {mo['Z']:.1f} ({repeats:.0%} of its "
-           "timeouts are backed-off repeats: the retransmission a timeout sends is dropped again), and S is "
-           f"{me['S']:.1f} packets against {mo['S']:.1f} ({worst['rtx_per_event']:.1f} retransmissions per loss "
-           "event, and the fast recovery term counted on top); A and B, "
-           f"{me['A']:.1f} and {me['B']:.1f} RTTs against {mo['A']:.1f} and {mo['B']:.1f}, offset each other "
-           f"instead of S (all five measured: {_signed(worst['eq29_bps']['SQAZB'] / worst['sim'] - 1)}). With the "
-           f"measured Q and Z Eq. 29 is {_signed(qz)} off that run; with S measured too, {_signed(sqz)}. So the "
-           "part of Eq. 29 that breaks there, beyond its timeout probability and timer waits, is its numerator: at "
-           f"a loss event rate of {worst['p']:.0%} the packets sent per loss event are few and a large part of them "
-           "are retransmissions, which 1/p + W^2 q/(1 + W q) counts as new data. The paper gives no loss event "
-           "rates for these runs, so they need not have reached such rates (its small errors suggest they did "
-           "not).")
-        + " Hence \"explained\": every term of Eq. 29 is measured, the measured terms give back the flow's "
+        + (
+            f"the measured Q and Z bring Eq. 29 to {_signed(qz)} of it: there the timeout terms account for the "
+            "error."
+            if abs(qz) <= limit
+            else f"the loss process moves three terms: Q is {me['Q']:.2f} against Eq. 24's {mo['Q']:.2f} (bursty losses "
+            f"at small windows, as above), Z is {me['Z']:.1f} RTTs against {mo['Z']:.1f} ({repeats:.0%} of its "
+            "timeouts are backed-off repeats: the retransmission a timeout sends is dropped again), and S is "
+            f"{me['S']:.1f} packets against {mo['S']:.1f} ({worst['rtx_per_event']:.1f} retransmissions per loss "
+            "event, and the fast recovery term counted on top); A and B, "
+            f"{me['A']:.1f} and {me['B']:.1f} RTTs against {mo['A']:.1f} and {mo['B']:.1f}, offset each other "
+            f"instead of S (all five measured: {_signed(worst['eq29_bps']['SQAZB'] / worst['sim'] - 1)}). With the "
+            f"measured Q and Z Eq. 29 is {_signed(qz)} off that run; with S measured too, {_signed(sqz)}. So the "
+            "part of Eq. 29 that breaks there, beyond its timeout probability and timer waits, is its numerator: at "
+            f"a loss event rate of {worst['p']:.0%} the packets sent per loss event are few and a large part of them "
+            "are retransmissions, which 1/p + W^2 q/(1 + W q) counts as new data. The paper gives no loss event "
+            "rates for these runs, so they need not have reached such rates (its small errors suggest they did "
+            "not)."
+        )
+        + ' Hence "explained": every term of Eq. 29 is measured, the measured terms give back the flow\'s '
         "throughput, and where the model is off the terms that move are the timeouts, the timer waits and, at "
         "the highest loss event rates, the numerator, all set by the loss process of the congested queues, which "
-        "the paper does not give enough to rebuild.")
+        "the paper does not give enough to rebuild."
+    )

@@ -59,7 +59,8 @@ def _bg_jobs(quick: bool) -> list[Job]:
 
 def _bg_evaluate(ctx: Context) -> Outcome:
     head = ["queue", "background", "link drop rate"] + FG_HEAD
-    body, gs = [], {q: [] for q in PAPER_FIG9}
+    body: list[list] = []
+    gs: dict[str, list] = {q: [] for q in PAPER_FIG9}
     for i, (q, (h, f_)) in enumerate(_bg_points(ctx.quick)):
         df = ctx.rows(i)
         g = foreground(df)
@@ -71,7 +72,7 @@ def _bg_evaluate(ctx: Context) -> Outcome:
     points = _bg_points(ctx.quick)
     runs = [anatomy_of(ctx, i) for i in range(len(points))]
     control = anatomy_of(ctx, len(points))
-    anatomy = [ANATOMY_HEAD] + [anatomy_row(f"{q}, {h + f_} sources", a) for (q, (h, f_)), a in zip(points, runs)] \
+    anatomy = [ANATOMY_HEAD] + [anatomy_row(f"{q}, {h + f_} sources", a) for (q, (h, f_)), a in zip(points, runs, strict=True)] \
         + [anatomy_row(f"control: Bernoulli {CONTROL_P:.0%}", control)]
     within = {q: avg[q]["e_model"] <= PAPER_FIG9[q][0] + 0.05 for q in PAPER_FIG9}
     checks = [Check(f"{q}: with the measured timeout share in Eq. 24's place, the NewReno model's average error "
@@ -140,7 +141,8 @@ def _multi_jobs(quick: bool) -> list[Job]:
 
 def _multi_evaluate(ctx: Context) -> Outcome:
     head = ["queue", "background per bottleneck", "drop rate (first / second)"] + FG_HEAD
-    body, gs = [], {q: [] for q in PAPER_FIG10}
+    body: list[list] = []
+    gs: dict[str, list] = {q: [] for q in PAPER_FIG10}
     for i, (q, (h, f)) in enumerate(_multi_points(ctx.quick)):
         df = ctx.rows(i)
         g = foreground(df)
@@ -154,9 +156,9 @@ def _multi_evaluate(ctx: Context) -> Outcome:
     runs = [anatomy_of(ctx, i) for i in range(len(points))]
     control = anatomy_of(ctx, len(points))
     labels = [f"{q}, {h + f} sources per bottleneck" for q, (h, f) in points]
-    anatomy = [ANATOMY_HEAD] + [anatomy_row(lab, a) for lab, a in zip(labels, runs)] \
+    anatomy = [ANATOMY_HEAD] + [anatomy_row(lab, a) for lab, a in zip(labels, runs, strict=True)] \
         + [anatomy_row(f"control: Bernoulli {CONTROL_P:.0%}", control)]
-    terms = [EQ29_HEAD] + [eq29_row(lab, a) for lab, a in zip(labels, runs)] \
+    terms = [EQ29_HEAD] + [eq29_row(lab, a) for lab, a in zip(labels, runs, strict=True)] \
         + [eq29_row(f"control: Bernoulli {CONTROL_P:.0%}", control)]
     dt = PAPER_FIG10["droptail"][0]
     checks = [Check("droptail: with the measured timeout share in Eq. 24's place, the NewReno model's average error "
@@ -235,7 +237,8 @@ def _udp_mbps(df) -> float:
 
 def _udp_evaluate(ctx: Context) -> Outcome:
     head = ["queue", "UDP sources", "UDP Mbit/s", "link drop rate"] + FG_HEAD
-    body, gs = [], {q: [] for q in PAPER_FIG11}
+    body: list[list] = []
+    gs: dict[str, list] = {q: [] for q in PAPER_FIG11}
     for i, (q, n) in enumerate(_udp_points(ctx.quick)):
         df = ctx.rows(i)
         g = foreground(df)
@@ -403,7 +406,7 @@ def _buffer_evaluate(ctx: Context) -> Outcome:
     body.append(["average error, Limited Transmit", ""] + avg_cells(a_lt, (None, None, None)))
     runs = [anatomy_of(ctx, i) for i in range(len(sizes))]
     control = anatomy_of(ctx, 2 * len(sizes))
-    anatomy = [ANATOMY_HEAD] + [anatomy_row(f"queue {b} packets", a) for b, a in zip(sizes, runs)] \
+    anatomy = [ANATOMY_HEAD] + [anatomy_row(f"queue {b} packets", a) for b, a in zip(sizes, runs, strict=True)] \
         + [anatomy_row(f"control: Bernoulli {CONTROL_P:.0%}", control)]
     bursty = sum(a["m_mean"] >= a["m_qp"] + 0.5 for a in runs)
     above = sum(a["to_share"] > control["to_share"] for a in runs)

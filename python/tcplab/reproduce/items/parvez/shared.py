@@ -16,7 +16,9 @@ BACKGROUND = "parvez/background.toml"
 WHOLE_W = True
 
 
-def flow_models(f: dict, q: float | None = None, p_to: float | None = None, whole_w: bool = True) -> tuple[float, float]:
+def flow_models(
+    f: dict, q: float | None = None, p_to: float | None = None, whole_w: bool = True
+) -> tuple[float, float]:
     """(NewReno Full model, PFTK full) in bit/s from the flow's own loss event rate p, mean RTT R
     and RTO = 3R, q = p unless given (Sec. IV-A), p_TO from Eq. 24 unless given. The NewReno
     model as the paper evaluates it: W of Eq. 14 rounded up to whole segments (what reproduces
@@ -27,8 +29,11 @@ def flow_models(f: dict, q: float | None = None, p_to: float | None = None, whol
     p, r = f["loss_event_rate"], f["mean_rtt_s"]
     if not (p > 0 and r > 0):
         return math.nan, math.nan
-    nr = float(newreno.throughput_full(f["mss_bytes"], r, p, p if q is None else q, 3 * r, p_to=p_to,
-                                       integer_window=WHOLE_W and whole_w))
+    nr = float(
+        newreno.throughput_full(
+            f["mss_bytes"], r, p, p if q is None else q, 3 * r, p_to=p_to, integer_window=WHOLE_W and whole_w
+        )
+    )
     pf = float(pftk.full(f["mss_bytes"], r, p, 3 * r))
     return nr, pf
 
@@ -49,12 +54,29 @@ FIG6_QUICK = {0.0005: (1, 5, 10, 20), 0.01: (1, 4, 10)}
 LOSS = "network.dumbbell.bottleneck.loss"
 #: The two choices of the shipped scenario, each undone once at the point where it matters most
 #: (both points are in the quick and the full series): (label, p, m, sets).
-NATIVE_FLOW = {"tcp": "newreno", "ack": "immediate", "mss": 960, "header_bytes": 40, "start": ["5s", "7s"],
-               "min_rto": "200ms", "rto_estimator": "jacobson88", "clock_tick": "10ms"}
+NATIVE_FLOW = {
+    "tcp": "newreno",
+    "ack": "immediate",
+    "mss": 960,
+    "header_bytes": 40,
+    "start": ["5s", "7s"],
+    "min_rto": "200ms",
+    "rto_estimator": "jacobson88",
+    "clock_tick": "10ms",
+}
 FIG6_ABLATIONS = (
-    ("tcplab's native NewReno (Impatient timer, RFC 6582) instead of the ns-2 agent", 0.0005, 5,
-     {"flows.0": NATIVE_FLOW, "trace.cwnd": True}),
-    ("bursts of m arrivals without the one-RTT span", 0.01, 10, {LOSS: {"model": "bursty", "p": 0.01, "m": 10}}),
+    (
+        "tcplab's native NewReno (Impatient timer, RFC 6582) instead of the ns-2 agent",
+        0.0005,
+        5,
+        {"flows.0": NATIVE_FLOW, "trace.cwnd": True},
+    ),
+    (
+        "bursts of m arrivals without the one-RTT span",
+        0.01,
+        10,
+        {LOSS: {"model": "bursty", "p": 0.01, "m": 10}},
+    ),
 )
 
 
@@ -91,46 +113,101 @@ def foreground(df) -> dict:
         q = math.nan
     m_q = flow_models(nr, q)[0] if math.isfinite(q) else math.nan
     to = timeout_share(nr)
-    pto = float(newreno.timeout_probability(p, p, math.ceil(newreno.window(p, p)) if WHOLE_W else None)) \
-        if p > 0 else math.nan
+    pto = (
+        float(newreno.timeout_probability(p, p, math.ceil(newreno.window(p, p)) if WHOLE_W else None))
+        if p > 0
+        else math.nan
+    )
     m_to = flow_models(nr, p_to=to)[0] if math.isfinite(to) else math.nan
     pf_reno_to = pftk_with_q(reno, timeout_share(reno))
-    return {"nr": nr, "reno": reno, "model": m_nr, "pftk": pf_nr, "pftk_reno": pf_reno,
-            "e_model": err(m_nr, nr["goodput_bps"]), "e_pftk": err(pf_nr, nr["goodput_bps"]),
-            "e_model_real_w": err(flow_models(nr, whole_w=False)[0], nr["goodput_bps"]),
-            "e_pftk_reno": err(pf_reno, reno["goodput_bps"]), "per_event": plr / p if p > 0 else math.nan,
-            "model_q": m_q, "e_model_q": err(m_q, nr["goodput_bps"]),
-            "to_meas": to, "pto_eq24": pto, "model_to": m_to, "e_model_to": err(m_to, nr["goodput_bps"]),
-            "reno_to_meas": timeout_share(reno), "over": m_nr / nr["goodput_bps"] - 1,
-            "e_pftk_reno_to": err(pf_reno_to, reno["goodput_bps"]),
-            "pftk_q_reno": min(1.0, 3 * math.sqrt(3 * reno["loss_event_rate"] / 8)), "p": p}
+    return {
+        "nr": nr,
+        "reno": reno,
+        "model": m_nr,
+        "pftk": pf_nr,
+        "pftk_reno": pf_reno,
+        "e_model": err(m_nr, nr["goodput_bps"]),
+        "e_pftk": err(pf_nr, nr["goodput_bps"]),
+        "e_model_real_w": err(flow_models(nr, whole_w=False)[0], nr["goodput_bps"]),
+        "e_pftk_reno": err(pf_reno, reno["goodput_bps"]),
+        "per_event": plr / p if p > 0 else math.nan,
+        "model_q": m_q,
+        "e_model_q": err(m_q, nr["goodput_bps"]),
+        "to_meas": to,
+        "pto_eq24": pto,
+        "model_to": m_to,
+        "e_model_to": err(m_to, nr["goodput_bps"]),
+        "reno_to_meas": timeout_share(reno),
+        "over": m_nr / nr["goodput_bps"] - 1,
+        "e_pftk_reno_to": err(pf_reno_to, reno["goodput_bps"]),
+        "pftk_q_reno": min(1.0, 3 * math.sqrt(3 * reno["loss_event_rate"] / 8)),
+        "p": p,
+    }
 
 
-FG_HEAD = ["NewReno kb/s", "p", "NewReno loss events ending in a timeout: measured (Eq. 24)", "NewReno model kb/s (err)",
-           "PFTK kb/s (err)", "Reno kb/s", "PFTK (Reno) kb/s (err)", "NewReno rtx per loss event",
-           "NewReno model, measured timeout share kb/s (err)", "NewReno model, q (Eq. 30) kb/s (err)"]
+FG_HEAD = [
+    "NewReno kb/s",
+    "p",
+    "NewReno loss events ending in a timeout: measured (Eq. 24)",
+    "NewReno model kb/s (err)",
+    "PFTK kb/s (err)",
+    "Reno kb/s",
+    "PFTK (Reno) kb/s (err)",
+    "NewReno rtx per loss event",
+    "NewReno model, measured timeout share kb/s (err)",
+    "NewReno model, q (Eq. 30) kb/s (err)",
+]
 
 
 def fg_cells(g: dict) -> list[str]:
     nr, reno = g["nr"], g["reno"]
-    return [f"{nr['goodput_bps'] / 1e3:.0f}", f"{nr['loss_event_rate']:.4f}", f"{g['to_meas']:.0%} ({g['pto_eq24']:.0%})",
-            f"{g['model'] / 1e3:.0f} ({g['e_model']:.0%})", f"{g['pftk'] / 1e3:.0f} ({g['e_pftk']:.0%})",
-            f"{reno['goodput_bps'] / 1e3:.0f}", f"{g['pftk_reno'] / 1e3:.0f} ({g['e_pftk_reno']:.0%})",
-            f"{g['per_event']:.2f}", f"{g['model_to'] / 1e3:.0f} ({g['e_model_to']:.0%})",
-            f"{g['model_q'] / 1e3:.0f} ({g['e_model_q']:.0%})"]
+    return [
+        f"{nr['goodput_bps'] / 1e3:.0f}",
+        f"{nr['loss_event_rate']:.4f}",
+        f"{g['to_meas']:.0%} ({g['pto_eq24']:.0%})",
+        f"{g['model'] / 1e3:.0f} ({g['e_model']:.0%})",
+        f"{g['pftk'] / 1e3:.0f} ({g['e_pftk']:.0%})",
+        f"{reno['goodput_bps'] / 1e3:.0f}",
+        f"{g['pftk_reno'] / 1e3:.0f} ({g['e_pftk_reno']:.0%})",
+        f"{g['per_event']:.2f}",
+        f"{g['model_to'] / 1e3:.0f} ({g['e_model_to']:.0%})",
+        f"{g['model_q'] / 1e3:.0f} ({g['e_model_q']:.0%})",
+    ]
 
 
 def averages(gs: list[dict]) -> dict:
-    return {k: mean(g[k] for g in gs) for k in ("e_model", "e_pftk", "e_pftk_reno", "e_model_q", "e_model_to",
-                                                "e_pftk_reno_to", "e_model_real_w")}
+    return {
+        k: mean(g[k] for g in gs)
+        for k in (
+            "e_model",
+            "e_pftk",
+            "e_pftk_reno",
+            "e_model_q",
+            "e_model_to",
+            "e_pftk_reno_to",
+            "e_model_real_w",
+        )
+    }
 
 
 def avg_cells(a: dict, paper: tuple) -> list[str]:
     """The average row's model cells, with the paper's (NewReno model, PFTK, PFTK on Reno) where given."""
+
     def cell(x, ref):
         return f"{x:.1%}" + (f" (paper {ref:.1%})" if ref is not None else "")
-    return ["", "", "", cell(a["e_model"], paper[0]), cell(a["e_pftk"], paper[1]), "", cell(a["e_pftk_reno"], paper[2]),
-            "", cell(a["e_model_to"], None), cell(a["e_model_q"], None)]
+
+    return [
+        "",
+        "",
+        "",
+        cell(a["e_model"], paper[0]),
+        cell(a["e_pftk"], paper[1]),
+        "",
+        cell(a["e_pftk_reno"], paper[2]),
+        "",
+        cell(a["e_model_to"], None),
+        cell(a["e_model_q"], None),
+    ]
 
 
 def span(gs: list[dict], key: str, fmt: str = ".0%") -> str:
@@ -147,8 +224,12 @@ def burst_note(gs: list[dict], a: dict) -> str:
     return (
         " Where the error comes from: the NewReno flow's loss events end in a timeout "
         f"{span(gs, 'to_meas')} of the time, where Eq. 24 with q = p gives {span(gs, 'pto_eq24')}"
-        + (f" ({ratio:.1f} times Eq. 24 on average in the {_runs(len(over))} where the model overestimates by "
-           "more than 5%)" if over else "")
+        + (
+            f" ({ratio:.1f} times Eq. 24 on average in the {_runs(len(over))} where the model overestimates by "
+            "more than 5%)"
+            if over
+            else ""
+        )
         + ". With the measured share in place of Eq. 24's p_TO and everything else as before (the \"measured "
         f"timeout share\" column) the model's average error is {a['e_model_to']:.1%}, against {a['e_model']:.1%}. "
         f"The timeouts go with bursty losses at small windows: the flow retransmits {span(gs, 'per_event', '.1f')} "
@@ -162,7 +243,8 @@ def burst_note(gs: list[dict], a: dict) -> str:
         f"window cut in them) {span(gs, 'reno_to_meas')} of the time, against PFTK's timeout probability "
         f"Q = min(1, 3 sqrt(3p/8)) of {span(gs, 'pftk_q_reno')}; with that share as Q (pricing every second cut "
         f"as a timeout) PFTK's average error on the Reno flow is {a['e_pftk_reno_to']:.1%} against "
-        f"{a['e_pftk_reno']:.1%}.")
+        f"{a['e_pftk_reno']:.1%}."
+    )
 
 
 def ratio_range(paper_model: float, paper_pftk: float) -> tuple[float, float]:
@@ -177,19 +259,27 @@ def ratio_note(gs: list[dict], paper_model: float, paper_pftk: float) -> tuple[s
     r = mean(g["pftk"] / g["model"] for g in gs)
     lo, hi = ratio_range(paper_model, paper_pftk)
     where = "within it" if lo <= r <= hi else ("above it" if r > hi else "below it")
-    return (f" PFTK over the NewReno model depends on p alone with the paper's inputs (q = p; RTO = 3R, so R "
-            f"scales both alike), so the paper's averages ({paper_model:.1%} and {paper_pftk:.0%}, PFTK "
-            f"overestimating) put its runs' average ratio between {lo:.2f} and {hi:.2f}; tcplab's is {r:.2f}, "
-            f"{where}."), r
+    return (
+        f" PFTK over the NewReno model depends on p alone with the paper's inputs (q = p; RTO = 3R, so R "
+        f"scales both alike), so the paper's averages ({paper_model:.1%} and {paper_pftk:.0%}, PFTK "
+        f"overestimating) put its runs' average ratio between {lo:.2f} and {hi:.2f}; tcplab's is {r:.2f}, "
+        f"{where}."
+    ), r
 
 
 def by_p(gs: list[dict]) -> str:
     light = [g["e_model"] for g in gs if g["nr"]["loss_event_rate"] < 0.025]
     heavy = [g["e_model"] for g in gs if g["nr"]["loss_event_rate"] >= 0.025]
-    return ("The NewReno model's error against the foreground flow's loss event rate p: "
-            + (f"{mean(light):.0%} on average where p is below 2.5% ({_runs(len(light))})" if light
-               else "no run has p below 2.5%")
-            + (f", {mean(heavy):.0%} where it is 2.5% or more ({_runs(len(heavy))})" if heavy else "") + ".")
+    return (
+        "The NewReno model's error against the foreground flow's loss event rate p: "
+        + (
+            f"{mean(light):.0%} on average where p is below 2.5% ({_runs(len(light))})"
+            if light
+            else "no run has p below 2.5%"
+        )
+        + (f", {mean(heavy):.0%} where it is 2.5% or more ({_runs(len(heavy))})" if heavy else "")
+        + "."
+    )
 
 
 def _runs(n: int) -> str:

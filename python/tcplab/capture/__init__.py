@@ -8,8 +8,9 @@ matplotlib are not imported with the package)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from tcplab import lazy
 
 if TYPE_CHECKING:
     from tcplab.capture.analysis import PREDICTION_SCHEMA, CaptureAnalysis, CaptureError, analyze, predictions
@@ -24,14 +25,4 @@ __all__ = ["CaptureAnalysis", "CaptureError", "analyze", "predictions"]
 PARTS = ("analysis", "cli", "plots", "run_plots")
 
 
-def __getattr__(name: str) -> Any:
-    if name in PARTS:
-        return importlib.import_module(f"{__name__}.{name}")
-    part = EXPORTS.get(name)
-    if part is None:
-        raise AttributeError(f"module 'tcplab.capture' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"tcplab.capture.{part}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *EXPORTS, *PARTS})
+__getattr__, __dir__ = lazy.attributes(__name__, EXPORTS, PARTS, globals())

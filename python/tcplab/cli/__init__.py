@@ -6,8 +6,9 @@ without building the app (which imports every area's commands)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from tcplab import lazy
 
 if TYPE_CHECKING:
     from tcplab.cli.commands import DEFAULT_TRACES, app, main, traces_enabled, write_traces
@@ -45,14 +46,4 @@ __all__ = sorted(EXPORTS)
 PARTS = ("commands", "common")
 
 
-def __getattr__(name: str) -> Any:
-    if name in PARTS:
-        return importlib.import_module(f"{__name__}.{name}")
-    part = EXPORTS.get(name)
-    if part is None:
-        raise AttributeError(f"module 'tcplab.cli' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"tcplab.cli.{part}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *EXPORTS, *PARTS})
+__getattr__, __dir__ = lazy.attributes(__name__, EXPORTS, PARTS, globals())

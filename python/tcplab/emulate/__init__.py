@@ -12,8 +12,9 @@ simulator's own counters; and a self-check of what the emulator achieved.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from tcplab import lazy
 
 if TYPE_CHECKING:
     from tcplab.emulate.kernel import EmulationError
@@ -28,14 +29,4 @@ __all__ = ["EmulationError", "EmulationResult", "emulate"]
 PARTS = ("cli", "endpoints", "kernel", "netns", "run", "selfcheck", "validate")
 
 
-def __getattr__(name: str) -> Any:
-    if name in PARTS:
-        return importlib.import_module(f"{__name__}.{name}")
-    part = EXPORTS.get(name)
-    if part is None:
-        raise AttributeError(f"module 'tcplab.emulate' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"tcplab.emulate.{part}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *EXPORTS, *PARTS})
+__getattr__, __dir__ = lazy.attributes(__name__, EXPORTS, PARTS, globals())

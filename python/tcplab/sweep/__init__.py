@@ -13,8 +13,9 @@ each part is imported on first use, so that `tcplab --help` does not load pydant
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from tcplab import lazy
 
 if TYPE_CHECKING:
     from tcplab.sweep.cluster import (
@@ -53,15 +54,4 @@ __all__ = ["Axis", "Outcome", "Run", "Sweep", "SweepError", "load", "parse", "ru
 PARTS = ("cli", "cluster", "local", "plan", "progress", "runner")
 
 
-def __getattr__(name: str) -> Any:
-    if name in PARTS:
-        return importlib.import_module(f"{__name__}.{name}")
-    target = _OLD_NAMES.get(name, name)
-    part = EXPORTS.get(target)
-    if part is None:
-        raise AttributeError(f"module 'tcplab.sweep' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"tcplab.sweep.{part}"), target)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *EXPORTS, *PARTS})
+__getattr__, __dir__ = lazy.attributes(__name__, EXPORTS, PARTS, globals(), _OLD_NAMES)

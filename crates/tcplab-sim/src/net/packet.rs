@@ -4,6 +4,45 @@
 use crate::tcp::segment::{Segment, SegmentKind};
 use crate::time::SimTime;
 
+/// The IP header's ECN field (RFC 3168 Sec. 5), with its wire values: what a sender marks
+/// (ECT(0) for classic ECN, ECT(1) for L4S, RFC 9331) and what a queue may turn into CE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport: a queue can only drop it.
+    #[default]
+    NotEct = 0b00,
+    /// ECN-capable, the L4S identifier (RFC 9331 Sec. 5.1).
+    Ect1 = 0b01,
+    /// ECN-capable, classic (RFC 3168).
+    Ect0 = 0b10,
+    /// Congestion Experienced: set by a queue instead of a drop.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// The codepoint of the two ECN bits of the IP header's TOS / traffic-class byte.
+    pub fn from_bits(bits: u8) -> Ecn {
+        match bits & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+
+    /// The two bits as they are on the wire.
+    pub fn bits(self) -> u8 {
+        self as u8
+    }
+
+    /// ECN-capable: a queue may mark it CE instead of dropping it (RFC 3168 Sec. 5: ECT(0),
+    /// ECT(1), and CE, which stays CE).
+    pub fn is_capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
 /// Index of a node in the topology's arena.
 pub type NodeId = u32;
 
@@ -42,6 +81,10 @@ pub struct Packet {
     pub size: u32,
     pub seg: SegId,
     pub kind: PacketKind,
+    /// The IP ECN field as the packet travels: the sender's codepoint (`Segment::ecn`), made
+    /// CE by a queue that marks it. The receiving endpoint reads it from its segment, where
+    /// the world copies it on delivery (`sim/dispatch.rs`).
+    pub ecn: Ecn,
 }
 
 impl Packet {
@@ -59,6 +102,7 @@ impl Packet {
             size: seg.size,
             enqueued: SimTime::ZERO,
             seg: id,
+            ecn: seg.ecn,
         }
     }
 }
@@ -162,5 +206,27 @@ impl Segments {
     /// Segments kept now: one per packet alive (queued, on the wire, propagating).
     pub fn live(&self) -> usize {
         self.segs.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_is_32_bytes_and_a_segment_80() {
+        // The layout the link's arena and the prefetches are sized for (see `Packet`).
+        assert_eq!(std::mem::size_of::<Packet>(), 32);
+        assert_eq!(std::mem::size_of::<Segment>(), 80);
+    }
+
+    #[test]
+    fn ecn_codepoints_are_the_wire_bits() {
+        for bits in 0..4u8 {
+            assert_eq!(Ecn::from_bits(bits).bits(), bits);
+        }
+        assert_eq!(Ecn::Ect0.bits(), 0b10, "RFC 3168 Sec. 5: ECT(0) is 10");
+        assert_eq!(Ecn::Ect1.bits(), 0b01);
+        assert!(Ecn::Ce.is_capable() && Ecn::Ect1.is_capable() && !Ecn::NotEct.is_capable());
     }
 }

@@ -130,7 +130,10 @@ impl Simulation {
         }
         // The packet's life ends here; its segment's place is free for the first one the
         // endpoint sends (still in cache).
-        let seg = *self.segs.get(pkt.seg);
+        let seg = Segment {
+            ecn: pkt.ecn,
+            ..*self.segs.get(pkt.seg)
+        };
         self.segs.release(pkt.seg);
         let mut out = std::mem::take(&mut self.out);
         let f = &mut self.flows[flow as usize];

@@ -2,6 +2,7 @@
 //! carries it inside a routed `net::packet::Packet`, so the same endpoints can be driven by
 //! the simulator, a scripted test or (later) an emulator carrying real bytes.
 
+use crate::net::packet::Ecn;
 use crate::time::SimTime;
 
 /// Up to four SACK blocks (RFC 2018), stored as [start, end) offsets above the cumulative
@@ -57,6 +58,32 @@ impl SackBlocks {
     }
 }
 
+/// The TCP header's ECN flags (RFC 3168 Sec. 6.1; RFC 9768 reads ECE, CWR and AE together as
+/// the ACE counter), one bit each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpFlags(pub u8);
+
+impl TcpFlags {
+    /// ECN-Echo: the receiver saw CE (RFC 3168 Sec. 6.1.3).
+    pub const ECE: u8 = 0x40;
+    /// Congestion Window Reduced: the sender reduced for an ECE (RFC 3168 Sec. 6.1.2).
+    pub const CWR: u8 = 0x80;
+    /// Accurate ECN's third counter bit (RFC 9768 Sec. 3.2.2; bit 7 of TCP header byte 12).
+    pub const AE: u8 = 0x01;
+
+    pub fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    pub fn set(&mut self, bit: u8, on: bool) {
+        if on {
+            self.0 |= bit;
+        } else {
+            self.0 &= !bit;
+        }
+    }
+}
+
 /// Which way a segment goes on a one-way connection: data from the sender, or a pure ACK from
 /// the receiver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +113,11 @@ pub struct Segment {
     pub retransmit: bool,
     /// SACK blocks carried by an ACK.
     pub sack: SackBlocks,
+    /// The IP ECN field: as the endpoint sends it, and as it arrived at the peer (the world
+    /// copies the packet's codepoint, CE if a queue marked it, back on delivery).
+    pub ecn: Ecn,
+    /// ECE, CWR (and AE) of the TCP header.
+    pub flags: TcpFlags,
 }
 
 impl Segment {
@@ -101,6 +133,8 @@ impl Segment {
             ts_ecr: SimTime::ZERO,
             retransmit: false,
             sack: SackBlocks::default(),
+            ecn: Ecn::NotEct,
+            flags: TcpFlags::default(),
         }
     }
 

@@ -85,6 +85,31 @@ def test_help_builds_every_command_without_heavy_imports():
     assert out.stdout.strip() == "", f"--help imported {out.stdout.strip()}"
 
 
+def test_a_model_command_imports_only_numpy_of_the_heavy_modules():
+    # The models compute with numpy, and the units' grammar is the simulator's (tcplab._core
+    # loads in about a millisecond). typer 0.29 would import pydantic to coerce the options:
+    # pyproject.toml pins typer below it.
+    code = (
+        "import sys\nfrom typer.testing import CliRunner\nfrom tcplab.cli import app\n"
+        "r = CliRunner().invoke(app, ['model', 'mathis', '--mss', '1460', '--rtt', '100ms', '--loss', '1%'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        f"print(' '.join(m for m in {HEAVY + ('pydantic',)!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert set(out.stdout.split()) <= {"numpy", "tcplab._core"}, f"tcplab model imported {out.stdout.strip()}"
+
+
+def test_a_validation_program_refuses_an_unknown_option_in_one_line():
+    # `python -m tcplab.validation.red` runs a typer command on its own: typer's usage errors
+    # (its own copy of click's) end as click's do, without a traceback.
+    out = subprocess.run(
+        [sys.executable, "-m", "tcplab.validation.red", "--no-such-option"], capture_output=True, text=True
+    )
+    assert out.returncode == 2, out.stderr
+    assert "No such option" in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
 def _python_files():
     return sorted(p for p in PACKAGE.rglob("*.py"))
 

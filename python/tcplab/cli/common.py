@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import NoReturn
 
 import typer
+from typer._click import exceptions as click_errors
+
+__all__ = ["click_errors"]  # the click exceptions typer raises (its own copy of click)
 
 #: What a Ctrl-C during a run says (exit status 130, as a shell's).
 INTERRUPTED = "interrupted (Ctrl-C): the run stopped, nothing was written"

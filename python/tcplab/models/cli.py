@@ -13,10 +13,7 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-try:  # typer >= 0.20 carries its own click
-    from typer._click import exceptions as click_errors
-except ImportError:  # pragma: no cover - older typer on the click package
-    from click import exceptions as click_errors  # type: ignore[no-redef]  # the same module, older home
+from tcplab.cli.common import click_errors
 
 _MODEL_HELP = """Evaluate an analytic model: tcplab model NAME [--param VALUE]... [--json].
 

@@ -128,18 +128,19 @@ def linux(
 def standalone(name: str, argv: list[str] | None, prog: str) -> int:
     """Runs the command `name` as a program of its own (`python -m ...`): its exit status, which
     `python -m` passes to sys.exit."""
-    import click
     import typer.main
+
+    from tcplab.cli.common import click_errors
 
     command = typer.main.get_command(validate_app).commands[name]  # type: ignore[attr-defined]
     try:
         rv = command.main(
             args=list(sys.argv[1:] if argv is None else argv), prog_name=prog, standalone_mode=False
         )
-    except click.ClickException as e:
+    except click_errors.ClickException as e:
         e.show()
         return e.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("error: interrupted (Ctrl-C)", file=sys.stderr)
         return 130
     return rv if isinstance(rv, int) else 0

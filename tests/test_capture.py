@@ -153,6 +153,7 @@ def test_the_linux_ecn_fixture_agrees_with_the_kernel_and_gives_the_ecn_p():
     assert d["ce_segments"] == kernel["marked_by_rule"] > 0
     assert d["marking_rate"] == d["ce_segments"] / d["segments_sent"]
     assert d["ece_acks"] > 0 and 0 < d["cwr_segments"] <= d["ce_segments"]
+    assert d["ecn_reductions"] == d["cwr_segments"]  # no loss: every CWR answered an ECE
     assert d["p_ecn"] == d["marking_rate"]
     assert d["mathis_ecn_bps"] > 0
     # No loss: the loss-based models have nothing to say, the ECN one has.
@@ -173,16 +174,17 @@ def test_the_ecn_p_upstream_of_the_marks_comes_from_the_reductions():
         "ect0_segments": 900,
         "ect1_segments": 0,
         "ce_segments": 0,
-        "cwr_segments": 3,
+        "cwr_segments": 4,
+        "ecn_reductions": 3,
         "bytes_acked": 1_000_000,
         "mss_bytes": 1000,
         "marking_rate": 0.0,
     }
     p, note = ecn_p(row)
     assert p == 3 * 1000 / 1_000_000 and note and "CWR reductions" in note
-    p, note = ecn_p(row | {"cwr_segments": 0})
-    assert p != p and note and "no CE mark or CWR" in note
-    p, note = ecn_p(row | {"cwr_segments": 0, "ect0_segments": 0})
+    p, note = ecn_p(row | {"ecn_reductions": 0})
+    assert p != p and note and "no CE mark or reduction for ECN" in note
+    p, note = ecn_p(row | {"ecn_reductions": 0, "ect0_segments": 0})
     assert p != p and note is None, "no ECN at all: no note"
     p, note = ecn_p(row | {"ce_segments": 9, "marking_rate": 0.01})
     assert (p, note) == (0.01, None)

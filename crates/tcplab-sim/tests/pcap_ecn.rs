@@ -133,7 +133,7 @@ fn a_scripted_classic_ecn_connection_gives_its_marks_echoes_and_rounds() {
         (d.ect0_segments, d.ect1_segments, d.ce_segments),
         (8, 0, 2)
     );
-    assert_eq!((d.ece_acks, d.cwr_segments), (2, 2));
+    assert_eq!((d.ece_acks, d.cwr_segments, d.ecn_reductions), (2, 2, 2));
     // Rounds end at the ACKs of 2000 (covers the first segment), 6000 and 10000 (each covers
     // bytes sent after the round before ended).
     assert_eq!(d.rounds, 3);
@@ -251,11 +251,14 @@ fn a_real_linux_ecn_capture_matches_what_the_kernel_counted() {
     // The kernel answered the marks: ECE ACKs from the receiver, CWR from the sender (at most
     // one reduction per mark here, and at least one).
     assert!(d.ece_acks >= d.ce_segments, "{} ECE ACKs", d.ece_acks);
+    // No loss here: every CWR answered an ECE.
+    assert_eq!(d.segments_retransmitted, 0);
     assert!(
         d.cwr_segments >= 1 && d.cwr_segments <= d.ce_segments,
         "{} CWR",
         d.cwr_segments
     );
+    assert_eq!(d.ecn_reductions, d.cwr_segments);
     assert_eq!(d.bytes_acked, n(&k["bytes"]));
     let rate = d.ce_segments as f64 / d.segments_sent as f64;
     assert_eq!(d.marking_rate, rate);

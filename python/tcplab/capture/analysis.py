@@ -180,21 +180,21 @@ def ecn_p(r: dict[str, Any]) -> tuple[float, str | None]:
 
     The marking rate (CE marks per data segment) where the capture saw marks, i.e. downstream
     of the marking queue. A capture upstream of it (at the sender) sees no CE, only the echo:
-    then the sender's reductions (CWR segments) per acknowledged segment stand for the marks, as
-    Mathis' CA events per acknowledged segment do for losses. NaN for a direction that was not
-    ECN-capable, or saw neither.
+    then the sender's reductions for ECN (CWR segments after an ECE) per acknowledged segment
+    stand for the marks, as Mathis' CA events per acknowledged segment do for losses. NaN for a
+    direction that was not ECN-capable, or saw neither.
     """
     nan = float("nan")
     capable = r["ect0_segments"] + r["ect1_segments"] + r["ce_segments"]
     if r["ce_segments"] > 0:
         return r["marking_rate"], None
-    if r["cwr_segments"] > 0 and r["bytes_acked"] > 0:
-        return r["cwr_segments"] * r["mss_bytes"] / r["bytes_acked"], (
+    if r["ecn_reductions"] > 0 and r["bytes_acked"] > 0:
+        return r["ecn_reductions"] * r["mss_bytes"] / r["bytes_acked"], (
             "mathis (ECN): no CE mark at this capture point (upstream of the marking queue?): "
             "p from the sender's CWR reductions per acknowledged segment"
         )
     if capable > 0:
-        return nan, "mathis (ECN): ECN-capable, but no CE mark or CWR in the window"
+        return nan, "mathis (ECN): ECN-capable, but no CE mark or reduction for ECN in the window"
     return nan, None
 
 

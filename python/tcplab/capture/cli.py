@@ -151,7 +151,8 @@ def _print_ecn(console, df) -> None:
 
     rows = []
     for r in df.iter_rows(named=True):
-        counts = [r[k] for k in ("ect0_segments", "ect1_segments", "ce_segments", "ece_acks", "cwr_segments")]
+        keys = ("ect0_segments", "ect1_segments", "ce_segments", "ece_acks", "cwr_segments", "ecn_reductions")
+        counts = [r[k] for k in keys]
         if not any(counts) and r["ecn_handshake"] in ("unseen", "off"):
             continue
         mbps = r["mathis_ecn_bps"]
@@ -175,6 +176,7 @@ def _print_ecn(console, df) -> None:
         Column("CE"),
         Column("ECE\nACKs"),
         Column("CWR"),
+        Column("ECN\nreductions"),
         Column("marks\n/RTT"),
         Column("marking\nrate"),
         Column("p (ECN)"),

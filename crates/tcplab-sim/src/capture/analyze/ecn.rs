@@ -57,8 +57,13 @@ pub struct EcnCounters {
     pub ce: u64,
     /// Segments (not SYNs) from the receiver, ACKing this direction's data, with ECE set.
     pub ece_acks: u64,
-    /// Segments (not SYNs) of this direction's sender with CWR set: its reductions for ECN.
+    /// Segments (not SYNs) of this direction's sender with CWR set: its window reductions
+    /// (RFC 3168 Sec. 6.1.2 asks for CWR after a reduction for ECE; Linux sets it after a
+    /// loss's too: `tcp_init_cwnd_reduction` and `tcp_enter_loss` call `tcp_ecn_queue_cwr`).
     pub cwr: u64,
+    /// CWR segments with an ECE ACK since the previous CWR: the reductions for ECN.
+    pub ecn_reductions: u64,
+    ece_since_cwr: bool,
     /// Round trips completed in the window: a round ends when the cumulative ACK covers a
     /// byte sent after the last round ended (Linux's rule for BBR's rounds: a packet sent
     /// after `next_rtt_delivered` was set is delivered, `bbr_update_round_start`).
@@ -86,7 +91,9 @@ impl EcnCounters {
     pub fn cwr(&mut self, inside: bool) {
         if inside {
             self.cwr += 1;
+            self.ecn_reductions += self.ece_since_cwr as u64;
         }
+        self.ece_since_cwr = false;
     }
 
     /// An ACK of this direction's data: cumulative `snd_una` after it, `snd_max` so far.
@@ -94,6 +101,7 @@ impl EcnCounters {
         if ece && inside {
             self.ece_acks += 1;
         }
+        self.ece_since_cwr |= ece;
         if let Some(end) = self.round_end {
             if snd_una > end {
                 self.round_end = Some(snd_max);
@@ -136,6 +144,7 @@ impl EcnCounters {
         r.ce_segments = self.ce;
         r.ece_acks = self.ece_acks;
         r.cwr_segments = self.cwr;
+        r.ecn_reductions = self.ecn_reductions;
         r.rounds = self.rounds;
         r.marks_per_rtt = self.marks_per_rtt();
         r.marking_rate = self.marking_rate(r.segments_sent);
@@ -187,6 +196,11 @@ mod tests {
         e.data(Ecn::NotEct, 5000, true);
         e.ack(false, 6000, 6000, true);
         assert_eq!((e.ect0, e.ect1, e.ce, e.ece_acks, e.rounds), (3, 0, 2, 2, 2));
+        // A CWR after an ECE is a reduction for ECN; one with no ECE since the last CWR (a
+        // loss's, as Linux flags them) is not.
+        e.cwr(true);
+        e.cwr(true);
+        assert_eq!((e.cwr, e.ecn_reductions), (2, 1));
         assert_eq!(e.marking_rate(6), 2.0 / 6.0);
         assert_eq!(e.marks_per_rtt(), 1.0);
         // Outside the window: nothing counted.

@@ -85,13 +85,15 @@ pub struct DirectionResult {
     /// The capture ended inside a loss episode (its events are not counted).
     pub open_episode: bool,
     /// ECN (`ecn.rs`): the handshake's negotiation (`ecn::handshake`), data segments by IP
-    /// ECN field, ECE ACKs, CWR segments, round trips, CE per round trip, CE per data segment.
+    /// ECN field, ECE ACKs, CWR segments and those that answered an ECE, round trips, CE per
+    /// round trip, CE per data segment.
     pub ecn_handshake: &'static str,
     pub ect0_segments: u64,
     pub ect1_segments: u64,
     pub ce_segments: u64,
     pub ece_acks: u64,
     pub cwr_segments: u64,
+    pub ecn_reductions: u64,
     pub rounds: u64,
     pub marks_per_rtt: f64,
     pub marking_rate: f64,
@@ -570,6 +572,7 @@ fn result(
         ce_segments: 0,
         ece_acks: 0,
         cwr_segments: 0,
+        ecn_reductions: 0,
         rounds: 0,
         marks_per_rtt: f64::NAN,
         marking_rate: f64::NAN,

@@ -128,7 +128,9 @@ def test_a_flows_ecn_maps_to_tcp_ecn_and_an_override_wins():
     assert kernel.kernel_flow(0, flow(ecn="accecn"), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "3"
     kf = kernel.kernel_flow(0, flow(ecn="classic"), {"reno"}, tcp_ecn=2)
     assert kf.sysctls["net.ipv4.tcp_ecn"] == "2" and kf.ecn_source == "--tcp-ecn 2"
-    with pytest.raises(EmulationError, match=r"flows\[0\]\.ecn: 'l4s' \(expected one of off, classic, accecn\)"):
+    with pytest.raises(
+        EmulationError, match=r"flows\[0\]\.ecn: 'l4s' \(expected one of off, classic, accecn\)"
+    ):
         kernel.kernel_flow(0, flow(ecn="l4s"), {"reno"})
     resolved = {"flows": [flow()], "duration": 1.0}
     with pytest.raises(EmulationError, match=r"--tcp-ecn 3: expected 0 \(off\), 1 .* or 2"):
@@ -198,6 +200,13 @@ def test_bad_input_on_the_command_line(tmp_path):
     assert r.stderr.strip().splitlines() == [
         f"error: {bad}: flows[0].tcp: 'tahoe' cannot be emulated: the kernel's "
         "TCP recovers as NewReno or with SACK (expected one of reno, newreno, sack)"
+    ]
+    good = tmp_path / "reno.toml"
+    good.write_text(bad.read_text().replace('"tahoe"', '"reno"'))
+    r = run_cli("emulate", str(good), "--tcp-ecn", "3")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"error: {good}: --tcp-ecn 3: expected 0 (off), 1 (request and accept ECN) or 2 (accept only)"
     ]
     r = run_cli("emulate", str(bad), "--spin-us", "-1")
     assert r.returncode == 2 and "--spin-us" in r.stderr

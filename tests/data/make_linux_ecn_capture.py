@@ -79,8 +79,36 @@ def setup(probability: float) -> None:
     for ns in (NS_SND, NS_RTR, NS_RCV):
         sh("ip", "netns", "add", ns)
         sh("ip", "link", "set", "lo", "up", ns=ns)
-    sh("ip", "link", "add", IF_SND, "netns", NS_SND, "type", "veth", "peer", "name", IF_RTR_A, "netns", NS_RTR)
-    sh("ip", "link", "add", IF_RTR_B, "netns", NS_RTR, "type", "veth", "peer", "name", IF_RCV, "netns", NS_RCV)
+    sh(
+        "ip",
+        "link",
+        "add",
+        IF_SND,
+        "netns",
+        NS_SND,
+        "type",
+        "veth",
+        "peer",
+        "name",
+        IF_RTR_A,
+        "netns",
+        NS_RTR,
+    )
+    sh(
+        "ip",
+        "link",
+        "add",
+        IF_RTR_B,
+        "netns",
+        NS_RTR,
+        "type",
+        "veth",
+        "peer",
+        "name",
+        IF_RCV,
+        "netns",
+        NS_RCV,
+    )
     for ns, dev, addr in (
         (NS_SND, IF_SND, ADDR_SND),
         (NS_RTR, IF_RTR_A, ADDR_RTR_A),

@@ -29,8 +29,10 @@ impl Pcap {
 
     fn frame(&mut self, at: SimTime, f: &[u8]) {
         let ns = at.ns();
-        self.0.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
-        self.0.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        self.0
+            .extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+        self.0
+            .extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
         self.0.extend_from_slice(&(f.len() as u32).to_le_bytes());
         self.0.extend_from_slice(&(f.len() as u32).to_le_bytes());
         self.0.extend_from_slice(f);
@@ -129,10 +131,7 @@ fn a_scripted_classic_ecn_connection_gives_its_marks_echoes_and_rounds() {
     assert!(d.handshake);
     assert_eq!(d.ecn_handshake, "classic");
     assert_eq!(d.segments_sent, 10);
-    assert_eq!(
-        (d.ect0_segments, d.ect1_segments, d.ce_segments),
-        (8, 0, 2)
-    );
+    assert_eq!((d.ect0_segments, d.ect1_segments, d.ce_segments), (8, 0, 2));
     assert_eq!((d.ece_acks, d.cwr_segments, d.ecn_reductions), (2, 2, 2));
     // Rounds end at the ACKs of 2000 (covers the first segment), 6000 and 10000 (each covers
     // bytes sent after the round before ended).
@@ -194,8 +193,20 @@ fn ipv6_traffic_class_carries_the_same_bits() {
     let v6 = data(&out);
     assert_eq!(v6.src, "[2001:db8::a00:1]:10000");
     assert_eq!(
-        (v6.ect0_segments, v6.ce_segments, v6.ece_acks, v6.cwr_segments, v6.rounds),
-        (v4.ect0_segments, v4.ce_segments, v4.ece_acks, v4.cwr_segments, v4.rounds)
+        (
+            v6.ect0_segments,
+            v6.ce_segments,
+            v6.ece_acks,
+            v6.cwr_segments,
+            v6.rounds
+        ),
+        (
+            v4.ect0_segments,
+            v4.ce_segments,
+            v4.ece_acks,
+            v4.cwr_segments,
+            v4.rounds
+        )
     );
     assert_eq!(v6.ecn_handshake, "classic");
 }
@@ -215,7 +226,13 @@ tcp = "sack"
     let d = data(&r.traces.pcap[0].bytes);
     assert_eq!(d.ecn_handshake, "unseen");
     assert_eq!(
-        (d.ect0_segments, d.ect1_segments, d.ce_segments, d.ece_acks, d.cwr_segments),
+        (
+            d.ect0_segments,
+            d.ect1_segments,
+            d.ce_segments,
+            d.ece_acks,
+            d.cwr_segments
+        ),
         (0, 0, 0, 0, 0)
     );
     assert!(d.rounds > 10, "{}", d.rounds);

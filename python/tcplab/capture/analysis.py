@@ -205,4 +205,10 @@ def _ecn_prediction(r: dict[str, Any], mss: float, rtt: float, c: float, out: di
     if note:
         notes.append(note)
     if math.isfinite(p) and p > 0:
-        _predict("mathis", {"mss": mss, "rtt": rtt, "loss": p, "c": c}, {"throughput": "mathis_ecn_bps"}, out, notes)
+        _predict(
+            "mathis",
+            {"mss": mss, "rtt": rtt, "loss": p, "c": c},
+            {"throughput": "mathis_ecn_bps"},
+            out,
+            notes,
+        )

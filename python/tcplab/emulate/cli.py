@@ -16,7 +16,11 @@ def _selfcheck_lines(c: dict) -> list[str]:
         f"packets: {c['packets_in']:,} in, {c['packets_out']:,} delivered, {c['packets_dropped']:,} dropped by the "
         f"model, {c['packets_in_flight']:,} in the model at the end; outside the model: "
         f"{c['kernel_tx_dropped'] + c['kernel_rx_dropped'] + c['write_errors']} lost"
-        + (f"; {c['ce_marked']:,} marked CE by the model (IP ECN field rewritten)" if c.get("ce_marked") else ""),
+        + (
+            f"; {c['ce_marked']:,} marked CE by the model (IP ECN field rewritten)"
+            if c.get("ce_marked")
+            else ""
+        ),
         f"lateness of delivery (ms): median {ms(late['p50_s'])}, p99 {ms(late['p99_s'])}, "
         f"p99.9 {ms(late['p999_s'])}, max {ms(late['max_s'])}; timer wake-ups: median {ms(wake['p50_s'])}, "
         f"p99 {ms(wake['p99_s'])}",

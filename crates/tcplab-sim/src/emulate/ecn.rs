@@ -137,7 +137,11 @@ mod tests {
                 ip[10..12].copy_from_slice(&ck.to_be_bytes());
                 assert_eq!(set_ip_ecn(&mut ip, Ecn::from_bits(to)), from != to);
                 assert_eq!(ip[1], 0x88 | to);
-                assert_eq!(u16::from_be_bytes([ip[10], ip[11]]), full_checksum(&ip), "{from} -> {to}");
+                assert_eq!(
+                    u16::from_be_bytes([ip[10], ip[11]]),
+                    full_checksum(&ip),
+                    "{from} -> {to}"
+                );
             }
         }
     }

@@ -19,6 +19,7 @@ from tcplab.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "pcap.md"
 LINUX = ROOT / "tests" / "data" / "linux-loss.pcap"
+LINUX_ECN = ROOT / "tests" / "data" / "linux-ecn.pcap"
 TYPES = {
     "u32": pl.UInt32,
     "u64": pl.UInt64,
@@ -137,6 +138,56 @@ def test_the_linux_fixture_agrees_with_the_kernel():
     assert d["segments_retransmitted"] == kernel["tcp_info"]["total_retrans"]
     assert d["bytes_acked"] == kernel["bytes"]
     assert f"retrans:0/{kernel['tcp_info']['total_retrans']}" in kernel["ss"]
+
+
+def test_the_linux_ecn_fixture_agrees_with_the_kernel_and_gives_the_ecn_p():
+    # A real classic-ECN connection whose data a router marked CE (tests/data/
+    # make_linux_ecn_capture.py): the receiver's IpExt counters are the analyzer's counts, and
+    # the marking rate is the p of Mathis' prediction under ECN.
+    kernel = json.loads(LINUX_ECN.with_suffix(".json").read_text())
+    rx = kernel["receiver_ip_ext"]
+    a = analyze(LINUX_ECN)
+    d = a.with_predictions().row(0, named=True)
+    assert d["ecn_handshake"] == "classic"
+    assert (d["ce_segments"], d["ect0_segments"]) == (rx["InCEPkts"], rx["InECT0Pkts"])
+    assert d["ce_segments"] == kernel["marked_by_rule"] > 0
+    assert d["marking_rate"] == d["ce_segments"] / d["segments_sent"]
+    assert d["ece_acks"] > 0 and 0 < d["cwr_segments"] <= d["ce_segments"]
+    assert d["ecn_reductions"] == d["cwr_segments"]  # no loss: every CWR answered an ECE
+    assert d["p_ecn"] == d["marking_rate"]
+    assert d["mathis_ecn_bps"] > 0
+    # No loss: the loss-based models have nothing to say, the ECN one has.
+    assert d["p"] == 0 and d["mathis_bps"] != d["mathis_bps"]  # NaN
+    res = CliRunner().invoke(app, ["trace", "analyze", str(LINUX_ECN)])
+    assert res.exit_code == 0, res.output
+    assert "ECN: data segments by IP ECN field" in res.output and "classic" in res.output
+    doc = json.loads(CliRunner().invoke(app, ["trace", "analyze", str(LINUX_ECN), "--json"]).stdout)
+    assert doc["connections"][0]["ce_segments"] == rx["InCEPkts"]
+    # A capture without ECN prints no ECN table.
+    assert "ECN:" not in CliRunner().invoke(app, ["trace", "analyze", str(LINUX)]).output
+
+
+def test_the_ecn_p_upstream_of_the_marks_comes_from_the_reductions():
+    from tcplab.capture.analysis import ecn_p
+
+    row = {
+        "ect0_segments": 900,
+        "ect1_segments": 0,
+        "ce_segments": 0,
+        "cwr_segments": 4,
+        "ecn_reductions": 3,
+        "bytes_acked": 1_000_000,
+        "mss_bytes": 1000,
+        "marking_rate": 0.0,
+    }
+    p, note = ecn_p(row)
+    assert p == 3 * 1000 / 1_000_000 and note and "CWR reductions" in note
+    p, note = ecn_p(row | {"ecn_reductions": 0})
+    assert p != p and note and "no CE mark or reduction for ECN" in note
+    p, note = ecn_p(row | {"ecn_reductions": 0, "ect0_segments": 0})
+    assert p != p and note is None, "no ECN at all: no note"
+    p, note = ecn_p(row | {"ce_segments": 9, "marking_rate": 0.01})
+    assert (p, note) == (0.01, None)
 
 
 def test_cli_table_json_and_out(tmp_path):

@@ -120,6 +120,23 @@ def test_cubic_options_the_kernel_does_its_own_way_are_noted():
     assert "cc.hystart" not in noted  # the kernel's own value: nothing to say
 
 
+def test_a_flows_ecn_maps_to_tcp_ecn_and_an_override_wins():
+    assert kernel.kernel_flow(0, flow(), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "0"
+    assert kernel.kernel_flow(0, flow(ecn="off"), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "0"
+    kf = kernel.kernel_flow(0, flow(ecn="classic"), {"reno"})
+    assert kf.sysctls["net.ipv4.tcp_ecn"] == "1" and kf.ecn_source == 'flows[0].ecn = "classic"'
+    assert kernel.kernel_flow(0, flow(ecn="accecn"), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "3"
+    kf = kernel.kernel_flow(0, flow(ecn="classic"), {"reno"}, tcp_ecn=2)
+    assert kf.sysctls["net.ipv4.tcp_ecn"] == "2" and kf.ecn_source == "--tcp-ecn 2"
+    with pytest.raises(
+        EmulationError, match=r"flows\[0\]\.ecn: 'l4s' \(expected one of off, classic, accecn\)"
+    ):
+        kernel.kernel_flow(0, flow(ecn="l4s"), {"reno"})
+    resolved = {"flows": [flow()], "duration": 1.0}
+    with pytest.raises(EmulationError, match=r"--tcp-ecn 3: expected 0 \(off\), 1 .* or 2"):
+        kernel.kernel_flows(resolved, {"reno"}, tcp_ecn=3)
+
+
 def test_a_congestion_control_the_kernel_lacks_is_named():
     with pytest.raises(EmulationError) as e:
         kernel.kernel_flow(0, flow(cc="bbr"), {"reno", "cubic"})
@@ -183,6 +200,13 @@ def test_bad_input_on_the_command_line(tmp_path):
     assert r.stderr.strip().splitlines() == [
         f"error: {bad}: flows[0].tcp: 'tahoe' cannot be emulated: the kernel's "
         "TCP recovers as NewReno or with SACK (expected one of reno, newreno, sack)"
+    ]
+    good = tmp_path / "reno.toml"
+    good.write_text(bad.read_text().replace('"tahoe"', '"reno"'))
+    r = run_cli("emulate", str(good), "--tcp-ecn", "3")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"error: {good}: --tcp-ecn 3: expected 0 (off), 1 (request and accept ECN) or 2 (accept only)"
     ]
     r = run_cli("emulate", str(bad), "--spin-us", "-1")
     assert r.returncode == 2 and "--spin-us" in r.stderr
@@ -312,3 +336,29 @@ def test_emulated_store_rows_have_the_columns_of_simulated_ones(tmp_path):
     assert {c for c in simulated.columns if c.startswith(("group.", "link."))} == {
         c for c in emulated.columns if c.startswith(("group.", "link."))
     }
+
+
+@needs_machine
+def test_ecn_on_through_a_queue_that_does_not_mark_passes_ect0_unmarked(tmp_path):
+    # The plumbing of ECN: the kernel negotiates it (--tcp-ecn 1), its data enters the model as
+    # ECT(0) and leaves unmarked through drop-tail; the capture at the sender shows the handshake
+    # and ECT(0) data, and nothing was rewritten.
+    from tcplab.capture import analyze
+    from tcplab.emulate import emulate
+
+    sc = tmp_path / "short.toml"
+    sc.write_text(SHORT)
+    r = emulate(sc, capture=tmp_path / "senders.pcap", tcp_ecn=1)
+    c = r.selfcheck
+    assert c["packets_in"] == c["packets_out"] + c["packets_dropped"] + c["packets_in_flight"]
+    assert c["ce_marked"] == 0
+    whole = analyze(tmp_path / "senders.pcap").connections
+    row = whole.filter(whole["src"].str.starts_with(netns.sender_ip(0) + ":")).row(0, named=True)
+    assert row["ecn_handshake"] == "classic"
+    assert row["ect0_segments"] > 1000, row
+    # Linux sends retransmissions Not-ECT (RFC 3168 Sec. 6.1.5): the others are ECT(0).
+    assert row["ect0_segments"] + row["segments_retransmitted"] >= row["segments_sent"]
+    assert (row["ce_segments"], row["ece_acks"], row["ecn_reductions"]) == (0, 0, 0)
+    # Linux sets CWR after a loss's reduction too (tcp_enter_recovery, tcp_enter_loss): at most
+    # one per loss event here, where nothing marks.
+    assert row["cwr_segments"] <= row["loss_events"], row

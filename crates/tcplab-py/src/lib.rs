@@ -395,6 +395,7 @@ impl Emulator {
         c.set_item("packets_in_flight", check.packets_in_flight)?;
         c.set_item("write_errors", check.write_errors)?;
         c.set_item("max_packet", check.max_packet)?;
+        c.set_item("ce_marked", check.ce_marked)?;
         c.set_item("busy_fraction", check.busy_fraction)?;
         c.set_item("realtime", check.realtime)?;
         c.set_item("events", check.events)?;

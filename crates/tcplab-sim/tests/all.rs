@@ -20,6 +20,7 @@ mod linux;
 mod networks;
 mod ns2_reference;
 mod pcap;
+mod pcap_ecn;
 mod pcap_read;
 mod pcap_roundtrip;
 mod properties;

@@ -5,8 +5,9 @@ and returns a :class:`CaptureAnalysis`: one row per data direction of every TCP 
 (goodput, RTT, retransmissions by cause, Mathis' CA / non-CA events and p, Parvez's loss events),
 as polars frames built from Arrow batches, and, with :meth:`CaptureAnalysis.with_predictions`,
 the Mathis, PFTK and Parvez NoTO / Full predictions from each direction's measured p, RTT and
-RTO, with the notes of any model whose stated domain the measurements leave. docs/pcap.md has
-every column.
+RTO, with the notes of any model whose stated domain the measurements leave; for a connection
+with ECN, Mathis' prediction again from the marking rate (CE marks per data segment) as its p.
+docs/pcap.md has every column.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ PREDICTION_SCHEMA = {
     "q": pl.Float64,
     "parvez_noto_bps": pl.Float64,
     "parvez_full_bps": pl.Float64,
+    "p_ecn": pl.Float64,
+    "mathis_ecn_bps": pl.Float64,
     "model_notes": pl.Utf8,
 }
 
@@ -167,5 +170,45 @@ def predictions(r: dict[str, Any]) -> dict[str, Any]:
         )
     else:
         notes.append("pftk, newreno: no loss events in the window")
+    _ecn_prediction(r, mss, rtt, c, out, notes)
     out["model_notes"] = "; ".join(notes)
     return out
+
+
+def ecn_p(r: dict[str, Any]) -> tuple[float, str | None]:
+    """The p of the models under ECN for one direction row, and a note on where it comes from.
+
+    The marking rate (CE marks per data segment) where the capture saw marks, i.e. downstream
+    of the marking queue. A capture upstream of it (at the sender) sees no CE, only the echo:
+    then the sender's reductions for ECN (CWR segments after an ECE) per acknowledged segment
+    stand for the marks, as Mathis' CA events per acknowledged segment do for losses. NaN for a
+    direction that was not ECN-capable, or saw neither.
+    """
+    nan = float("nan")
+    capable = r["ect0_segments"] + r["ect1_segments"] + r["ce_segments"]
+    if r["ce_segments"] > 0:
+        return r["marking_rate"], None
+    if r["ecn_reductions"] > 0 and r["bytes_acked"] > 0:
+        return r["ecn_reductions"] * r["mss_bytes"] / r["bytes_acked"], (
+            "mathis (ECN): no CE mark at this capture point (upstream of the marking queue?): "
+            "p from the sender's CWR reductions per acknowledged segment"
+        )
+    if capable > 0:
+        return nan, "mathis (ECN): ECN-capable, but no CE mark or reduction for ECN in the window"
+    return nan, None
+
+
+def _ecn_prediction(r: dict[str, Any], mss: float, rtt: float, c: float, out: dict, notes: list) -> None:
+    """Mathis Eq. 3 with the ECN p (`ecn_p`) into `out["mathis_ecn_bps"]`."""
+    p, note = ecn_p(r)
+    out["p_ecn"] = p
+    if note:
+        notes.append(note)
+    if math.isfinite(p) and p > 0:
+        _predict(
+            "mathis",
+            {"mss": mss, "rtt": rtt, "loss": p, "c": c},
+            {"throughput": "mathis_ecn_bps"},
+            out,
+            notes,
+        )

@@ -142,6 +142,47 @@ def _print_tables(a, df) -> None:
         prow,
         caption="\n".join(["notes:"] + notes) if notes else None,
     )
+    _print_ecn(console, df)
+
+
+def _print_ecn(console, df) -> None:
+    """The ECN table, for the directions that show any ECN (docs/pcap.md)."""
+    from tcplab.tables import Column, num, print_table
+
+    rows = []
+    for r in df.iter_rows(named=True):
+        keys = ("ect0_segments", "ect1_segments", "ce_segments", "ece_acks", "cwr_segments", "ecn_reductions")
+        counts = [r[k] for k in keys]
+        if not any(counts) and r["ecn_handshake"] in ("unseen", "off"):
+            continue
+        mbps = r["mathis_ecn_bps"]
+        rows.append(
+            [f"{r['conn']}.{r['dir']}", r["ecn_handshake"]]
+            + [str(x) for x in counts]
+            + [
+                num(r["marks_per_rtt"], ".3g"),
+                num(r["marking_rate"], ".4g"),
+                num(r["p_ecn"], ".4g"),
+                num(mbps / 1e6 if mbps is not None else None, ".3f"),
+            ]
+        )
+    if not rows:
+        return
+    cols = [
+        Column("conn", True),
+        Column("handshake"),
+        Column("ECT(0)"),
+        Column("ECT(1)"),
+        Column("CE"),
+        Column("ECE\nACKs"),
+        Column("CWR"),
+        Column("ECN\nreductions"),
+        Column("marks\n/RTT"),
+        Column("marking\nrate"),
+        Column("p (ECN)"),
+        Column("Mathis\nECN Mbit/s"),
+    ]
+    print_table(console, "ECN: data segments by IP ECN field, the echo and the reductions", cols, rows)
 
 
 @trace_app.command("analyze")
@@ -165,7 +206,8 @@ def analyze_cmd(
     ),
 ) -> None:
     """Per connection and data direction: goodput, RTT, retransmissions by cause, Mathis' CA and
-    non-CA events and p, Parvez's loss events, and the models' predictions from them."""
+    non-CA events and p, Parvez's loss events, ECN (CE marks, ECE, CWR, the marking rate), and
+    the models' predictions from them."""
 
     if out is not None and out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a directory")

@@ -15,7 +15,12 @@ def _selfcheck_lines(c: dict) -> list[str]:
     return [
         f"packets: {c['packets_in']:,} in, {c['packets_out']:,} delivered, {c['packets_dropped']:,} dropped by the "
         f"model, {c['packets_in_flight']:,} in the model at the end; outside the model: "
-        f"{c['kernel_tx_dropped'] + c['kernel_rx_dropped'] + c['write_errors']} lost",
+        f"{c['kernel_tx_dropped'] + c['kernel_rx_dropped'] + c['write_errors']} lost"
+        + (
+            f"; {c['ce_marked']:,} marked CE by the model (IP ECN field rewritten)"
+            if c.get("ce_marked")
+            else ""
+        ),
         f"lateness of delivery (ms): median {ms(late['p50_s'])}, p99 {ms(late['p99_s'])}, "
         f"p99.9 {ms(late['p999_s'])}, max {ms(late['max_s'])}; timer wake-ups: median {ms(wake['p50_s'])}, "
         f"p99 {ms(wake['p99_s'])}",
@@ -235,6 +240,12 @@ def register(app: typer.Typer) -> None:
         ),
         no_realtime: bool = typer.Option(False, "--no-realtime", help="Do not ask for SCHED_FIFO."),
         wide: bool = typer.Option(False, "--wide", help="Print every link."),
+        tcp_ecn: int | None = typer.Option(
+            None,
+            "--tcp-ecn",
+            help="net.ipv4.tcp_ecn in every flow's namespaces instead of what the flows' ecn maps to: "
+            "0 off, 1 request and accept ECN, 2 accept only (the simulated side of --compare keeps the scenario's).",
+        ),
     ) -> None:
         """Run a scenario's flows with this machine's kernel TCP through tcplab's modeled network in
         real time (needs root and /dev/net/tun); the same tables as tcplab run."""
@@ -260,7 +271,13 @@ def register(app: typer.Typer) -> None:
         path = Path(scenario)
         try:
             r = run_emulation(
-                path, sets, capture=capture, spin_us=spin_us, realtime=not no_realtime, force=force
+                path,
+                sets,
+                capture=capture,
+                spin_us=spin_us,
+                realtime=not no_realtime,
+                force=force,
+                tcp_ecn=tcp_ecn,
             )
             sim = None
             if compare:

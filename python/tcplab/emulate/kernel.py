@@ -25,6 +25,9 @@ class EmulationError(ValueError):
 _VARIANTS = {"reno", "newreno", "sack"}
 #: The scenario's `cc` algorithms and the kernel's module for each.
 _CC = {"aimd": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr"}
+#: A flow's `ecn` and the kernel's net.ipv4.tcp_ecn for it (ip-sysctl: 1 requests ECN on
+#: outgoing connections and accepts it on incoming ones; 3 does so with AccECN, RFC 9768).
+_TCP_ECN = {"off": "0", "classic": "1", "accecn": "3"}
 #: The fixed values of Linux that a scenario field may name only if it asks for the same.
 _LINUX_INITIAL_RTO_S = 1.0
 _LINUX_MAX_RTO_S = 120.0
@@ -51,6 +54,8 @@ class KernelFlow:
     #: Bytes to send (None: a bulk transfer for the whole run).
     size: int | None
     notes: list[str] = field(default_factory=list)
+    #: Where net.ipv4.tcp_ecn came from, for an error when the kernel refuses it.
+    ecn_source: str = ""
 
 
 def _name(value: Any, key: str) -> tuple[str | None, dict]:
@@ -70,9 +75,12 @@ def available_congestion_control() -> set[str]:
     return set(text.split())
 
 
-def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) -> KernelFlow:
+def kernel_flow(
+    i: int, f: dict[str, Any], available: set[str] | None = None, tcp_ecn: int | None = None
+) -> KernelFlow:
     """The kernel settings of resolved flow `f` (flows[i]), or an EmulationError naming the
-    first field the kernel cannot honour."""
+    first field the kernel cannot honour. `tcp_ecn`: net.ipv4.tcp_ecn for the flow's
+    namespaces instead of the one its `ecn` field maps to."""
     where = f"flows[{i}]"
     notes: list[str] = []
     if f.get("profile") == "ns2":
@@ -133,6 +141,13 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
         raise EmulationError(
             f"{where}.backoff: false is simulated only (the kernel always backs off its retransmission timer)"
         )
+    ecn = f.get("ecn") or "off"
+    if ecn not in _TCP_ECN:
+        raise EmulationError(f"{where}.ecn: {ecn!r} (expected one of {', '.join(_TCP_ECN)})")
+    if tcp_ecn is None:
+        ecn_sysctl, ecn_source = _TCP_ECN[ecn], f'{where}.ecn = "{ecn}"'
+    else:
+        ecn_sysctl, ecn_source = str(tcp_ecn), f"--tcp-ecn {tcp_ecn}"
     sack = bool(f.get("sack")) or variant == "sack"
     mss = int(f["mss"])
     sysctls = {
@@ -143,7 +158,7 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
         "net.ipv4.tcp_slow_start_after_idle": "1" if f.get("idle_restart", True) else "0",
         "net.ipv4.tcp_reordering": str(int(f.get("dupthresh") or 3)),
         "net.ipv4.tcp_recovery": "1" if tcp.get("rack") else "0",
-        "net.ipv4.tcp_ecn": "0",
+        "net.ipv4.tcp_ecn": ecn_sysctl,
         # Nothing learnt by an earlier connection (ssthresh, RTT) seeds a new one.
         "net.ipv4.tcp_no_metrics_save": "1",
     }
@@ -202,10 +217,17 @@ def kernel_flow(i: int, f: dict[str, Any], available: set[str] | None = None) ->
         rwnd=rwnd,
         size=int(size) if size is not None else None,
         notes=notes,
+        ecn_source=ecn_source,
     )
 
 
-def kernel_flows(resolved: dict[str, Any], available: set[str] | None = None) -> list[KernelFlow]:
+def kernel_flows(
+    resolved: dict[str, Any], available: set[str] | None = None, tcp_ecn: int | None = None
+) -> list[KernelFlow]:
+    if tcp_ecn is not None and tcp_ecn not in (0, 1, 2):
+        raise EmulationError(
+            f"--tcp-ecn {tcp_ecn}: expected 0 (off), 1 (request and accept ECN) or 2 (accept only)"
+        )
     if (resolved.get("trace") or {}).get("pcap"):
         raise EmulationError(
             "trace.pcap: the simulator's capture writes simulated packets; an emulated run "
@@ -224,6 +246,6 @@ def kernel_flows(resolved: dict[str, Any], available: set[str] | None = None) ->
     # Checked once per table (an error names the table), then one per flow of its count.
     out: list[KernelFlow] = []
     for t, f in enumerate(tables):
-        settings = kernel_flow(t, f, available)
+        settings = kernel_flow(t, f, available, tcp_ecn)
         out += [replace(settings, index=len(out) + k) for k in range(table_count(f))]
     return out

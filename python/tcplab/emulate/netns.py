@@ -176,8 +176,10 @@ class Network:
                 try:
                     path.write_text(value)
                 except OSError as e:
+                    why = f" ({kf.ecn_source})" if key == "net.ipv4.tcp_ecn" else ""
                     raise EmulationError(
-                        f"cannot set {key} = {value} in the flow's namespace: {e.strerror}"
+                        f"cannot set {key} = {value} in the flow's namespace{why}: {e.strerror}"
+                        + ("; this kernel has no AccECN" if why and value == "3" else "")
                     ) from None
 
     def _device(self, name: str, ns: str, kf: KernelFlow, address: str, peer: str, route: list[str]) -> int:

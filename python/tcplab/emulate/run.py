@@ -192,17 +192,20 @@ def emulate(
     spin_us: float = 20.0,
     realtime: bool = True,
     force: bool = False,
+    tcp_ecn: int | None = None,
 ) -> EmulationResult:
     """Runs `scenario` with real kernel TCP through its modeled network (needs root and
     /dev/net/tun). `capture`: keep the capture at the senders there (else a temporary one is
-    analyzed and removed). Raises EmulationError (or ScenarioError) naming what is wrong."""
+    analyzed and removed). `tcp_ecn`: net.ipv4.tcp_ecn in every flow's namespaces (0, 1 or 2)
+    instead of what the flows' `ecn` maps to. Raises EmulationError (or ScenarioError) naming
+    what is wrong."""
     from tcplab import _core
     from tcplab.capture import analyze
     from tcplab.emulate.endpoints import Endpoints, wait_for
     from tcplab.simulation import override_pairs, resolve, scenario_document
 
     resolved = resolve(scenario, sets)
-    kflows = kernel_flows(resolved)
+    kflows = kernel_flows(resolved, tcp_ecn=tcp_ecn)
     warnings = check_rates(resolved, force)
     missing = missing_requirements()
     if missing:

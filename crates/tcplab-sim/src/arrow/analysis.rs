@@ -81,6 +81,16 @@ pub fn connections(d: &[DirectionResult]) -> Result<RecordBatch, ArrowError> {
         col!(u64 max_flight_bytes),
         col!(u32 seq_wraps),
         col!(bool open_episode),
+        strs("ecn_handshake", d.iter().map(|r| r.ecn_handshake)),
+        col!(u64 ect0_segments),
+        col!(u64 ect1_segments),
+        col!(u64 ce_segments),
+        col!(u64 ece_acks),
+        col!(u64 cwr_segments),
+        col!(u64 ecn_reductions),
+        col!(u64 rounds),
+        col!(f64 marks_per_rtt),
+        col!(f64 marking_rate),
     ])
 }
 

@@ -1,7 +1,10 @@
 //! A captured frame decoded down to its TCP header: the link layers (Ethernet with 802.1Q /
 //! 802.1ad VLAN tags, Linux cooked capture v1 and v2, BSD loopback, raw IP), IPv4 and IPv6
 //! (with extension headers), and the TCP options the analyzer reads (MSS, window scale,
-//! timestamps, SACK). A frame that is not TCP, or cannot be, says why ([`Skip`]).
+//! timestamps, SACK), with the ECN bits of both (the IP ECN field, ECE, CWR and AE). A frame
+//! that is not TCP, or cannot be, says why ([`Skip`]).
+
+use crate::net::packet::Ecn;
 
 /// One TCP segment as captured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,8 +19,12 @@ pub struct TcpPacket {
     pub dport: u16,
     pub seq: u32,
     pub ack: u32,
-    /// TCP flags byte (FIN 0x01, SYN 0x02, RST 0x04, PSH 0x08, ACK 0x10).
+    /// TCP flags byte (FIN 0x01, SYN 0x02, RST 0x04, PSH 0x08, ACK 0x10, ECE 0x40, CWR 0x80).
     pub flags: u8,
+    /// AccECN's AE bit (RFC 9768 Sec. 3.2.2: the low bit of TCP header byte 12, once NS).
+    pub ae: bool,
+    /// The IP ECN field (IPv4 TOS or IPv6 traffic class, low two bits; RFC 3168 Sec. 5).
+    pub ecn: Ecn,
     pub window: u16,
     /// Payload bytes, from the IP length (not the captured length).
     pub payload: u32,
@@ -48,6 +55,14 @@ impl TcpPacket {
     }
     pub fn rst(&self) -> bool {
         self.flags & 0x04 != 0
+    }
+    /// ECN-Echo (RFC 3168 Sec. 6.1).
+    pub fn ece(&self) -> bool {
+        self.flags & 0x40 != 0
+    }
+    /// Congestion Window Reduced (RFC 3168 Sec. 6.1).
+    pub fn cwr(&self) -> bool {
+        self.flags & 0x80 != 0
     }
 }
 
@@ -132,6 +147,7 @@ pub(super) fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
             if ip.len() < ihl {
                 return Err(Skip::Cut);
             }
+            p.ecn = Ecn::from_bits(ip[1]);
             p.src[..4].copy_from_slice(&ip[12..16]);
             p.dst[..4].copy_from_slice(&ip[16..20]);
             // A total length of 0 (segmentation offload) or below the header: use the frame.
@@ -152,6 +168,8 @@ pub(super) fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
             }
             let plen = u16::from_be_bytes([ip[4], ip[5]]) as usize;
             p.v6 = true;
+            // The traffic class straddles bytes 0 and 1; its low two bits are byte 1's 0x30.
+            p.ecn = Ecn::from_bits(ip[1] >> 4);
             p.src.copy_from_slice(&ip[8..24]);
             p.dst.copy_from_slice(&ip[24..40]);
             p.ip_len = 40 + plen as u32;
@@ -196,6 +214,7 @@ pub(super) fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
     p.seq = u32::from_be_bytes([tcp[4], tcp[5], tcp[6], tcp[7]]);
     p.ack = u32::from_be_bytes([tcp[8], tcp[9], tcp[10], tcp[11]]);
     p.flags = tcp[13];
+    p.ae = tcp[12] & 0x01 != 0;
     p.window = u16::from_be_bytes([tcp[14], tcp[15]]);
     p.payload = (l4_len - off) as u32;
     let mut o = &tcp[20..off_seen];

@@ -16,6 +16,11 @@
 //! self-check (`SelfCheck`) reports their distribution and every count a user needs to judge
 //! whether the emulator kept up.
 //!
+//! ECN: a packet enters the model with its IP header's ECN field, so a modeled queue that
+//! marks treats an ECN-capable real packet as it would a simulated one; a packet that leaves
+//! the model marked CE is written out with the field rewritten and its IPv4 header checksum
+//! updated (`ecn.rs`).
+//!
 //! Optionally the loop captures every packet at the senders' taps (data as it left the real
 //! sender, ACKs as they reached it) into a pcap file of raw IP packets whose timestamps are
 //! the simulated times, so the trace analyzer measures the connections like a simulated
@@ -23,6 +28,7 @@
 
 mod capture;
 mod clock;
+pub mod ecn;
 
 use crate::engine::Side;
 use crate::error::Error;
@@ -90,6 +96,9 @@ pub struct SelfCheck {
     pub write_errors: u64,
     /// The largest IP packet read.
     pub max_packet: u32,
+    /// Packets written whose IP ECN field the modeled network changed (a queue marked them
+    /// CE): their headers were rewritten.
+    pub ce_marked: u64,
     /// How late packets were written, against the simulated time they were due.
     pub lateness: Lateness,
     /// How late the loop woke for an event it slept for (its timer's own error).
@@ -132,8 +141,8 @@ impl Store {
         }
     }
 
-    fn get(&self, token: u64) -> &[u8] {
-        &self.slots[token as usize]
+    fn get_mut(&mut self, token: u64) -> &mut [u8] {
+        &mut self.slots[token as usize]
     }
 
     fn release(&mut self, token: u64) {
@@ -252,7 +261,7 @@ pub fn run(
                         }
                     }
                     let token = out.store.put(bytes);
-                    sim.inject(at, flow, side, n as u32, token);
+                    sim.inject(at, flow, side, n as u32, ecn::ip_ecn(bytes), token);
                     out.deliver(&mut sim);
                 }
             }
@@ -327,7 +336,11 @@ impl Outlet {
             // The tap of the end the packet reached: flows' taps are in (sender, receiver) pairs.
             let k = 2 * a.flow as usize + usize::from(to == Side::Receiver);
             debug_assert_eq!(ends[k], (a.flow, to));
-            let bytes = store.get(a.token);
+            let bytes = store.get_mut(a.token);
+            if ecn::set_ip_ecn(bytes, a.ecn) && a.ecn == crate::net::packet::Ecn::Ce {
+                check.ce_marked += 1;
+            }
+            let bytes = &*bytes;
             match clock::write(fds[k], bytes) {
                 Ok(()) => {
                     check.packets_out += 1;

@@ -4,23 +4,29 @@
 //! end are handed back out (`Arrival`) instead of to an endpoint. The emulator drives the clock:
 //! it runs the events due by the wall clock (`run_until`) and sleeps until the next one
 //! (`next_event`). Background traffic stays simulated and shares the links with them.
+//!
+//! ECN: a packet enters with the IP ECN field of the real packet, so the modeled queues mark
+//! (or drop) it as they would a simulated one, and leaves with the codepoint it then has (CE
+//! if a queue marked it): the emulator writes that back into the real header.
 
 use super::Simulation;
 use crate::engine::Side;
-use crate::net::packet::Packet;
+use crate::net::packet::{Ecn, Packet};
 use crate::stats::RunResult;
 use crate::tcp::segment::Segment;
 use crate::time::SimTime;
 
 /// What became of a packet of an external flow: it reached the end `to` at `at` (the receiver
 /// for data, the sender for ACKs), or the network dropped it at `at` (`to` None). `token` is
-/// what `inject` was given for it.
+/// what `inject` was given for it; `ecn` the packet's IP ECN field when it arrived or was
+/// dropped (what it was injected with, or CE if a queue marked it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Arrival {
     pub at: SimTime,
     pub flow: u32,
     pub to: Option<Side>,
     pub token: u64,
+    pub ecn: Ecn,
 }
 
 impl Simulation {
@@ -64,8 +70,9 @@ impl Simulation {
 
     /// A packet of `size` bytes enters at the `from` end of external flow `flow` at `at` (the
     /// events due by then run first; a time before the last event counts as that event's).
-    /// From the sender it travels as data, from the receiver as an ACK.
-    pub fn inject(&mut self, at: SimTime, flow: u32, from: Side, size: u32, token: u64) {
+    /// From the sender it travels as data, from the receiver as an ACK, with IP ECN field
+    /// `ecn` (an ECN-capable packet may be marked CE on the way).
+    pub fn inject(&mut self, at: SimTime, flow: u32, from: Side, size: u32, ecn: Ecn, token: u64) {
         debug_assert!(self.flows[flow as usize].external, "flow {flow} is simulated");
         self.run_until(at);
         self.q.advance_to(at);
@@ -78,6 +85,7 @@ impl Simulation {
                 ..Segment::ack(0, size)
             },
         };
+        let seg = Segment { ecn, ..seg };
         let pkt = self.segs.packet(flow, node, peer, seg);
         self.forward(now, node, &pkt);
     }
@@ -95,6 +103,7 @@ impl Simulation {
             flow: pkt.flow,
             to: Some(side),
             token: self.segs.get(pkt.seg).seq,
+            ecn: pkt.ecn,
         });
         self.segs.release(pkt.seg);
     }
@@ -111,6 +120,7 @@ impl Simulation {
                 flow: pkt.flow,
                 to: None,
                 token: self.segs.get(pkt.seg).seq,
+                ecn: pkt.ecn,
             });
         }
     }

@@ -3,12 +3,15 @@
 //! ([`direction::Direction`]); every direction that carried data gets a [`DirectionResult`]:
 //! goodput, RTT samples (Karn's rule and timestamp echoes), retransmissions by cause, Mathis'
 //! loss episodes (CA / non-CA events, other losses, p), Parvez's loss events, the flight
-//! size. Memory grows with connections and their windows, not with packets (docs/pcap.md).
+//! size, and ECN ([`ecn`]: the codepoints, ECE, CWR, marks per round trip, the marking rate,
+//! the handshake's negotiation). Memory grows with connections and their windows, not with packets (docs/pcap.md).
 
 pub mod direction;
+pub mod ecn;
 
 use super::read::{Capture, CaptureError, Skipped, TcpPacket};
 use direction::Direction;
+use ecn::EcnCounters;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::io::Read;
@@ -81,6 +84,19 @@ pub struct DirectionResult {
     pub seq_wraps: u32,
     /// The capture ended inside a loss episode (its events are not counted).
     pub open_episode: bool,
+    /// ECN (`ecn.rs`): the handshake's negotiation (`ecn::handshake`), data segments by IP
+    /// ECN field, ECE ACKs, CWR segments and those that answered an ECE, round trips, CE per
+    /// round trip, CE per data segment.
+    pub ecn_handshake: &'static str,
+    pub ect0_segments: u64,
+    pub ect1_segments: u64,
+    pub ce_segments: u64,
+    pub ece_acks: u64,
+    pub cwr_segments: u64,
+    pub ecn_reductions: u64,
+    pub rounds: u64,
+    pub marks_per_rtt: f64,
+    pub marking_rate: f64,
 }
 
 /// One segment of the recorded connection (a time-sequence graph's point).
@@ -153,6 +169,10 @@ struct Conn {
     closed: bool,
     window: [u16; 2],
     data_seen: bool,
+    ecn: [EcnCounters; 2],
+    /// The ECN bits (`ecn::syn_bits`) of the last SYN and SYN-ACK.
+    syn_ecn: Option<u8>,
+    synack_ecn: Option<u8>,
 }
 
 fn show(e: &End) -> String {
@@ -233,6 +253,9 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
                     closed: false,
                     window: [0, 0],
                     data_seen: false,
+                    ecn: [EcnCounters::default(); 2],
+                    syn_ecn: None,
+                    synack_ecn: None,
                 });
                 index.insert(key, conns.len() - 1);
                 conns.len() - 1
@@ -282,7 +305,7 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
                 continue;
             }
             d.finish(end, window);
-            let r = result(
+            let mut r = result(
                 c.id,
                 dir as u32,
                 &c.a,
@@ -292,6 +315,7 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
                 window_s,
                 end.saturating_sub(start),
             );
+            c.ecn[dir].fill(&mut r, ecn::handshake(c.syn_ecn, c.synack_ecn));
             if r.mid_stream {
                 out.warnings.push(format!(
                     "connection {} {} -> {}: no handshake in the capture (it starts mid-stream, or the capture \
@@ -346,8 +370,17 @@ fn step(
     if p.rst() || p.fin() {
         c.closed = true;
     }
+    let inside = now >= window.0 && now <= window.1;
     if p.syn() {
         c.dirs[from].syn(p.seq, p.mss, p.wscale);
+        let bits = Some(ecn::syn_bits(p.ae, p.cwr(), p.ece()));
+        if p.has_ack() {
+            c.synack_ecn = bits;
+        } else {
+            c.syn_ecn = bits;
+        }
+    } else if p.cwr() {
+        c.ecn[from].cwr(inside);
     }
     c.window[from] = p.window;
     let rel_t = now - t0;
@@ -361,6 +394,7 @@ fn step(
     if p.payload > 0 {
         c.data_seen = true;
         let seen = c.dirs[from].data(now, p.seq, p.payload, p.ts.map(|t| t.0), window);
+        c.ecn[from].data(p.ecn, seen.seq, inside);
         if record {
             let d = &c.dirs[from];
             push_seg(
@@ -387,6 +421,8 @@ fn step(
         let sack = &p.sack[..p.sack_n as usize];
         let pure = p.payload == 0 && !p.syn() && !p.fin();
         let seen = c.dirs[to].ack(now, p.ack, p.ts.map(|t| t.1), sack, pure, window);
+        let d = &c.dirs[to];
+        c.ecn[to].ack(p.ece() && !p.syn(), d.snd_una, d.snd_max, inside);
         if record {
             // The window of the ACK's sender, scaled if both SYNs negotiated it (RFC 7323).
             // A SYN's own window is never scaled (RFC 7323 Sec. 2.2).
@@ -530,5 +566,15 @@ fn result(
         max_flight_bytes: c.flight_max,
         seq_wraps: d.wraps(),
         open_episode: d.episode_open(),
+        ecn_handshake: "unseen",
+        ect0_segments: 0,
+        ect1_segments: 0,
+        ce_segments: 0,
+        ece_acks: 0,
+        cwr_segments: 0,
+        ecn_reductions: 0,
+        rounds: 0,
+        marks_per_rtt: f64::NAN,
+        marking_rate: f64::NAN,
     }
 }

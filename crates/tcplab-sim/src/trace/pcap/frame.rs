@@ -9,7 +9,7 @@
 //! ISN + 1, as after a handshake.
 
 use crate::net::packet::{Packet, PacketKind};
-use crate::tcp::segment::Segment;
+use crate::tcp::segment::{Segment, TcpFlags};
 use crate::time::SimTime;
 
 /// Ethernet addresses of the sender's and the receiver's side (locally administered).
@@ -123,7 +123,9 @@ pub fn encode(
         _ => s.len as usize,
     };
     let total = 20 + l4_len + payload;
-    out.extend_from_slice(&[0x45, 0]);
+    // TOS: DSCP 0 and the ECN field as the packet is at the capture point (RFC 3168 Sec. 5):
+    // the sender's codepoint, CE after a queue that marked it.
+    out.extend_from_slice(&[0x45, p.ecn.bits()]);
     out.extend_from_slice(&(total as u16).to_be_bytes());
     out.extend_from_slice(&ip_id.to_be_bytes());
     out.extend_from_slice(&0x4000u16.to_be_bytes()); // don't fragment
@@ -178,7 +180,9 @@ fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60
     h[4..8].copy_from_slice(&seq.to_be_bytes());
     h[8..12].copy_from_slice(&ack.to_be_bytes());
     let push = p.kind == PacketKind::Data && s.len > 0;
-    h[13] = 0x10 | if push { 0x08 } else { 0 }; // ACK (and PSH on data)
+    // ACK (and PSH on data), with the segment's CWR and ECE (RFC 3168 Sec. 6.1: bits 0x80 and
+    // 0x40 of byte 13)...
+    h[13] = 0x10 | if push { 0x08 } else { 0 } | (s.flags.0 & (TcpFlags::CWR | TcpFlags::ECE));
     let window = if p.kind == PacketKind::Ack {
         wire.window
     } else {
@@ -214,7 +218,8 @@ fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60
             n += 8;
         }
     }
-    h[12] = ((n / 4) as u8) << 4;
+    // ...and AE, the low bit of byte 12 (RFC 9768 Sec. 3.2.2: formerly NS).
+    h[12] = ((n / 4) as u8) << 4 | (s.flags.0 & TcpFlags::AE);
     (h, n)
 }
 
@@ -297,5 +302,57 @@ mod tests {
         let first = u32::from_be_bytes(full[58..62].try_into().unwrap());
         assert_eq!(first, 0xFFFF_0001u32.wrapping_add(71_000));
         assert_eq!(u16::from_be_bytes([full[48], full[49]]), 4096);
+    }
+
+    #[test]
+    fn the_ecn_field_is_the_packets_codepoint_and_cwr_ece_ae_are_the_segments_flags() {
+        use crate::net::packet::Ecn;
+        let wire = FlowWire {
+            timestamps: true,
+            window: 65535,
+        };
+        let mut seg = Segment {
+            ts_val: SimTime(2_500_000),
+            ecn: Ecn::Ect0,
+            ..Segment::data(1000, 100, 152)
+        };
+        seg.flags.set(TcpFlags::CWR, true);
+        let mut p = Packet::tcp(0, 0, 1, &seg, SegId(0));
+        let mut out = Vec::new();
+        encode(&p, &seg, wire, SimTime(3_000_000), 7, 65535, &mut out);
+        // IPv4 TOS 0x02: ECT(0) (RFC 3168 Sec. 5); header checksum 0x25d6 (0x25d8 with TOS 0,
+        // the frame of the first test).
+        assert_eq!(&out[14..16], &[0x45, 0x02]);
+        assert_eq!(&out[24..26], &[0x25, 0xd6]);
+        // TCP byte 13: CWR|ACK|PSH; byte 12: 8 words, AE clear.
+        assert_eq!((out[46], out[47]), (0x80, 0x98));
+        // The same packet after a queue marked it: CE, and the checksum follows.
+        p.ecn = Ecn::Ce;
+        encode(&p, &seg, wire, SimTime(3_000_000), 7, 65535, &mut out);
+        assert_eq!(&out[14..16], &[0x45, 0x03]);
+        assert_eq!(&out[24..26], &[0x25, 0xd5]);
+        assert_eq!(fold(sum16(0, &out[14..34])), 0);
+        // The TCP checksum does not cover the IP ECN field, but does cover the flags.
+        let tcp_ck = |f: &[u8]| [f[50], f[51]];
+        let marked = tcp_ck(&out);
+        p.ecn = Ecn::Ect1;
+        encode(&p, &seg, wire, SimTime(3_000_000), 7, 65535, &mut out);
+        assert_eq!(out[15], 0x01, "ECT(1)");
+        assert_eq!(tcp_ck(&out), marked);
+        // An ACK with ECE and AE (RFC 9768's ACE bits 0b101), not ECN-capable itself.
+        let mut ack = Segment::ack(70_000, 40);
+        ack.flags.set(TcpFlags::ECE, true);
+        ack.flags.set(TcpFlags::AE, true);
+        let p = Packet::tcp(0, 1, 0, &ack, SegId(0));
+        let wire = FlowWire {
+            timestamps: false,
+            window: 4096,
+        };
+        encode(&p, &ack, wire, SimTime(5_000), 1, 65535, &mut out);
+        assert_eq!(out[15], 0x00, "Not-ECT");
+        assert_eq!((out[46], out[47]), (0x51, 0x50), "5 words | AE; ECE|ACK");
+        let mut s = sum16(0, &out[26..34]);
+        s += 6 + (out.len() - 34) as u32;
+        assert_eq!(fold(sum16(s, &out[34..])), 0, "the TCP checksum covers the flags");
     }
 }

@@ -92,12 +92,14 @@ def _idle_evaluate(ctx: Context) -> Outcome:
             fmt(rtt, 2),
             "at most 0.7 (the burst queues behind itself)",
             rtt <= 0.7,
+            paper=False,
         ),
         Check(
-            "100-packet queue: nothing dropped either way",
-            f"{big_on['drops']} / {big_off['drops']}",
-            "0 / 0",
-            big_on["drops"] == 0 and big_off["drops"] == 0,
+            "100-packet queue, no idle restart: retransmissions of packets the gateway did not drop (the "
+            "paper's spurious timeouts as the RTT jumps)",
+            f"{big_off['retransmitted'] - big_off['drops']}",
+            "at least 1",
+            big_off["retransmitted"] - big_off["drops"] >= 1,
         ),
     ]
     explanation = (
@@ -131,7 +133,6 @@ def _idle_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=False,
         notes=notes,
         numbers={f"q{q}_{'restart' if on else 'no_restart'}": got[(q, on)] for q, on in IDLE_CASES},
     )
@@ -296,7 +297,6 @@ def _constants_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=all(c.passed for c in checks),
         notes=notes,
         numbers={f"q{q}_d{d}_u{u}": r for (q, d, u), r in res.items()},
     )

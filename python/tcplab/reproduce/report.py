@@ -98,7 +98,7 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool, images: b
                 lambda c: (
                     "pass"
                     if c.passed
-                    else ("differs (see below)" if c.paper and r.status == "explained" else "**FAIL**")
+                    else {"explained": "differs (see below)", NOT_YET: "not met"}.get(r.status, "**FAIL**")
                 )
             )
         )

@@ -84,24 +84,10 @@ def _startup_evaluate(ctx: Context) -> Outcome:
     ratio = eff["new"] / eff["old"] if eff["old"] else math.inf
     checks = [
         Check(
-            "4.3BSD: share of the data packets that are retransmissions",
-            f"{frac(old):.0%}",
-            "at least 20% (the paper: most of them)",
-            frac(old) >= 0.20,
-            paper=False,
-        ),
-        Check(
             "slow start: share of retransmissions",
             f"{frac(new):.1%}",
             "at most 1% (the paper: none)",
             frac(new) <= 0.01,
-        ),
-        Check(
-            "effective bandwidth, slow start over 4.3BSD",
-            f"{ratio:.2f}",
-            'at least 1.5 (the paper: 16/7 = 2.3, "two times better")',
-            ratio >= 1.5,
-            paper=False,
         ),
         Check(
             "the paper's ratio: effective bandwidth, slow start over 4.3BSD",
@@ -219,6 +205,7 @@ def _timer_misses(rtt: np.ndarray) -> dict:
         "e793": float(np.mean(m > r793)),
         "ea": float(np.mean(m > ra)),
         "above2": float(np.mean(rtt > 2 * np.mean(rtt))),
+        "jump2": float(np.mean(rtt[1:] > 2 * rtt[:-1])) if len(rtt) > 1 else math.nan,
         "min_over_mean": float(np.min(rtt) / np.mean(rtt)),
     }
 
@@ -319,10 +306,18 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
             "exceed RFC 793",
             "exceed App. A",
             "samples above twice the mean RTT",
+            "samples above twice the one before",
             "minimum RTT / mean RTT",
         ]
     ] + [
-        [label, f"{x['e793']:.2%}", f"{x['ea']:.2%}", f"{x['above2']:.2%}", f"{x['min_over_mean']:.2f}"]
+        [
+            label,
+            f"{x['e793']:.2%}",
+            f"{x['ea']:.2%}",
+            f"{x['above2']:.2%}",
+            f"{x['jump2']:.2%}",
+            f"{x['min_over_mean']:.2f}",
+        ]
         for label, x in periods
     ]
     checks = [
@@ -348,11 +343,11 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
             all(res[n]["e793"] > 0.01 for n in LOADS),
         ),
         Check(
-            "50% load, every on/off period: RTT samples above twice the mean RTT (what RFC 793's beta = 2 "
-            "misses), worst",
-            f"{max(x['above2'] for _, x in periods):.2%}",
+            "50% load, every on/off period: RTT samples above twice the sample before (a jump RFC 793's "
+            "2 x SRTT cannot follow), worst",
+            f"{max(x['jump2'] for _, x in periods):.2%}",
             "at most 1%",
-            max(x["above2"] for _, x in periods) <= 0.01,
+            max(x["jump2"] for _, x in periods) <= 0.01,
             paper=False,
         ),
     ]
@@ -379,6 +374,7 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         figs.append(fig)
     except Exception:  # noqa: BLE001
         pass
+    jumps_ok = max(x["jump2"] for _, x in periods) <= 0.01
     e_a = ", ".join(f"{res[n]['ea']:.2%}" for n in LOADS)
     e_793 = ", ".join(f"{res[n]['e793']:.2%}" for n in LOADS)
     fails = ", ".join(f"{n * 25}%" for n in LOADS if res[n]["e793"] > 0.01)
@@ -391,14 +387,21 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         f"at {fails or 'no'} load, at most 1% at {keeps or 'no'} load. The competing sources' on and off periods "
         "do not decide it: at 50% load with means of "
         + ", ".join(f"{label.split(' ')[0]} RFC 793 is exceeded by {x['e793']:.2%}" for label, x in periods)
-        + " (the alternatives table), so the RTT's drift is not what keeps RFC 793 within. What the runs show "
-        "is the RTT's shape: RFC 793's timer is twice a smoothed mean, and at 50% load "
+        + " (the alternatives table), so the competing traffic's time scale is not what keeps RFC 793 within. "
+        "At 50% load "
         + ", ".join(f"{x['above2']:.2%}" for _, x in periods)
-        + " of the samples are above twice the run's mean RTT, because the fixed part of each RTT (the "
-        "propagation and the packet's own 80 ms on the 56 kbit/s link) is "
-        + f"{min(x['min_over_mean'] for _, x in periods):.0%}-{max(x['min_over_mean'] for _, x in periods):.0%}"
-        + " of the mean. The paper's 30% is a queueing-theory bound for a delay that is mostly queueing. "
-        "The RFC's 1 s lower bound is not applied (it would hide the estimator); App. A runs on a 10 ms tick."
+        + " of the samples are above twice the run's mean RTT and "
+        + ", ".join(f"{x['jump2']:.2%}" for _, x in periods)
+        + " above twice the sample before. "
+        + (
+            "So the RTT seldom jumps from one packet to the next: each packet of this 4-packet window queues "
+            "behind the one before it, consecutive RTTs share most of their queueing, and 2 x SRTT (alpha = "
+            "0.9) stays above the next sample. The paper's 30% rests on a queueing-theory argument for delays "
+            "independent from packet to packet, which is not how one connection's packets see a queue. "
+            if jumps_ok
+            else "The RTT does jump from packet to packet, so why RFC 793 keeps up here is not established. "
+        )
+        + "The RFC's 1 s lower bound is not applied (it would hide the estimator); App. A runs on a 10 ms tick."
     )
     notes = (
         "One connection (a 4-packet window, 512 data bytes) over a 56 kbit/s link shared with 2, 3 or 4 on-off "

@@ -125,7 +125,7 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
             ]
         )
     raised, rtos = _ssthresh_raised_by_timeouts(ctx.trace(len(points), "cwnd"))
-    m1 = sim[(0.0005, 1)]["goodput_bps"]
+    raised_eq4, rtos_eq4 = _ssthresh_raised_by_timeouts(ctx.trace(len(points) + 1, "cwnd"))
     checks = [
         Check(
             "NewReno model: average error over every (p, m)",
@@ -168,15 +168,17 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
         "(Slow-but-Steady) and full window deflation. The paper does not name its settings; ns-2 2.35's defaults "
         "are Impatient with partial deflation (`newreno_changes1_` 1, `partial_window_deflation_` 1), which the "
         "profile does not model, so this sender probably differs from the paper's. tcplab's native NewReno is "
-        "Impatient (RFC 6582) but is no stand-in: its timer expires inside the m-RTT recovery, and RFC 5681's "
-        "ssthresh = FlightSize/2 on that timeout counts the new data sent during the recovery (ns-2 halves "
-        f"cwnd_, which its window inflation leaves alone), so in {raised} of the {rtos} timeouts its (bounded) "
-        f"cwnd trace records ssthresh rose instead of falling: the flow gets {ratios[0]:.1f} times the "
-        f"throughput of the ns-2 agent and {abl[0][3].split(' ')[0]} kb/s against {m1 / 1e3:.0f} kb/s at m = 1, "
-        "the opposite of the paper's trend. (2) A burst ends one RTT after its first drop, as the model's loss "
+        "Impatient (RFC 6582): its timer expires inside the m-RTT recovery. At p = 0.05%, m = 5 it gets "
+        f"{ratios[0]:.2f} times the ns-2 agent's throughput, and its (bounded) cwnd trace has ssthresh rise on "
+        f'{raised} of {rtos} timeouts (tcplab\'s `rto_in_recovery = "no_raise"`: a timeout inside the recovery '
+        "keeps at most the recovery's ssthresh, as Linux does). With RFC 5681's Eq. 4 alone "
+        "(`flight_size`), FlightSize on that timeout counts the new data the inflated window sent during the "
+        f"recovery (ns-2 halves cwnd_, which inflation leaves alone): ssthresh rises on {raised_eq4} of "
+        f"{rtos_eq4} timeouts and the flow gets {ratios[1]:.2f} times the ns-2 agent's throughput. (2) A burst "
+        "ends one RTT after its first drop, as the model's loss "
         "event does (Sec. II-B). Counted in arrivals alone, a burst that catches a flow in a timeout takes its "
         "next retransmissions one backed-off RTO apart, and at p = 1% and m = 10 the flow keeps "
-        f"{ratios[1]:.0%} of its throughput. The paper says only that m back-to-back packets are dropped. "
+        f"{ratios[2]:.0%} of its throughput. The paper says only that m back-to-back packets are dropped. "
         "R is the sender's mean RTT sample (ns-2's 10 ms tick; long recoveries lengthen it); RTO = 3R as the "
         "paper. Average errors per p (NewReno model vs PFTK): "
         + ", ".join(f"{p0:.2%}: {e:.1%} vs {e_pf:.1%}" for p0, (e, e_pf) in per_p.items())

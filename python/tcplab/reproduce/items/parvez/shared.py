@@ -72,6 +72,16 @@ FIG6_ABLATIONS = (
         {"flows.0": NATIVE_FLOW, "trace.cwnd": True},
     ),
     (
+        'the same with `rto_in_recovery = "flight_size"` (ssthresh from RFC 5681 Eq. 4 alone on a timeout '
+        "inside the recovery)",
+        0.0005,
+        5,
+        {
+            "flows.0": {**NATIVE_FLOW, "tcp": {"variant": "newreno", "rto_in_recovery": "flight_size"}},
+            "trace.cwnd": True,
+        },
+    ),
+    (
         "bursts of m arrivals without the one-RTT span",
         0.01,
         10,

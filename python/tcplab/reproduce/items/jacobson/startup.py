@@ -295,11 +295,9 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
             ]
         )
     top = LOADS[-1]
-    shape = {LOADS[0]: _timer_misses(res[LOADS[0]]["rtt"])}
-    for j, d in enumerate(PERIODS):
-        _, rtt = rtt_series(ctx.trace(len(LOADS) + j, "packets"))
-        shape[d] = _timer_misses(rtt)
-    periods = [("2s (the scenario's)", shape[LOADS[0]])] + [(d, shape[d]) for d in PERIODS]
+    periods = [("2s (the scenario's)", _timer_misses(res[LOADS[0]]["rtt"]))] + [
+        (d, _timer_misses(rtt_series(ctx.trace(len(LOADS) + j, "packets"))[1])) for j, d in enumerate(PERIODS)
+    ]
     alt = [
         [
             "on and off means, 50% load",

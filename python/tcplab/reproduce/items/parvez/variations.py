@@ -98,9 +98,9 @@ def _udp_evaluate(ctx: Context) -> Outcome:
     alt_rows.append(
         [f"{FIG11[0]}-{FIG11[-1]} sources (the item's)", f"{dt['e_model']:.1%}", f"{dt['e_pftk']:.1%}"]
     )
-    for label, g in alt_g.items():
-        a = averages(g)
-        alt_rows.append([label, f"{a['e_model']:.1%}", f"{a['e_pftk']:.1%}"])
+    for label, runs in alt_g.items():
+        a_alt = averages(runs)
+        alt_rows.append([label, f"{a_alt['e_model']:.1%}", f"{a_alt['e_pftk']:.1%}"])
     checks = [
         Check(
             "drop-tail: NewReno model's average error on the NewReno flow (the paper: 3.1%)",

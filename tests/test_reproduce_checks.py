@@ -130,3 +130,30 @@ def test_parvez_eq29_reason_can_fail(qz, sqz, passed):
 def test_check_values_are_json_numbers():
     c = Check("x", math.nan, "t", True, paper=False)
     assert c.to_json() == {"name": "x", "value": None, "target": "t", "passed": True, "kind": "reason"}
+
+
+# ---- Parvez Figs 9-10: PFTK's difference and its reason ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "e_pftk, ratio, passed",
+    [
+        (0.35, 1.40, True),  # the ratio outside what the paper's averages allow (1.209 to 1.294)
+        (0.33, 1.244, True),  # inside, and with the paper's model error PFTK's is 28.6%: the model's
+        (0.45, 1.29, False),  # inside, and with the paper's model error still 33.4%: neither holds
+    ],
+)
+def test_parvez_pftk_reason_can_fail(e_pftk, ratio, passed):
+    from tcplab.reproduce.items.parvez.shared import pftk_checks
+
+    gs = [{"e_pftk": e_pftk, "pftk": ratio * 1e6, "model": 1e6}]
+    paper, reason = pftk_checks(gs, 0.034, 0.25, "droptail: ")
+    assert paper.paper and not paper.passed
+    assert reason.paper is False and reason.passed is passed
+
+
+def test_parvez_pftk_reason_only_where_pftk_differs():
+    from tcplab.reproduce.items.parvez.shared import pftk_checks
+
+    (paper,) = pftk_checks([{"e_pftk": 0.27, "pftk": 1.3e6, "model": 1e6}], 0.034, 0.25, "")
+    assert paper.passed

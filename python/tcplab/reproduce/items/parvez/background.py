@@ -31,6 +31,7 @@ from tcplab.reproduce.items.parvez.shared import (
     by_p,
     fg_cells,
     foreground,
+    pftk_checks,
     ratio_note,
 )
 
@@ -97,17 +98,16 @@ def _bg_evaluate(ctx: Context) -> Outcome:
         )
         for q in PAPER_FIG9
     ] + anatomy_checks(runs, control, min(v[0] for v in PAPER_FIG9.values()))
-    checks += [
-        Check(
-            f"{q}: NewReno model's and PFTK's average errors on the NewReno flow (the paper: "
-            f"{PAPER_FIG9[q][0]:.1%} and {PAPER_FIG9[q][1]:.1%})",
-            f"{avg[q]['e_model']:.1%} / {avg[q]['e_pftk']:.1%}",
-            "each within 5 points",
-            abs(avg[q]["e_model"] - PAPER_FIG9[q][0]) <= 0.05
-            and abs(avg[q]["e_pftk"] - PAPER_FIG9[q][1]) <= 0.05,
+    for q, (pm, pp) in PAPER_FIG9.items():
+        checks.append(
+            Check(
+                f"{q}: NewReno model's average error on the NewReno flow (the paper: {pm:.1%})",
+                f"{avg[q]['e_model']:.1%}",
+                "within 5 points",
+                abs(avg[q]["e_model"] - pm) <= 0.05,
+            )
         )
-        for q in PAPER_FIG9
-    ]
+        checks += pftk_checks(gs[q], pm, pp, f"{q}: ")
     everything = gs["droptail"] + gs["red"]
     explanation = (
         f"NewReno model average errors: drop-tail {avg['droptail']['e_model']:.1%} (paper 4.4%), RED "
@@ -263,15 +263,16 @@ def _multi_evaluate(ctx: Context) -> Outcome:
                 avg[q]["e_model"] < avg[q]["e_pftk"],
             )
         )
-    checks += [
-        Check(
-            f"{q}: NewReno model's and PFTK's average errors on the NewReno flow (the paper: {pm:.1%} and {pp:.0%})",
-            f"{avg[q]['e_model']:.1%} / {avg[q]['e_pftk']:.1%}",
-            "each within 5 points",
-            abs(avg[q]["e_model"] - pm) <= 0.05 and abs(avg[q]["e_pftk"] - pp) <= 0.05,
+    for q, (pm, pp) in PAPER_FIG10.items():
+        checks.append(
+            Check(
+                f"{q}: NewReno model's average error on the NewReno flow (the paper: {pm:.1%})",
+                f"{avg[q]['e_model']:.1%}",
+                "within 5 points",
+                abs(avg[q]["e_model"] - pm) <= 0.05,
+            )
         )
-        for q, (pm, pp) in PAPER_FIG10.items()
-    ]
+        checks += pftk_checks(gs[q], pm, pp, f"{q}: ")
     checks += eq29_checks(runs, control, PAPER_FIG10)
     checks += anatomy_checks(runs, control, min(v[0] for v in PAPER_FIG10.values()))
     worst = max(runs, key=lambda a: a["e_model"])

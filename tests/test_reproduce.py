@@ -116,8 +116,14 @@ def test_a_failed_check_exits_non_zero(monkeypatch, tmp_path):
     from tcplab.cli import app
 
     def evaluate(ctx):
+        # A difference from the paper whose measured reason does not hold: FAILED.
         return core.Outcome(
-            [["quantity", "tcplab"], ["x", "1"]], [core.Check("x is 2", 1, "equal to 2", False)]
+            [["quantity", "tcplab"], ["x", "1"]],
+            [
+                core.Check("x is 2", 1, "equal to 2", False),
+                core.Check("y, the reason", 0, "1", False, paper=False),
+            ],
+            "x differs because of y",
         )
 
     fake = core.Item("fake-item", "mathis", "Table 0", "a check that fails", "nothing", evaluate=evaluate)

@@ -95,7 +95,7 @@ BAD_SEAM_OPTIONS = [
     (
         {"flows.0.tcp": "newreno", "flows.0.tcp.guard": True},
         "flows[0].tcp.guard",
-        "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer)",
+        "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer, rto_in_recovery)",
     ),
     (
         {"flows.0.tcp": {"variant": "reno", "guard": "yes"}},
@@ -126,7 +126,7 @@ BAD_SEAM_OPTIONS = [
     (
         {"flows.0.tcp": {"variant": "newreno", "growth": "abc"}},
         "flows[0].tcp.growth",
-        "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer; "
+        "not an option of newreno (options of newreno: partial_deflation, partial_ack_timer, rto_in_recovery; "
         "growth belongs to the congestion control: flows[0].cc.growth)",
     ),
     (

@@ -317,6 +317,7 @@ fn the_schema_describes_each_algorithms_options() {
     assert!(tables.contains(&vec![
         "partial_ack_timer".into(),
         "partial_deflation".into(),
+        "rto_in_recovery".into(),
         "variant".into()
     ]));
     let aimd: Vec<String> = [

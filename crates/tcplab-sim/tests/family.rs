@@ -124,6 +124,37 @@ fn newreno_impatient_times_out_where_slow_but_steady_does_not() {
     assert_eq!(counts(&six("slow_but_steady")).1, 0);
 }
 
+/// An RTO inside a NewReno recovery (the Impatient timer of the test above, six holes): RFC 5681
+/// Sec. 3.1 Eq. (4) alone (`rto_in_recovery = "flight_size"`) takes ssthresh from a FlightSize
+/// that holds the new data the inflated window sent during the recovery, and raises it above the
+/// recovery's 10500; the default (`no_raise`, Linux's tcp_enter_loss keeping the recovery's
+/// ssthresh) keeps 10500. cwnd is one segment after the timeout either way (RFC 5681 Eq. (5)).
+#[test]
+fn newreno_rto_inside_recovery_does_not_raise_ssthresh_by_default() {
+    let six = |rule: &str| {
+        let flow = format!(
+            "tcp = {{ variant = \"newreno\"{rule} }}\nack = \"immediate\"\ninitial_window = 20\ninitial_ssthresh = 20000\nmin_rto = \"300ms\""
+        );
+        run(&one_hop(&flow, &[25, 27, 29, 31, 33, 35], "4s"))
+    };
+    // (ssthresh, cwnd) at the timeout: the first window of one segment after the recovery began.
+    let at_rto = |r: &RunResult| {
+        let w = cwnd(r);
+        let c = w.iter().find(|c| c.t > 0.2 && c.cwnd == 1000).expect("a timeout");
+        (c.ssthresh.expect("set"), c.cwnd)
+    };
+    let default = six("");
+    assert_eq!(counts(&default).1, 1);
+    assert_eq!(ssthresh_after(&default, 0.29), 10500, "the recovery's");
+    assert_eq!(at_rto(&default), (10500, 1000));
+    assert_eq!(at_rto(&six(", rto_in_recovery = \"no_raise\"")), (10500, 1000));
+    // Eq. (4): the timer fires at 0.6 s (300 ms after the first partial ACK), the fourth hole
+    // (segment 30) retransmitted, with snd_una = 30000 and snd_max = 67000: FlightSize is 37
+    // segments, and ssthresh = 37000 / 2, above even the 21 segments the window held before.
+    let eq4 = six(", rto_in_recovery = \"flight_size\"");
+    assert_eq!(at_rto(&eq4), (18500, 1000));
+}
+
 #[test]
 fn newreno_full_deflation_sets_cwnd_to_ssthresh_on_partial_acks() {
     let r = ff("{ variant = \"newreno\", partial_deflation = false }", 3, "");

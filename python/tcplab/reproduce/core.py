@@ -35,6 +35,7 @@ __all__ = [
     "register",
     "scenario_text",
     "scenario_names",
+    "status_of",
 ]
 
 #: The groups `tcplab reproduce` accepts (besides `all`), in report order, with their titles.
@@ -98,12 +99,17 @@ class Job:
 
 @dataclass
 class Check:
-    """One pass/fail comparison with its tolerance stated in words (`target`)."""
+    """One pass/fail comparison with its tolerance stated in words (`target`).
+
+    `paper` True (the default): a check against the paper's numbers or its stated claim. False: a
+    measured reason, a mechanism tcplab shows (a control run, a counted event) that accounts for a
+    difference from the paper; it must hold whatever the paper checks say."""
 
     name: str
     value: Any
     target: str
     passed: bool
+    paper: bool = True
 
     def to_json(self) -> dict:
         return {
@@ -111,23 +117,53 @@ class Check:
             "value": _json_number(self.value),
             "target": self.target,
             "passed": bool(self.passed),
+            "kind": "paper" if self.paper else "reason",
         }
+
+
+def status_of(checks: list[Check], explanation: str) -> str:
+    """An item's status from its checks, never written by hand: *reproduced* when every check
+    against the paper passes; *explained* when some does not, and the item has an explanation and
+    at least one measured reason, every one of which holds; *not reproduced yet* when a check
+    against the paper fails and no measured reason accounts for it (or there is no check at all);
+    FAILED when a check against the paper fails and a measured reason given for it does not hold,
+    or no check is against the paper. (A reason accounts for a difference: where every check
+    against the paper passes, the reasons do not count.)"""
+    if not checks:
+        return NOT_YET
+    paper = [c for c in checks if c.paper]
+    reasons = [c for c in checks if not c.paper]
+    if not paper:
+        return FAILED
+    if all(c.passed for c in paper):
+        return REPRODUCED
+    if any(not c.passed for c in reasons):
+        return FAILED
+    return EXPLAINED if reasons and explanation.strip() else NOT_YET
 
 
 @dataclass
 class Outcome:
-    """What an item's evaluation produced. `agrees` False means tcplab's numbers differ from the
-    paper's beyond the stated tolerance in a way the explanation accounts for (status
-    "explained"); the checks are then on what tcplab must still show."""
+    """What an item's evaluation produced: its status is `status_of(checks, explanation)`. Where a
+    check against the paper fails, the explanation says why and the checks with `paper=False`
+    are the measurements it rests on."""
 
     table: list[list[Any]]  # header row, then rows (markdown cells)
     checks: list[Check]
     explanation: str = ""
-    agrees: bool = True
     figures: list[Figure] = field(default_factory=list)
     numbers: dict[str, Any] = field(default_factory=dict)  # for results.json
     notes: str = ""  # set-up and sizes, before the table
     extra: list[tuple[str, list[list[Any]]]] = field(default_factory=list)  # (title, table) after the table
+
+    @property
+    def agrees(self) -> bool:
+        """Every check against the paper passes (computed, never set)."""
+        return all(c.passed for c in self.checks if c.paper)
+
+    @property
+    def status(self) -> str:
+        return status_of(self.checks, self.explanation)
 
 
 @dataclass(frozen=True)

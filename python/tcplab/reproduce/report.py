@@ -89,13 +89,23 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool, images: b
             "",
         ]
     if o.checks:
-        lines += ["| check | tcplab | tolerance | result |", "|---|---|---|---|"]
+        # the kind of check: against the paper, or a measured reason (reproduce.core.status_of)
+        lines += ["| check | against | tcplab | tolerance | result |", "|---|---|---|---|---|"]
         verdict = (
             (lambda c: "met" if c.passed else "not met")
             if it.open
-            else (lambda c: "pass" if c.passed else "**FAIL**")
+            else (
+                lambda c: (
+                    "pass"
+                    if c.passed
+                    else {"explained": "differs (see below)", NOT_YET: "not met"}.get(r.status, "**FAIL**")
+                )
+            )
         )
-        lines += [f"| {c.name} | {_cell(c.value)} | {c.target} | {verdict(c)} |" for c in o.checks]
+        lines += [
+            f"| {c.name} | {'paper' if c.paper else 'reason'} | {_cell(c.value)} | {c.target} | {verdict(c)} |"
+            for c in o.checks
+        ]
         lines.append("")
     if o.explanation:
         lines += [
@@ -141,8 +151,10 @@ def markdown(rep: Reproduction) -> str:
         "",
         f"`{_command(rep, rep.paper)}`. Every item: the paper's table or figure, tcplab's numbers beside the "
         "paper's, the difference, checks with their tolerances, and where they disagree an explanation. "
-        "Status: *reproduced* (within tolerance), *explained* (a stated disagreement, its checks pass), "
-        "*FAILED* (a check fails: the command exits non-zero), *not reproduced yet* (with the reason).",
+        "Status, from the checks: *reproduced* (every check against the paper passes), *explained* (a check "
+        "against the paper does not, and the measured reasons that account for it all hold), *FAILED* (a "
+        "reason does not hold, or a difference has none: the command exits non-zero), *not reproduced yet* "
+        "(with the reason).",
         "",
     ]
     return "\n".join(head) + "\n" + "\n".join(paper_markdown(rep, p) for p in papers)

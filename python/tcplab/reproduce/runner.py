@@ -22,10 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tcplab.reproduce.core import (
-    EXPLAINED,
     FAILED,
     NOT_YET,
-    REPRODUCED,
     Context,
     Item,
     Job,
@@ -208,14 +206,7 @@ def reproduce(
         rows = results.load(out / "store" / f"{item.id}.parquet") if jobs else None
         ctx = Context(item, quick, jobs, keys, rows, out / "traces")
         outcome = item.evaluate(ctx)
-        if item.open:
-            status = NOT_YET
-        elif any(not c.passed for c in outcome.checks):
-            status = FAILED
-        elif not outcome.checks:
-            status = NOT_YET
-        else:
-            status = REPRODUCED if outcome.agrees else EXPLAINED
+        status = NOT_YET if item.open else outcome.status
         reports.append(ItemReport(item, status, outcome, jobs, time.monotonic() - t))
     rep = Reproduction(paper, quick, reports, time.monotonic() - t0, done, found)
     report.write(rep, out)

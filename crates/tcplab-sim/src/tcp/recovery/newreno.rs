@@ -6,6 +6,23 @@
 //! partial ACK (RFC 6582's recommendation), Slow-but-Steady on every one. The full ACK sets
 //! cwnd = ssthresh (step 3, option 2). `recover` also guards against a second fast retransmit
 //! for the same window (Sec. 3.2 step 1).
+//!
+//! A retransmit timeout inside the recovery (Impatient's single restart makes it likely when
+//! several segments of a window are lost) takes ssthresh from the congestion control, RFC 5681
+//! Sec. 3.1 Eq. (4): max(FlightSize / 2, 2 SMSS). During the recovery FlightSize holds the new
+//! data the inflated window sent (step 3), so it can exceed what the network held when the
+//! recovery began, and ssthresh would rise on the timeout: slow start then overshoots into the
+//! next burst of losses. `rto_in_recovery` decides (RFC 6582 says nothing of a timeout inside the
+//! recovery):
+//! - `no_raise` (the default): the smaller of Eq. (4) and the recovery's ssthresh. RFC 5681 asks
+//!   for "no more than" Eq. (4), so this is within it; it is Linux's rule whenever Eq. (4) would
+//!   rise: `tcp_enter_loss` (tcp_input.c) sets ssthresh only `if (icsk->icsk_ca_state <=
+//!   TCP_CA_Disorder || !after(tp->high_seq, tp->snd_una) || (icsk->icsk_ca_state == TCP_CA_Loss
+//!   && !icsk->icsk_retransmits))`, so a timeout in Recovery keeps the recovery's ssthresh
+//!   ("Reduce ssthresh if it has not yet been made inside this window"). (ns-2's NewReno agent,
+//!   `profile = "ns2"`, halves its cwnd_, which window inflation leaves at the recovery's
+//!   ssthresh: it lowers ssthresh again.)
+//! - `flight_size`: Eq. (4) alone (tcplab before this option).
 
 use super::{reduce, Ctx, Recovery};
 use crate::tcp::ns2::Ns2Variant;
@@ -24,6 +41,19 @@ pub struct NewRenoOptions {
     /// The retransmit timer on partial ACKs (RFC 6582 Sec. 4); default impatient.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial_ack_timer: Option<PartialAckTimer>,
+    /// ssthresh on a retransmit timeout inside the recovery; default no_raise (the module doc).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rto_in_recovery: Option<RtoInRecovery>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoInRecovery {
+    /// At most the recovery's ssthresh: min(RFC 5681 Eq. (4), the recovery's ssthresh), as
+    /// Linux's tcp_enter_loss keeps it.
+    NoRaise,
+    /// RFC 5681 Eq. (4) on this moment's FlightSize, which may be above the recovery's.
+    FlightSize,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -40,16 +70,22 @@ pub struct NewReno {
     pub in_recovery: bool,
     pub partial_deflation: bool,
     pub impatient: bool,
+    /// `rto_in_recovery = "no_raise"`.
+    pub no_raise: bool,
     partial_acks: u32,
+    /// The ssthresh the recovery set when it began.
+    recovery_ssthresh: u64,
 }
 
 impl NewReno {
-    pub fn new(partial_deflation: bool, impatient: bool) -> Self {
+    pub fn new(partial_deflation: bool, impatient: bool, no_raise: bool) -> Self {
         NewReno {
             in_recovery: false,
             partial_deflation,
             impatient,
+            no_raise,
             partial_acks: 0,
+            recovery_ssthresh: u64::MAX,
         }
     }
 }
@@ -62,6 +98,7 @@ impl Recovery for NewReno {
         NewReno::new(
             o.partial_deflation.unwrap_or(true),
             o.partial_ack_timer.unwrap_or(PartialAckTimer::Impatient) == PartialAckTimer::Impatient,
+            o.rto_in_recovery.unwrap_or(RtoInRecovery::NoRaise) == RtoInRecovery::NoRaise,
         )
     }
 
@@ -72,6 +109,7 @@ impl Recovery for NewReno {
         } else if core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed() {
             core.recover = core.snd_max; // step 2
             reduce(core, cx.cc, now);
+            self.recovery_ssthresh = core.win.ssthresh;
             core.signal_loss(LossSignal::FastRetransmit);
             let una = core.snd_una;
             core.send_segment(now, una, cx.out);
@@ -111,7 +149,13 @@ impl Recovery for NewReno {
         }
     }
 
-    fn on_timeout(&mut self, _: &mut Ctx<'_>) {
+    fn on_timeout(&mut self, cx: &mut Ctx<'_>) {
+        // The congestion control has set ssthresh (Eq. (4)); inside a recovery, no_raise keeps
+        // it at most the recovery's (the module doc).
+        if self.in_recovery && self.no_raise {
+            let w = &mut cx.core.win;
+            w.ssthresh = w.ssthresh.min(self.recovery_ssthresh);
+        }
         self.in_recovery = false;
     }
 

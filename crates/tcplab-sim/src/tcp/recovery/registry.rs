@@ -428,7 +428,7 @@ mod tests {
         assert_eq!(Variant::Reno.options(), ["guard"]);
         assert_eq!(
             Variant::Newreno.options(),
-            ["partial_deflation", "partial_ack_timer"]
+            ["partial_deflation", "partial_ack_timer", "rto_in_recovery"]
         );
         assert_eq!(Variant::Sack.options(), ["prr", "rack"]);
         assert!(Variant::Tahoe.options().is_empty() && Variant::Sackrh.options().is_empty());

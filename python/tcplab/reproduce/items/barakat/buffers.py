@@ -14,10 +14,22 @@ BP_SCAN = (58, 60, 61, 62, 63, 64, 65, 66, 68, 78, 80, 90)  # mu' = 1.02 mu with
 MU_NEAR, B_BIG = 1.02 * MU, 100
 
 
+#: The readings of the paper's B (unstated): the packets waiting (`limit = B`, the item's: the
+#: equations count the packet being sent in mu T), or ns-2's DropTail `limit_` (`limit = B - 1`).
+READINGS = (True, False)
+READING = {
+    True: "B packets waiting (limit = B)",
+    False: "ns-2's limit_ = B with the one being sent (limit = B - 1)",
+}
+
+
 def _jobs_buffers(quick: bool) -> list[Job]:
     dur = "700s" if quick else "2000s"
-    return [Job(ns2_path([(MU, b)], dur), traces=("cwnd",)) for b in B_SCAN] + [
-        Job(ns2_path([(MU_NEAR, bp), (MU, B_BIG)], dur), traces=("cwnd",)) for bp in BP_SCAN
+    return [
+        job
+        for w in READINGS
+        for job in [Job(ns2_path([(MU, b)], dur, waiting=w), traces=("cwnd",)) for b in B_SCAN]
+        + [Job(ns2_path([(MU_NEAR, bp), (MU, B_BIG)], dur, waiting=w), traces=("cwnd",)) for bp in BP_SCAN]
     ]
 
 
@@ -49,6 +61,15 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
         "kb/s",
     ]
     body, share, model = [], {}, {}
+    i = 0
+    alt_share: dict[tuple[bool, str, int], float] = {}
+    for w in READINGS[1:]:  # the other readings' runs come after the item's
+        for part, scan in (("B", B_SCAN), ("B'", BP_SCAN)):
+            for x in scan:
+                k = len(B_SCAN) + len(BP_SCAN) + i
+                cy = tahoe_cycles(ctx.trace(k, "cwnd"))
+                alt_share[w, part, x] = sum(bool(c["after"]) for c in cy) / len(cy) if cy else math.nan
+                i += 1
     i = 0
     for part, scan in (("B", B_SCAN), ("B'", BP_SCAN)):
         for x in scan:
@@ -116,7 +137,34 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
     below = [f"{p} = {x}" for (p, x), v in share.items() if x < (eq4_b if p == "B" else mod_bp) and v != 1]
     n_above = sum(x > approx_b for x in B_SCAN) + sum(x > approx_bp for x in BP_SCAN)
     n_below = sum(x < eq4_b for x in B_SCAN) + sum(x < mod_bp for x in BP_SCAN)
+    alt = {
+        w: (
+            _first_clear(B_SCAN, {x: alt_share[w, "B", x] > 0 for x in B_SCAN}),
+            _first_clear(BP_SCAN, {x: alt_share[w, "B'", x] > 0 for x in BP_SCAN}),
+        )
+        for w in READINGS[1:]
+    }
+    extra.append(
+        (
+            "The reading of B the paper leaves open: the smallest buffer without a slow-start loss in each",
+            [
+                [
+                    "reading of B",
+                    "B (Eq. 4 exact: " + fmt(eq4_b, 0) + ")",
+                    f"B' (Eq. 1-4 at mu': {fmt(mod_bp, 0)})",
+                ]
+            ]
+            + [[READING[READINGS[0]] + " (the item's)", fmt(sim_b, 0), fmt(sim_bp, 0)]]
+            + [[READING[w], fmt(alt[w][0], 0), fmt(alt[w][1], 0)] for w in READINGS[1:]],
+        )
+    )
     checks = [
+        Check(
+            "the smallest B and B' without a slow-start loss against Eq. 4 (exact) and Eq. 1-4 at mu'",
+            f"{fmt(sim_b, 0)} / {fmt(sim_bp, 0)}",
+            f"equal: {fmt(eq4_b, 0)} / {fmt(mod_bp, 0)}",
+            sim_b == eq4_b and sim_bp == mod_bp,
+        ),
         Check(
             "the paper's rule B > mu T / 3, B' > (mu T + B) / 4 is enough: scanned sizes above it with a "
             "slow-start loss",
@@ -132,26 +180,29 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
             n_below > 0 and not below,
         ),
     ]
-    agrees = sim_b == eq4_b and sim_bp == mod_bp
     edge_keys = [k for k, v in share.items() if (v > 0) != model[k]]
     edge = [f"{p} = {x}" for p, x in edge_keys]
+    off = {
+        w: [f"{p} = {x}" for (ww, p, x), v in alt_share.items() if ww == w and (v > 0) != model[p, x]]
+        for w in alt
+    }
     explanation = (
         "The exact form of Eq. 4 (with 2^n_B, not its approximation 2B) puts the smallest bottleneck buffer at "
         f"B = {fmt(eq4_b, 0)} for mu T = {PIPE:.1f} packets: with 2B > 2^7 = 128 the first burst that can fill B "
         "is in mini-cycle 8, which slow start does not reach with a full-size burst since (mu T + B)/2 < 2^7 + B. "
-        f"The simulation needs one packet more: its threshold is {fmt(sim_b, 0)} for B and {fmt(sim_bp, 0)} for B' "
-        f"at mu' = {MU_NEAR / 1e6:.2f} Mbit/s (Eq. 1-4 at that mu': {fmt(mod_bp, 0)}), so at "
-        f"{', '.join(edge) or 'no size'} the equations say no loss and the simulated cycles lose one "
-        f"({', '.join(f'{share[e]:.0%}' for e in edge_keys) or '-'} of them). The "
-        "cause is in the packet traces (of B = 65 and B' = 63): each ACK releases a pair of packets at once, so "
-        "the queue peaks just after a pair, about one packet above the count of Eq. 1, which takes the burst as a "
-        "fluid at 2 mu (at B' = 63 the 126th packet since the queue was last empty is dropped, where Eq. 1 gives "
-        "2.041 x 63 = 128.6; for B the ACKs come back "
-        "spaced by exactly one service time and each pair even reaches the bottleneck at the nanosecond a packet "
-        "leaves it, and is queued first). "
-        "The paper's own rule, with the "
+        f"The simulation's thresholds are {fmt(sim_b, 0)} for B and {fmt(sim_bp, 0)} for B' at mu' = "
+        f"{MU_NEAR / 1e6:.2f} Mbit/s (Eq. 1-4 at that mu': {fmt(mod_bp, 0)})"
+        + (f"; they differ from the equations at {', '.join(edge)}" if edge else "")
+        + ". The paper does not say whether B counts the packet being sent. The item reads B as the packets "
+        "waiting (`limit = B`): the equations count the packet in service in mu T and the burst as a fluid "
+        "filling B. With ns-2's DropTail `limit_` (the packet being sent counted in B, `limit = B - 1`, the "
+        "reading of the Figs 9-11 item) the thresholds are "
+        + "; ".join(f"{fmt(alt[w][0], 0)} and {fmt(alt[w][1], 0)}" for w in alt)
+        + " (the alternatives table"
+        + "".join(f"; the equations and these runs differ at {', '.join(off[w])}" for w in alt if off[w])
+        + "). The paper's own rule, with the "
         f"approximation 2^n_B = 2B (B > mu T / 3 = {approx_b:.1f}, B' > (mu T + B)/4 = {approx_bp:.1f} for mu' = mu), "
-        f"is {approx_b - eq4_b:.1f} and more packets conservative and holds in every simulated cycle. For the "
+        f"is {approx_b - eq4_b:.1f} and more packets conservative. For the "
         f"equivalent node the exact bound at mu' = mu is B' = {fmt(eq4_bp, 0)}; the simulation sits just above mu "
         "(so that congestion avoidance still fills B, not B'), where the burst that fills B' is "
         f"2 mu/(2 mu - mu') B' = {2 * MU / (2 * MU - MU_NEAR):.3f} B'. The paper states the bound without a "
@@ -162,7 +213,7 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
         f"Tahoe and ns-2's buffer sizes (as in Figs 9-11). mu' = 2 mu: the bottleneck fed by the source directly, "
         f"B = {', '.join(map(str, B_SCAN))}. mu' -> mu: mu' = {MU_NEAR / 1e6:.2f} Mbit/s with B' = "
         f"{', '.join(map(str, BP_SCAN))} before mu with B = {B_BIG} (> mu T / 3, so B never overflows in slow "
-        "start). 2000 s per run (the quick form: 700 s); a cycle has a slow-start loss when a loss follows the "
+        "start); each size with both readings of B (the alternatives table). 2000 s per run (the quick form: 700 s); a cycle has a slow-start loss when a loss follows the "
         "congestion-avoidance loss within 20 s (cwnd trace). Model: `tcplab.models.multibottleneck` "
         "(`no_slow_start_loss` is Eq. 4's exact form, `min_bottleneck_buffer`, `min_equivalent_buffer` its "
         "approximation, `two_node_bursts` and `loss_window` Eq. 1-3)."
@@ -171,12 +222,12 @@ def _evaluate_buffers(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=agrees,
         notes=notes,
         extra=extra,
         numbers={
             "smallest_b": {"sim": sim_b, "eq4": eq4_b, "approx": approx_b},
             "smallest_b_prime": {"sim": sim_bp, "eq1": mod_bp, "eq4": eq4_bp, "approx": approx_bp},
+            "smallest_b_limit_minus_one": {"b": alt[False][0], "b_prime": alt[False][1]},
             "ss_loss_share": {f"{p}={x}": v for (p, x), v in share.items()},
         },
     )

@@ -132,6 +132,20 @@ def _evaluate_911(ctx: Context) -> Outcome:
         ),
     ]
     paper = {(18, "drop-tail"): 717, (18, "random-drop"): 829}
+    checks += [
+        Check(
+            "the B where Drop Tail loses the retransmission (the paper: 13, 16, 18)",
+            ", ".join(map(str, dt_lost)) or "none",
+            "the paper's",
+            dt_lost == [b for b in (13, 16, 18) if b in BS_911],
+        ),
+        Check(
+            "B = 18: Drop Tail and Random Drop kb/s against the paper's 717 and 829, worst",
+            pct(max(abs(rel(thr[k], v)) for k, v in paper.items())),
+            "within 10%",
+            all(abs(rel(thr[k], v)) <= 0.10 for k, v in paper.items()),
+        ),
+    ]
     extra = [
         (
             "The paper's two numbers (Sec. 7.2, B = 18)",
@@ -230,7 +244,6 @@ def _evaluate_911(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=False,
         figures=figs,
         notes=notes,
         extra=extra,

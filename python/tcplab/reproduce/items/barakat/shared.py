@@ -37,15 +37,18 @@ PIPE = MU * T / (8 * SIZE)  # mu T in packets, 205.1
 WARMUP = 100.0
 
 
-def ns2_path(hops, duration: str, discipline: str = "droptail", trace: bool = True) -> dict:
+def ns2_path(
+    hops, duration: str, discipline: str = "droptail", trace: bool = True, waiting: bool = False
+) -> dict:
     """`chain` with ns-2's Tahoe agent (`profile = "ns2"`, a 1000-packet receive window) and ns-2's
     buffer sizes: the paper's B (an ns-2 DropTail `limit_`, the packets at the node with the one
-    being sent) is tcplab's `limit = B - 1` (docs/ns2-profile.md). `discipline` goes on every hop
-    with a buffer; a `None` buffer is an access link's (1000 packets, drop-tail, never full)."""
+    being sent) is tcplab's `limit = B - 1` (docs/ns2-profile.md); with `waiting`, B counts the
+    packets waiting only (`limit = B`). `discipline` goes on every hop with a buffer; a `None`
+    buffer is an access link's (1000 packets, drop-tail, never full)."""
     sc = chain([(r, 1000 if b is None else b) for r, b in hops], duration)
     for (_, b), h in zip(hops, sc["network"]["chain"]["hops"], strict=True):
         if b is not None:
-            h["queue"]["limit"] = b - 1
+            h["queue"]["limit"] = b if waiting else b - 1
             h["queue"]["discipline"] = discipline
     sc["flows"][0].update({"profile": "ns2", "rwnd": 1000 * MSS})
     if trace:

@@ -197,7 +197,6 @@ def _evaluate_78(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=True,
         figures=figs,
         notes=notes,
         numbers={
@@ -336,7 +335,6 @@ def _evaluate_2(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=terr <= 0.05,
         figures=figs,
         notes=notes,
         numbers={

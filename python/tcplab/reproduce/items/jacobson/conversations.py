@@ -112,6 +112,14 @@ def _four_evaluate(ctx: Context) -> Outcome:
             "4.5 / 8",
         ]
     )
+    checks.append(
+        Check(
+            "Fig 9 with CA: retransmitted share, old receivers over new (the paper: 1.8% / 0.5% = 3.6)",
+            fmt(loss(olds) / loss(news) if loss(news) else math.inf, 2),
+            "at least 2",
+            loss(olds) >= 2 * loss(news),
+        )
+    )
     explanation = (
         f"The retransmissions are the paper's: {frac(old):.0%} without congestion avoidance (paper 36%), "
         f"{frac(new):.1%} with it (paper 1.1%); the link carries {agg(old) / LINK_KBPS:.0%} of its data rate in "
@@ -141,7 +149,6 @@ def _four_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=False,
         notes=notes,
         numbers={
             "retransmitted_share": {"no_ca": frac(old), "ca": frac(new)},
@@ -361,7 +368,6 @@ def _bw_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=False,
         figures=figs,
         notes=notes,
         numbers={

@@ -84,22 +84,22 @@ def _startup_evaluate(ctx: Context) -> Outcome:
     ratio = eff["new"] / eff["old"] if eff["old"] else math.inf
     checks = [
         Check(
-            "4.3BSD: share of the data packets that are retransmissions",
-            f"{frac(old):.0%}",
-            "at least 20% (the paper: most of them)",
-            frac(old) >= 0.20,
-        ),
-        Check(
             "slow start: share of retransmissions",
             f"{frac(new):.1%}",
             "at most 1% (the paper: none)",
             frac(new) <= 0.01,
         ),
         Check(
-            "effective bandwidth, slow start over 4.3BSD",
+            "the paper's ratio: effective bandwidth, slow start over 4.3BSD",
             f"{ratio:.2f}",
-            'at least 1.5 (the paper: 16/7 = 2.3, "two times better")',
-            ratio >= 1.5,
+            "16/7 = 2.29, within 25%",
+            abs(rel(ratio, 16 / 7)) <= 0.25,
+        ),
+        Check(
+            "4.3BSD: share of the data packets that are retransmissions, against the paper's",
+            f"{frac(old):.0%}",
+            'at least 50% (the paper: "almost everything is retransmitted at least once")',
+            frac(old) >= 0.5,
         ),
     ]
     figs = []
@@ -141,12 +141,10 @@ def _startup_evaluate(ctx: Context) -> Outcome:
         "and a receiver that ACKs every other packet (`--set flows.0.cc=aimd --set flows.0.ack=delayed`). "
         "The figure shows every data packet as sent (the dashed line: the link's data rate)."
     )
-    agrees = abs(rel(ratio, 16 / 7)) <= 0.25 and frac(old) >= 0.5
     return Outcome(
         [head] + body,
         checks,
         explanation,
-        agrees=agrees,
         figures=figs,
         notes=notes,
         numbers={
@@ -181,9 +179,35 @@ register(
 LOADS = (2, 3, 4)  # on-off sources of 28 kbit/s, on half the time: 50%, 75%, 100% of the 56 kbit/s link
 
 
+#: The competing sources' on and off means, tried at 50% load beside the scenario's 2 s (the paper's
+#: trace gives no such number): shorter periods make the RTT jump rather than drift.
+PERIODS = ("1s", "0.5s")
+
+
 def _rtt_jobs(quick: bool) -> list[Job]:
     sets = {"duration": "200s"} if quick else {}
-    return [Job(RTTS, {**sets, "traffic.0.count": n}, traces=True) for n in LOADS]
+    return [Job(RTTS, {**sets, "traffic.0.count": n}, traces=True) for n in LOADS] + [
+        Job(
+            RTTS,
+            {**sets, "traffic.0.count": LOADS[0], "traffic.0.on_mean": d, "traffic.0.off_mean": d},
+            traces=True,
+        )
+        for d in PERIODS
+    ]
+
+
+def _timer_misses(rtt: np.ndarray) -> dict:
+    """Each timer's share of samples exceeded, and the shape of the RTTs that decides RFC 793's:
+    the share of samples above twice the mean, the minimum over the mean."""
+    r793, ra = rfc793_rto(rtt)[1:], app_a_rto(rtt)[1:]
+    m = rtt[1:]
+    return {
+        "e793": float(np.mean(m > r793)),
+        "ea": float(np.mean(m > ra)),
+        "above2": float(np.mean(rtt > 2 * np.mean(rtt))),
+        "jump2": float(np.mean(rtt[1:] > 2 * rtt[:-1])) if len(rtt) > 1 else math.nan,
+        "min_over_mean": float(np.min(rtt) / np.mean(rtt)),
+    }
 
 
 def rtt_series(packets: pl.DataFrame, flow: int = 0, out: str = "access0.fwd", back: str = "access0.rev"):
@@ -271,18 +295,58 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
             ]
         )
     top = LOADS[-1]
+    periods = [("2s (the scenario's)", _timer_misses(res[LOADS[0]]["rtt"]))] + [
+        (d, _timer_misses(rtt_series(ctx.trace(len(LOADS) + j, "packets"))[1])) for j, d in enumerate(PERIODS)
+    ]
+    alt = [
+        [
+            "on and off means, 50% load",
+            "exceed RFC 793",
+            "exceed App. A",
+            "samples above twice the mean RTT",
+            "samples above twice the one before",
+            "minimum RTT / mean RTT",
+        ]
+    ] + [
+        [
+            label,
+            f"{x['e793']:.2%}",
+            f"{x['ea']:.2%}",
+            f"{x['above2']:.2%}",
+            f"{x['jump2']:.2%}",
+            f"{x['min_over_mean']:.2f}",
+        ]
+        for label, x in periods
+    ]
     checks = [
         Check(
             "App. A's timer exceeded by an RTT sample (a spurious timeout), worst load",
             f"{max(res[n]['ea'] for n in LOADS):.2%}",
             "at most 1% at every load",
             max(res[n]["ea"] for n in LOADS) <= 0.01,
+            paper=False,
         ),
         Check(
             f"at {top * 25}% load, RFC 793's timer exceeded more often than App. A's",
             f"{res[top]['e793']:.2%} vs {res[top]['ea']:.2%}",
             "RFC 793 > App. A",
             res[top]["e793"] > res[top]["ea"],
+            paper=False,
+        ),
+        Check(
+            "the paper: RFC 793's timer (beta = 2) fails above about 30% load: exceeded by more than 1% of "
+            "the samples, least load",
+            f"{res[LOADS[0]]['e793']:.2%} at {LOADS[0] * 25}%",
+            "more than 1% at every load from 50%",
+            all(res[n]["e793"] > 0.01 for n in LOADS),
+        ),
+        Check(
+            "50% load, every on/off period: RTT samples above twice the sample before (a jump RFC 793's "
+            "2 x SRTT cannot follow), worst",
+            f"{max(x['jump2'] for _, x in periods):.2%}",
+            "at most 1%",
+            max(x["jump2"] for _, x in periods) <= 0.01,
+            paper=False,
         ),
     ]
     figs = []
@@ -308,6 +372,7 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         figs.append(fig)
     except Exception:  # noqa: BLE001
         pass
+    jumps_ok = max(x["jump2"] for _, x in periods) <= 0.01
     e_a = ", ".join(f"{res[n]['ea']:.2%}" for n in LOADS)
     e_793 = ", ".join(f"{res[n]['e793']:.2%}" for n in LOADS)
     fails = ", ".join(f"{n * 25}%" for n in LOADS if res[n]["e793"] > 0.01)
@@ -317,11 +382,24 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         "about 30%, above which a connection retransmits packets that were only delayed, while a + 4v follows "
         f"the variation. Here App. A's timer is exceeded by {e_a} "
         f"of the samples at {', '.join(f'{n * 25}%' for n in LOADS)} load, RFC 793's by {e_793}: more than 1% "
-        f"at {fails or 'no'} load, at most 1% at {keeps or 'no'} load. Where RFC 793 keeps up above the paper's "
-        "30%, the reason is the competing traffic: its on and off periods (2 s on average) are long against the "
-        "RTT, so the RTT drifts rather than jumps, and a smoothed mean with beta = 2 follows a drift; the "
-        "paper's 30% is a queueing-theory bound for delays that vary from packet to packet. The RFC's 1 s lower "
-        "bound is not applied (it would hide the estimator); App. A runs on a 10 ms tick."
+        f"at {fails or 'no'} load, at most 1% at {keeps or 'no'} load. The competing sources' on and off periods "
+        "do not decide it: at 50% load with means of "
+        + ", ".join(f"{label.split(' ')[0]} RFC 793 is exceeded by {x['e793']:.2%}" for label, x in periods)
+        + " (the alternatives table), so the competing traffic's time scale is not what keeps RFC 793 within. "
+        "At 50% load "
+        + ", ".join(f"{x['above2']:.2%}" for _, x in periods)
+        + " of the samples are above twice the run's mean RTT and "
+        + ", ".join(f"{x['jump2']:.2%}" for _, x in periods)
+        + " above twice the sample before. "
+        + (
+            "So the RTT seldom jumps from one packet to the next: each packet of this 4-packet window queues "
+            "behind the one before it, consecutive RTTs share most of their queueing, and 2 x SRTT (alpha = "
+            "0.9) stays above the next sample. The paper's 30% rests on a queueing-theory argument for delays "
+            "independent from packet to packet, which is not how one connection's packets see a queue. "
+            if jumps_ok
+            else "The RTT does jump from packet to packet, so why RFC 793 keeps up here is not established. "
+        )
+        + "The RFC's 1 s lower bound is not applied (it would hide the estimator); App. A runs on a 10 ms tick."
     )
     notes = (
         "One connection (a 4-packet window, 512 data bytes) over a 56 kbit/s link shared with 2, 3 or 4 on-off "
@@ -329,15 +407,16 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         "average), no drops. Each RTT is a packet sent once, from its send to the first ACK covering it; "
         "each timer is the one in force when that packet was sent, computed from the samples before it. "
         "'Exceed' = the share of samples longer than the timer: each would have been retransmitted "
-        "although it was only delayed. At 100% load the queue has no steady state (it grows through the run)."
+        "although it was only delayed. At 100% load the queue has no steady state (it grows through the run). "
+        f"At 50% load the run is repeated with on and off means of {' and '.join(PERIODS)}."
     )
     return Outcome(
         [head] + body,
         checks,
         explanation,
-        agrees=False,
         figures=figs,
         notes=notes,
+        extra=[("The competing traffic's on and off periods (the paper's trace gives none)", alt)],
         numbers={str(n): {k: v for k, v in res[n].items() if k not in ("t", "rtt")} for n in LOADS},
     )
 

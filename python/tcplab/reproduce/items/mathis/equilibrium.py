@@ -159,7 +159,6 @@ def _eq_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=all(c.passed for c in checks),
         notes=notes,
         numbers={f"1/{round(1 / p)}": m for p, m in res.items()},
     )
@@ -372,7 +371,6 @@ def _s5_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=False,
         figures=figs,
         notes=notes,
         numbers={

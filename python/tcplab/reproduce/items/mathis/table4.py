@@ -354,7 +354,6 @@ def _t4_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=True,
         figures=figs,
         notes=notes,
         extra=extra,

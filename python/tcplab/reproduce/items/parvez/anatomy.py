@@ -304,12 +304,14 @@ def anatomy_checks(runs: list[dict], control: dict, paper: float) -> list[Check]
             f"{control['e_model']:.1%}",
             f"at most {paper + 0.05:.1%} (the paper's {paper:.1%} + 5 points)",
             control["e_model"] <= paper + 0.05,
+            paper=False,
         ),
         Check(
             "control: packets lost per loss event against q = p's (Eq. 5 with W of Eq. 14)",
             f"{control['m_mean']:.2f} vs {control['m_qp']:.2f}",
             "within 0.2",
             abs(control["m_mean"] - control["m_qp"]) <= 0.2,
+            paper=False,
         ),
         Check(
             "every run: the NewReno flow's share of loss events ending in a timeout against Eq. 24's own rule on "
@@ -318,6 +320,7 @@ def anatomy_checks(runs: list[dict], control: dict, paper: float) -> list[Check]
             f"{within} of {len(runs)} runs",
             "at most the rule's + 5 points in every run",
             within == len(runs),
+            paper=False,
         ),
     ]
 
@@ -419,44 +422,25 @@ def eq29_row(label: str, a: dict) -> list[str]:
 
 
 def eq29_checks(runs: list[dict], control: dict, paper: dict) -> list[Check]:
-    """What the term-by-term explanation rests on: Eq. 29 with all five terms measured gives the measured
-    throughput (the decomposition counts what the model counts), and in the run the model is furthest
-    off, what the timeout terms (Q, Z) leave is the numerator (S)."""
-    every = runs + [control]
-    worst_e = max(abs(a["eq29_bps"]["SQAZB"] / a["sim"] - 1) for a in every)
+    """What the term-by-term explanation rests on: in the run the model is furthest off, Eq. 29 with
+    the measured timeout terms (Q, Z) in the model's place is within the paper's largest average
+    error + 5 points of the measured throughput, or, where it is not, with the measured numerator
+    (S) too within 5%. (Eq. 29 with all five terms measured is the measured throughput by
+    construction, so it is shown in the terms table and not checked.)"""
     worst = max(runs, key=lambda a: a["e_model"])
     limit = max(v[0] for v in paper.values()) + 0.05
     qz, sqz = worst["eq29_bps"]["QZ"] / worst["sim"] - 1, worst["eq29_bps"]["SQZ"] / worst["sim"] - 1
-    checks = [
+    return [
         Check(
-            "every run and the control: Eq. 29 with all five terms measured on the NewReno flow's cycles "
-            "against its measured throughput",
-            f"largest difference {worst_e:.1%}",
-            "within 2% in every run",
-            worst_e <= 0.02,
+            f"the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}): Eq. 29 with the "
+            "measured timeout share Q and timer waits Z; with the measured numerator S too",
+            f"{_signed(qz)}; {_signed(sqz)}",
+            f"the first within {limit:.1%} (the paper's largest average + 5 points), or the second within 5% "
+            "(what Q and Z leave is the numerator)",
+            abs(qz) <= limit or abs(sqz) <= 0.05,
+            paper=False,
         )
     ]
-    if abs(qz) <= limit:
-        checks.append(
-            Check(
-                f"the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}): Eq. 29 "
-                "with the measured timeout share Q and timer waits Z",
-                _signed(qz),
-                f"within {limit:.1%} (the paper's largest average + 5 points)",
-                True,
-            )
-        )
-    else:
-        checks.append(
-            Check(
-                f"the run the model is furthest off (p = {worst['p']:.4f}, {worst['e_model']:.0%}): Eq. 29 "
-                f"with the measured Q and Z is {_signed(qz)} off; with the measured numerator S too",
-                _signed(sqz),
-                "within 5% (what Q and Z leave is the numerator)",
-                abs(sqz) <= 0.05,
-            )
-        )
-    return checks
 
 
 def eq29_note(runs: list[dict], control: dict, worst: dict, paper: dict) -> str:
@@ -479,8 +463,8 @@ def eq29_note(runs: list[dict], control: dict, worst: dict, paper: dict) -> str:
         "recovery), Z the RTTs waiting for timers in a cycle ending in a timeout ((1 + 2p + 4p^2) RTO / R) and B "
         "the rest of such a cycle (slow start and congestion avoidance, 1 + log2(W/4) + W/2 + 3/2). Measured on "
         "the NewReno flow's cycles (each loss event with what follows until the next starts; S from the packets "
-        "its ACKs newly cover), all five together give its measured throughput within "
-        f"{e_all:.1%} in every run and the control, so the decomposition counts what the model counts. The model's "
+        "its ACKs newly cover), all five together are its measured throughput (within "
+        f"{e_all:.1%}: by construction, so not a check). The model's "
         f"S exceeds the measured one in every run ({min(over):.2f}-{max(over):.2f} times): p is loss events per "
         "segment sent, so 1/p already holds the retransmissions and the segments fast recovery sends, and the "
         "model counts them all as new data and adds W^2 q/(1 + W q) for fast recovery (the control, at p = "

@@ -98,6 +98,14 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
             ]
         )
     avg, avg_pf = mean(errs), mean(errs_pf)
+    per_p: dict[float, tuple[float, float]] = {}
+    for (p0, _), e, e_pf in zip(points, errs, errs_pf, strict=True):
+        a_, b_ = per_p.get(p0, (0.0, 0.0))
+        per_p[p0] = (
+            a_ + e / sum(q0 == p0 for q0, _ in points),
+            b_ + e_pf / sum(q0 == p0 for q0, _ in points),
+        )
+    worse = [p0 for p0, (e, e_pf) in per_p.items() if e >= e_pf]
     drop = {p0: pts[-1][1] / pts[0][1] for p0, pts in by_p.items()}
     # The ablations: the shipped scenario's two choices undone, one at a time.
     abl_head = ["variation", "p", "m", "sim kb/s (as shipped)", "timeouts (as shipped)", "loss events"]
@@ -117,7 +125,7 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
             ]
         )
     raised, rtos = _ssthresh_raised_by_timeouts(ctx.trace(len(points), "cwnd"))
-    m1 = sim[(0.0005, 1)]["goodput_bps"]
+    raised_eq4, rtos_eq4 = _ssthresh_raised_by_timeouts(ctx.trace(len(points) + 1, "cwnd"))
     checks = [
         Check(
             "NewReno model: average error over every (p, m)",
@@ -132,6 +140,13 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
             "NewReno < PFTK",
             avg < avg_pf,
         ),
+        Check(
+            "at every p, the NewReno model's average error over m below PFTK's (the model 'tracks this trend "
+            "well', PFTK does not): the p where it is not",
+            ", ".join(f"{p0:.2%} ({per_p[p0][0]:.1%} vs {per_p[p0][1]:.1%})" for p0 in worse) or "none",
+            "none",
+            not worse,
+        ),
     ]
     checks += [
         Check(
@@ -142,21 +157,8 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
         )
         for p0, d in drop.items()
     ]
-    checks += [
-        Check(
-            "native Impatient NewReno at p = 0.05%, m = 5: throughput over the ns-2 agent's (the "
-            "timeouts inside recovery raise ssthresh)",
-            f"{ratios[0]:.2f}",
-            "above 1.5",
-            ratios[0] > 1.5,
-        ),
-        Check(
-            "bursts without a span at p = 1%, m = 10: throughput over the shipped scenario's",
-            f"{ratios[1]:.2f}",
-            "below 0.2",
-            ratios[1] < 0.2,
-        ),
-    ]
+    # The two scenario choices undone (the second table) are measurements shown, not checks: they say
+    # why the scenario is as it is, not why the models' errors differ from the paper's.
     explanation = (
         "PFTK ignores the number of losses per event, so its error grows with m; the NewReno model's q "
         f"(Eq. 30 from the measured packet loss rate) carries it. Average errors: NewReno model {avg:.1%}, PFTK "
@@ -166,18 +168,28 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
         "(Slow-but-Steady) and full window deflation. The paper does not name its settings; ns-2 2.35's defaults "
         "are Impatient with partial deflation (`newreno_changes1_` 1, `partial_window_deflation_` 1), which the "
         "profile does not model, so this sender probably differs from the paper's. tcplab's native NewReno is "
-        "Impatient (RFC 6582) but is no stand-in: its timer expires inside the m-RTT recovery, and RFC 5681's "
-        "ssthresh = FlightSize/2 on that timeout counts the new data sent during the recovery (ns-2 halves "
-        f"cwnd_, which its window inflation leaves alone), so in {raised} of the {rtos} timeouts its (bounded) "
-        f"cwnd trace records ssthresh rose instead of falling: the flow gets {ratios[0]:.1f} times the "
-        f"throughput of the ns-2 agent and {abl[0][3].split(' ')[0]} kb/s against {m1 / 1e3:.0f} kb/s at m = 1, "
-        "the opposite of the paper's trend. (2) A burst ends one RTT after its first drop, as the model's loss "
+        "Impatient (RFC 6582): its timer expires inside the m-RTT recovery. At p = 0.05%, m = 5 it gets "
+        f"{ratios[0]:.2f} times the ns-2 agent's throughput, and its (bounded) cwnd trace has ssthresh rise on "
+        f'{raised} of {rtos} timeouts (tcplab\'s `rto_in_recovery = "no_raise"`: a timeout inside the recovery '
+        "keeps at most the recovery's ssthresh, as Linux does). With RFC 5681's Eq. 4 alone "
+        "(`flight_size`), FlightSize on that timeout counts the new data the inflated window sent during the "
+        f"recovery (ns-2 halves cwnd_, which inflation leaves alone): ssthresh rises on {raised_eq4} of "
+        f"{rtos_eq4} timeouts and the flow gets {ratios[1]:.2f} times the ns-2 agent's throughput. (2) A burst "
+        "ends one RTT after its first drop, as the model's loss "
         "event does (Sec. II-B). Counted in arrivals alone, a burst that catches a flow in a timeout takes its "
         "next retransmissions one backed-off RTO apart, and at p = 1% and m = 10 the flow keeps "
-        f"{ratios[1]:.0%} of its throughput. The paper says only that m back-to-back packets are dropped. "
+        f"{ratios[2]:.0%} of its throughput. The paper says only that m back-to-back packets are dropped. "
         "R is the sender's mean RTT sample (ns-2's 10 ms tick; long recoveries lengthen it); RTO = 3R as the "
-        "paper. The trend and the models' errors are the paper's; the sender is a stated substitute, hence "
-        '"explained".'
+        "paper. Average errors per p (NewReno model vs PFTK): "
+        + ", ".join(f"{p0:.2%}: {e:.1%} vs {e_pf:.1%}" for p0, (e, e_pf) in per_p.items())
+        + (
+            "; the NewReno model is not the closer one at "
+            + ", ".join(f"{p0:.2%}" for p0 in worse)
+            + ", the reverse of the paper's point there, and the scenario's two choices above do not account "
+            "for it: not explained."
+            if worse
+            else ": the model is the closer one at every p, as in the paper."
+        )
     )
     notes = (
         "One NewReno flow (tcplab's model of ns-2's agent, `profile = \"ns2\"`), 45 Mbit/s, 75 ms RTT, loss "
@@ -191,7 +203,6 @@ def _bursty_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=False,
         notes=notes,
         extra=[("The scenario's two choices undone, one at a time", [abl_head] + abl)],
         numbers={
@@ -297,18 +308,21 @@ def _bern_evaluate(ctx: Context) -> Outcome:
             f"{a_reno:.1%} (paper 25%)",
         ]
     )
-    # The largest error is reported in the explanation (and decides `agrees`), not as a check that
-    # cannot fail.
     checks = [
         Check(
             "NewReno model on the NewReno flow: average error",
             f"{a_nr:.1%}",
             "at most 14% (the paper's 9.0% + 5 points)",
             a_nr <= 0.14,
-        )
+        ),
+        Check(
+            "NewReno model on the NewReno flow: largest error",
+            f"{max(e_nr):.1%}",
+            "at most 20% (the paper's 15% + 5 points)",
+            max(e_nr) <= 0.20,
+        ),
     ]
     worst = (FIG7_QUICK if ctx.quick else FIG7)[max(range(len(e_nr)), key=lambda j: e_nr[j])]
-    agrees = a_nr <= 0.14 and max(e_nr) <= 0.20
     explanation = (
         f"The average error of the NewReno model, {a_nr:.1%}, against the paper's 9.0%; its largest "
         f"error is {max(e_nr):.0%} (imposed loss {worst:.0%}; paper: at most 15%). At high loss rates "
@@ -328,7 +342,6 @@ def _bern_evaluate(ctx: Context) -> Outcome:
         [head] + body,
         checks,
         explanation,
-        agrees=agrees,
         notes=notes,
         numbers={
             "average_error_newreno": a_nr,

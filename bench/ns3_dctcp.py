@@ -221,7 +221,7 @@ def upstream_example(source: str) -> dict:
             f"--stopTime={stop}",
         ]
         verdict = subprocess.run(
-            ["nice", "-n", "10", exe, *args, "--validate=1", f"--validation={case}"],
+            ["nice", "-n", "10", exe, *args, f"--validate={case}"],
             capture_output=True,
             text=True,
             cwd=work,

@@ -11,17 +11,32 @@ Submodules, one per source:
 * :mod:`tcplab.models.gateways` -- Mathis Sec. 6, multiple congested gateways.
 * :mod:`tcplab.models.jacobson` -- Jacobson & Karels 1988, damage loss, equilibration, RTO.
 * :mod:`tcplab.models.cubic` -- RFC 9438 Sec. 5, CUBIC's response function beside Reno's.
+* :mod:`tcplab.models.dctcp` -- Alizadeh et al. 2010 Sec. 3.3-3.4, DCTCP's steady state.
+* :mod:`tcplab.models.scalable` -- the scalable response W = 2/p beside classic ECN's.
+* :mod:`tcplab.models.dualq` -- RFC 9332, the DualQ coupling and the rate balance it predicts.
 
 All functions take SI units (bytes, seconds, bit/s), broadcast over numpy arrays and raise
 ``ValueError`` naming the parameter when an argument is outside its domain.
 """
 
-__all__ = ["cubic", "gateways", "jacobson", "mathis", "multibottleneck", "newreno", "newreno_paper", "pftk"]
+__all__ = [
+    "cubic",
+    "dctcp",
+    "dualq",
+    "gateways",
+    "jacobson",
+    "mathis",
+    "multibottleneck",
+    "newreno",
+    "newreno_paper",
+    "pftk",
+    "scalable",
+]
 
 
 def __getattr__(name: str) -> object:
     """`tcplab.models.mathis` etc. without importing the submodule first (loaded on first use)."""
-    if name in __all__ or name in ("catalog", "cli", "plots"):
+    if name in __all__ or name in ("catalog", "catalog_ecn", "cli", "plots"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

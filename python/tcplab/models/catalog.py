@@ -513,6 +513,18 @@ MODELS: dict[str, Model] = {
 }
 
 
+def _register_ecn_models() -> None:
+    """The ECN models (dctcp, scalable, dualq) live in catalog_ecn.py, which builds them from
+    this module's Model, Param and Row."""
+    from tcplab.models import catalog_ecn
+
+    for m in catalog_ecn.models():
+        MODELS[m.name] = m
+
+
+_register_ecn_models()
+
+
 def run_model(name: str, given: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """Runs a catalog model on `given` (its other parameters at their defaults): its results
     by key and the notes where the inputs leave its stated domain."""

@@ -17,7 +17,7 @@ from tcplab.cli.common import click_errors
 
 _MODEL_HELP = """Evaluate an analytic model: tcplab model NAME [--param VALUE]... [--json].
 
-Models: mathis, pftk, newreno, multibottleneck, gateways, jacobson. Run `tcplab model --list` for each model's parameters, units and defaults.
+Models: mathis, pftk, newreno, cubic, multibottleneck, gateways, jacobson, dctcp, scalable, dualq. Run `tcplab model --list` for each model's parameters, units and defaults.
 
 Parameters take unit strings: --rtt 100ms, --loss 1% (or 0.01, 1e-3), --rate 1Mbit/s, --mss 1460 (bytes; also 1.5KB, 64KiB), --c 1. Values are converted to SI (bytes, seconds, bit/s).
 
@@ -26,6 +26,8 @@ Examples:
   tcplab model mathis --mss 1460 --rtt 100ms --loss 1%
   tcplab model mathis --inverse --mss 536 --rtt 100ms --rate 1Mbit/s --c 1
   tcplab model newreno --rtt 229ms --loss 0.98% --mss 1448 --json
+  tcplab model dctcp --capacity 10Gbit/s --rtt 100us --flows 10 --k 65
+  tcplab model dualq --rtt 20ms --p-l 10%
 """
 
 

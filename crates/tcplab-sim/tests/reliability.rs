@@ -65,7 +65,7 @@ fn the_retransmission_timer_cannot_fire_without_the_clock_advancing() {
     let e = refused("tcp = \"bsd43\"\nclock_tick = 0\nmin_rto = 0", &[]);
     assert!(e.starts_with("flows[0].min_rto: 0s with clock_tick 0s"), "{e}");
     let e = refused(
-        "tcp = \"reno\"\nprofile = \"ns2\"\nclock_tick = \"1ns\"\nmin_rto = 0",
+        "tcp = \"reno\"\nprofile = \"ns2\"\nack = \"immediate\"\nclock_tick = \"1ns\"\nmin_rto = 0",
         &[],
     );
     assert!(e.contains("fire every 0.000000002s"), "{e}");

@@ -44,7 +44,9 @@ def test_a_zero_timeout_on_a_1ns_clock_is_refused_not_run_forever():
     r = cli("run", QUICKSTART, *args, timeout=30)
     one_line_error(r, "flows[0].min_rto: 0s with clock_tick 0.000000001s", "expected min_rto >= 0.000001s")
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.max_rto: 0s \(expected at least"):
-        tcplab.run(QUICKSTART, sets={"flows.0.min_rto": "0", "flows.0.rto_granularity": "1ns"}, flows__0__max_rto=0)
+        tcplab.run(
+            QUICKSTART, sets={"flows.0.min_rto": "0", "flows.0.rto_granularity": "1ns"}, flows__0__max_rto=0
+        )
 
 
 def test_a_parking_lot_of_2e9_gateways_is_refused_at_once():
@@ -71,7 +73,8 @@ def test_an_endless_input_file_is_one_error_line(tmp_path):
     sweep = tmp_path / "sweep.toml"
     sweep.write_text('[sweep]\nbase = "/dev/zero"\n[[axis]]\npath = "seed"\nvalues = [1, 2]\n')
     one_line_error(cli("check", sweep), "sweep.base: /dev/zero: larger than 64 MiB")
-    r = subprocess.run([*TCPLAB, "run", "-"], stdin=open("/dev/zero", "rb"), capture_output=True, text=True)
+    with open("/dev/zero", "rb") as zero:
+        r = subprocess.run([*TCPLAB, "run", "-"], stdin=zero, capture_output=True, text=True)
     one_line_error(r, "<stdin>: larger than 64 MiB")
 
 
@@ -117,7 +120,9 @@ def _store(tmp_path: Path, n: int = 20, **columns) -> Path:
 def test_fit_and_plot_check_the_types_of_the_columns_they_read(tmp_path):
     n = 20
     store = _store(tmp_path, n, **{"network.path.hops.0.loss.p": ["0.01"] * n})
-    one_line_error(cli("fit", store), "column 'network.path.hops.0.loss.p' holds String values (expected numbers)")
+    one_line_error(
+        cli("fit", store), "column 'network.path.hops.0.loss.p' holds String values (expected numbers)"
+    )
     one_line_error(cli("plot", store, "--out", tmp_path / "f.png"), "holds String values")
     assert not (tmp_path / "f.png").exists()
     (store / "part-a.parquet").unlink()

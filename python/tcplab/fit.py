@@ -36,7 +36,16 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-__all__ = ["FitError", "MIN_CA_EVENTS", "ca_proportion", "fit", "numeric", "p_values", "t_quantile", "window_frame"]
+__all__ = [
+    "FitError",
+    "MIN_CA_EVENTS",
+    "ca_proportion",
+    "fit",
+    "numeric",
+    "p_values",
+    "t_quantile",
+    "window_frame",
+]
 
 DEFAULT_AT = (0.01, 0.033, 0.1)
 #: Flows with fewer CA events (congestion-avoidance cycles) than this are left out of the fit.
@@ -93,7 +102,9 @@ def numeric(df: pl.DataFrame, columns: Sequence[str]) -> None:
     for col in columns:
         dtype = df.schema.get(col)
         if dtype is not None and not (dtype.is_numeric() or dtype == pl.Null):
-            raise FitError(f"column {col!r} holds {dtype} values (expected numbers); is this a tcplab results store?")
+            raise FitError(
+                f"column {col!r} holds {dtype} values (expected numbers); is this a tcplab results store?"
+            )
 
 
 def p_values(df: pl.DataFrame, p: str = "auto") -> tuple[pl.Series, str]:

@@ -258,7 +258,9 @@ class Store:
             self.path.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
-            raise StoreError(f"{self.path}: cannot write the results store here ({e.strerror or e})") from None
+            raise StoreError(
+                f"{self.path}: cannot write the results store here ({e.strerror or e})"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -289,3 +289,36 @@ def test_ctrl_c_stops_a_sweep_with_130_and_keeps_what_finished(tmp_path):
             break
         time.sleep(0.1)
     assert leftover == "", leftover
+
+
+def test_ctrl_c_stops_a_reproduction_with_130_and_a_readable_store(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "rep"
+    proc = subprocess.Popen(
+        [*TCPLAB, "reproduce", "mathis", "--quick", "--out", str(out), "--workers", "2", "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while (
+        not any((out / "store").glob("**/*.parquet")) and time.monotonic() < deadline and proc.poll() is None
+    ):
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "re-run the same command to resume" in err
+    for store in {p.parent for p in (out / "store").glob("**/*.parquet")}:
+        keys = _stored_keys(store)
+        assert len(keys) == len(set(keys))
+    for _ in range(100):
+        leftover = subprocess.run(["pgrep", "-a", "-g", str(proc.pid)], capture_output=True, text=True).stdout
+        if not leftover:
+            break
+        time.sleep(0.1)
+    assert leftover == "", leftover

@@ -84,9 +84,9 @@ def test_a_sweep_into_an_unwritable_place_fails_before_it_starts(tmp_path, where
         pytest.skip(f"no {where}")
     sweep = ROOT / "sweeps" / "bench-500.toml"
     r = cli("sweep", sweep, "--out", where, "--workers", "1", "--no-progress")
-    one_line_error(r, f"--out {where}: cannot write in /")
+    one_line_error(r, f"--out {where}: cannot write here (")
     r = cli("run", QUICKSTART, "--out", where + ".parquet")
-    one_line_error(r, f"--out {where}.parquet: cannot write in /")
+    one_line_error(r, f"--out {where}.parquet: cannot write here (")
 
 
 def _store(tmp_path: Path, n: int = 20, **columns) -> Path:

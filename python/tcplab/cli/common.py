@@ -84,11 +84,11 @@ def check_output(path: Path, flag: str) -> None:
         while not where.exists():
             where = where.parent
     if not where.is_dir():
-        fail(f"{flag} {path}: {where} is not a directory")
+        fail(f"{flag} {path}: cannot write here ({where} is not a directory)")
     try:
         os.rmdir(tempfile.mkdtemp(dir=where, prefix=".tcplab-probe-"))
     except OSError as e:
-        fail(f"{flag} {path}: cannot write in {where} ({e.strerror or e})")
+        fail(f"{flag} {path}: cannot write here ({e.strerror or e}: {where})")
 
 
 def write_atomically(path: Path, write: Callable[[str], object]) -> None:

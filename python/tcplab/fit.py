@@ -250,14 +250,18 @@ def fit(
                 "excluded_invalid": g.height - ok.height,
             }
         )
-    table = pl.DataFrame(rows)
+    return pl.DataFrame(rows), source
+
+
+def require_points(table: pl.DataFrame) -> None:
+    """FitError unless `fit`'s table was fitted over at least 2 flows in all: a fit of one point
+    (a one-run store) is no fit, though `fit` returns its row with NaN intervals."""
     fitted = int(table["n"].sum()) if table.height else 0
     if fitted < 2:
         raise FitError(
             f"{fitted} flow{'' if fitted == 1 else 's'} to fit after leaving some out (expected at least 2: "
             "C p^k is fitted over flows at several p, e.g. a sweep's runs; see --min-ca-events, --include-timeouts)"
         )
-    return table, source
 
 
 def _wilson(successes: int, n: int, level: float) -> tuple[float, float]:

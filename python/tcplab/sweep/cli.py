@@ -259,6 +259,7 @@ def fit(
         table, source = fitting.fit(
             df, by=groups, p=p, include_timeouts=include_timeouts, level=level, min_ca_events=min_ca_events
         )
+        fitting.require_points(table)
         props, _ = fitting.ca_proportion(df, by=groups, p=p, at=targets, width=bin_width, level=level)
     except (fitting.FitError, results.StoreError) as e:
         fail(str(e))

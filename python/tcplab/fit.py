@@ -43,6 +43,7 @@ __all__ = [
     "fit",
     "numeric",
     "p_values",
+    "require_points",
     "t_quantile",
     "window_frame",
 ]

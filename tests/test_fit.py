@@ -209,14 +209,19 @@ def test_cli_fit_json_and_errors(tmp_path):
     )
     out = json.loads(r.stdout)
     assert out["fit"][0]["n"] == 44 and out["min_ca_events"] == 0
-    # NaN (no interval from one flow) is null, never the non-JSON NaN
-    one = tmp_path / "one.parquet"
-    synthetic(0.8, -0.51, n=1).with_columns(run_key=pl.lit("k")).write_parquet(one)
-    r = subprocess.run([*tcplab, "fit", one, "--json"], capture_output=True, text=True)
+    # NaN (no interval of k from two flows) is null, never the non-JSON NaN
+    two = tmp_path / "two.parquet"
+    synthetic(0.8, -0.51, n=2).with_columns(run_key=pl.lit("k")).write_parquet(two)
+    r = subprocess.run([*tcplab, "fit", two, "--json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "NaN" not in r.stdout and "Infinity" not in r.stdout
     row = json.loads(r.stdout)["fit"][0]
-    assert row["n"] == 1 and row["c_half_lo"] is None and row["k"] is None
+    assert row["n"] == 2 and row["k_lo"] is None and row["c_lo"] is None
+    # One flow is no fit: refused (tests/test_reliability.py)
+    one = tmp_path / "one.parquet"
+    synthetic(0.8, -0.51, n=1).with_columns(run_key=pl.lit("k")).write_parquet(one)
+    r = subprocess.run([*tcplab, "fit", one, "--json"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("error: 1 flow to fit")
     r = subprocess.run(
         [*tcplab, "fit", store, "--p", "configured", "--by", "colour"], capture_output=True, text=True
     )

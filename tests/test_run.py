@@ -165,8 +165,10 @@ def test_cli_out_writes_parquet_and_nothing_on_error(cli, tmp_path):
     } <= set(df.columns)
     assert df["seed"][0] == 1 and df["duration"][0] == 15.0
     assert (target.stat().st_mode & 0o777) == 0o666 & ~_umask()
+    # One run's one flow is no fit: one line (issue #36), where query and plot read the store.
+    r = cli("fit", str(target), "--min-ca-events", "0")
+    assert r.returncode == 2 and r.stderr.startswith("error: 1 flow to fit"), r.stderr
     for args in (
-        ["fit", str(target), "--min-ca-events", "0"],
         ["query", str(target), "SELECT seed FROM runs"],
         ["plot", str(target), "-o", str(tmp_path / "plots" / "f.png")],
     ):

@@ -3,6 +3,7 @@ small sweep; its rows are identical to the local pool's."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -162,3 +163,74 @@ def test_workers_import_the_simulator_while_the_plan_is_made(cluster):
         while list(client.run(imported).values()) != [True, True]:
             assert time.monotonic() < deadline, "the workers did not import tcplab.simulation"
             time.sleep(0.2)
+
+
+def test_a_worker_killed_during_the_sweep_changes_no_row(tmp_path, cluster):
+    """SIGKILL one worker process while the sweep runs (its nanny starts a new one): Dask runs
+    its tasks again elsewhere, and the store holds every run once, rows identical to a local
+    pool's (issue #36)."""
+    from distributed import Client
+
+    f = tmp_path / "dask.toml"
+    f.write_text(SWEEP.replace("count = 4", "count = 12"))
+    store = tmp_path / "dask.parquet"
+    proc = subprocess.Popen(
+        [BIN / "tcplab", "sweep", f, "--out", store, "--scheduler", cluster, "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def die() -> None:  # run on a worker (pickled by value: the workers cannot import tests/)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    killed = None
+    with Client(cluster, timeout=30) as client:
+        deadline = time.monotonic() + 120
+        while killed is None and time.monotonic() < deadline and proc.poll() is None:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                killed = busy[0]
+                with contextlib.suppress(Exception):  # the worker dies under the call
+                    client.run(die, workers=[killed], wait=False)
+            time.sleep(0.05)
+    _, err = proc.communicate(timeout=300)
+    assert killed is not None, "the sweep ended before a worker was busy"
+    assert proc.returncode == 0, err
+    assert "48 runs done" in err and "0 failed" in err
+    local = sw.run_sweep(sw.load(f), tmp_path / "local.parquet", workers=2, progress=False)
+    assert local.done == 48
+    a, b = results.load(store), results.load(tmp_path / "local.parquet")
+    assert a.height == 48 and a["run_key"].n_unique() == 48
+    assert_frame_equal(a, b, check_exact=True)
+
+
+def test_ctrl_c_during_a_sweep_on_dask_exits_130_and_leaves_nothing_running(tmp_path, cluster):
+    """Ctrl-C while the cluster runs the sweep: exit 130, the store readable with each finished
+    run once, and no task of it left on the cluster (issue #36)."""
+    from distributed import Client
+
+    f = tmp_path / "dask.toml"
+    f.write_text(SWEEP.replace("count = 4", "count = 40").replace('duration = "6s"', 'duration = "20s"'))
+    store = tmp_path / "dask.parquet"
+    proc = subprocess.Popen(
+        [BIN / "tcplab", "sweep", f, "--out", store, "--scheduler", cluster, "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    with Client(cluster, timeout=30) as client:
+        deadline = time.monotonic() + 120
+        while not any(client.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and "re-run the same command to resume" in err
+        deadline = time.monotonic() + 30
+        while any(client.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(client.processing().values()), client.processing()
+    keys = results.load(store)["run_key"].to_list() if store.exists() else []
+    assert len(keys) == len(set(keys)) < 160

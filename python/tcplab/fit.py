@@ -36,7 +36,17 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-__all__ = ["FitError", "MIN_CA_EVENTS", "ca_proportion", "fit", "p_values", "t_quantile", "window_frame"]
+__all__ = [
+    "FitError",
+    "MIN_CA_EVENTS",
+    "ca_proportion",
+    "fit",
+    "numeric",
+    "p_values",
+    "require_points",
+    "t_quantile",
+    "window_frame",
+]
 
 DEFAULT_AT = (0.01, 0.033, 0.1)
 #: Flows with fewer CA events (congestion-avoidance cycles) than this are left out of the fit.
@@ -86,9 +96,22 @@ def _configured(df: pl.DataFrame) -> pl.Expr | None:
     return 1.0 - survive
 
 
+def numeric(df: pl.DataFrame, columns: Sequence[str]) -> None:
+    """FitError naming the first of `columns` that `df` holds as anything but numbers (a store
+    written by hand or by another tool, a column of text): every column a fit reads is checked
+    before it is computed with."""
+    for col in columns:
+        dtype = df.schema.get(col)
+        if dtype is not None and not (dtype.is_numeric() or dtype == pl.Null):
+            raise FitError(
+                f"column {col!r} holds {dtype} values (expected numbers); is this a tcplab results store?"
+            )
+
+
 def p_values(df: pl.DataFrame, p: str = "auto") -> tuple[pl.Series, str]:
     """The p of each row and a description of where it came from (see the module doc)."""
     if p in ("auto", "configured"):
+        numeric(df, [c for c in df.columns if _HOP_LOSS.match(c) and not c.endswith(".model")])
         expr = _configured(df)
         if expr is not None:
             values = df.select(expr.alias("p_used")).to_series()
@@ -106,6 +129,7 @@ def p_values(df: pl.DataFrame, p: str = "auto") -> tuple[pl.Series, str]:
             f"--p {p}: no column {column!r} in the results (expected auto, configured, "
             "measured or a column name such as loss_event_rate)"
         )
+    numeric(df, [column])
     source = "measured p (CA events per acknowledged segment)" if p == "measured" else f"column {column}"
     return df.get_column(column).cast(pl.Float64).alias("p_used"), source
 
@@ -115,6 +139,7 @@ def window_frame(df: pl.DataFrame, p: str = "auto") -> tuple[pl.DataFrame, str]:
     for col in ("goodput_bps", "mean_rtt_s", "mss_bytes", "timeouts"):
         if col not in df.columns:
             raise FitError(f"the results have no column {col!r}; is this a tcplab results store?")
+    numeric(df, ["goodput_bps", "mean_rtt_s", "mss_bytes", "timeouts", "ca_events"])
     p_used, source = p_values(df, p)
     out = df.with_columns(
         p_used,
@@ -229,6 +254,17 @@ def fit(
     return pl.DataFrame(rows), source
 
 
+def require_points(table: pl.DataFrame) -> None:
+    """FitError unless `fit`'s table was fitted over at least 2 flows in all: a fit of one point
+    (a one-run store) is no fit, though `fit` returns its row with NaN intervals."""
+    fitted = int(table["n"].sum()) if table.height else 0
+    if fitted < 2:
+        raise FitError(
+            f"{fitted} flow{'' if fitted == 1 else 's'} to fit after leaving some out (expected at least 2: "
+            "C p^k is fitted over flows at several p, e.g. a sweep's runs; see --min-ca-events, --include-timeouts)"
+        )
+
+
 def _wilson(successes: int, n: int, level: float) -> tuple[float, float]:
     if n == 0:
         return float("nan"), float("nan")
@@ -251,7 +287,7 @@ def ca_proportion(
 ) -> tuple[pl.DataFrame, str]:
     """Table 4, right side: per group and chosen p, the proportion of successful W/2 adjustments
     over the flows with |log10(p) - log10(at)| <= width. Returns (table, description of p)."""
-    if width <= 0:
+    if not (width > 0 and math.isfinite(width)):
         raise FitError(f"--bin-width {width}: expected a positive width in decades of p, e.g. 0.1")
     for a in at:
         if not 0 < a <= 1:
@@ -259,6 +295,7 @@ def ca_proportion(
     for col in ("ca_events", "non_ca_events"):
         if col not in df.columns:
             raise FitError(f"the results have no column {col!r}; is this a tcplab results store?")
+    numeric(df, ["ca_events", "non_ca_events"])
     p_used, source = p_values(df, p)
     frame = df.with_columns(p_used)
     rows = []

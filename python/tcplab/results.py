@@ -34,6 +34,7 @@ outputs of `RunResult.with_predictions()`, the run's `events`, and every link's 
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -253,8 +254,13 @@ class Store:
                 f"{self.path}: exists and is not a results store directory (a sweep writes "
                 "a directory; a file is a single run's store)"
             )
-        self.path.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise StoreError(
+                f"{self.path}: cannot write the results store here ({e.strerror or e})"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -286,12 +292,15 @@ class Store:
         try:
             from tcplab.columns import parquet_metadata
 
-            df.write_parquet(tmp, compression="zstd", statistics=True, metadata=parquet_metadata(df.columns))
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            # Encoded in memory, then written by Python: a full disk is an OSError (ENOSPC)
+            # here, where polars writing the file itself reports a ComputeError ("Invalid
+            # thrift: transport error") that names no cause.
+            buf = io.BytesIO()
+            df.write_parquet(buf, compression="zstd", statistics=True, metadata=parquet_metadata(df.columns))
+            with open(tmp, "wb") as f:
+                f.write(buf.getbuffer())
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, final)
         except BaseException:
             tmp.unlink(missing_ok=True)

@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from tcplab import _core
+from tcplab.inputs import InputTooLarge, read_text
 
 ScenarioError = _core.ScenarioError
 
@@ -45,13 +46,19 @@ def override_pairs(sets: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) ->
     return out
 
 
-def _without_nones(value: Any) -> Any:
+def _without_nones(value: Any, at: str = "") -> Any:
     """A dict's None values left out (TOML has no null): None means "the default", as in the
-    optional fields of a resolved scenario, which can thus be run again."""
+    optional fields of a resolved scenario, which can thus be run again. A NaN or an infinity
+    (which neither TOML nor JSON holds) is refused naming its field, as the simulator names
+    the fields it refuses (`flows[0].mss`)."""
     if isinstance(value, Mapping):
-        return {k: _without_nones(v) for k, v in value.items() if v is not None}
+        return {
+            k: _without_nones(v, f"{at}.{k}" if at else str(k)) for k, v in value.items() if v is not None
+        }
     if isinstance(value, (list, tuple)):
-        return [_without_nones(v) for v in value]
+        return [_without_nones(v, f"{at}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(f"{at or 'scenario'}: {value!r} is not a number (expected a finite number)")
     return value
 
 
@@ -64,7 +71,9 @@ def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, st
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
         try:
-            return path.read_bytes().decode("utf-8"), "toml"
+            return read_text(path), "toml"
+        except InputTooLarge as e:
+            raise ScenarioError(f"{path}: {e}") from None
         except FileNotFoundError:
             raise ScenarioError(f"{path}: no such scenario file") from None
         except IsADirectoryError:

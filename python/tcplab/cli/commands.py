@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from tcplab.cli.common import (
+    check_output,
     ctrl_c_seen,
     fail,
     interrupted,
@@ -102,6 +103,9 @@ def run(
         fail(f"--out {out}: expected a .parquet file name")
     if trace_out is not None and trace_out.exists() and not trace_out.is_dir():
         fail(f"--trace-out {trace_out}: exists and is not a directory")
+    for path, flag in ((out, "--out"), (trace_out, "--trace-out")):
+        if path is not None:
+            check_output(path, flag)
     source, label = read_scenario_arg(scenario)
     sets = dict(parse_sets(set_))
     try:
@@ -144,12 +148,15 @@ def check(
     """Validate a scenario or a sweep file without running it (a sweep: every one of its runs)."""
     import tomllib
 
+    from tcplab.inputs import InputTooLarge, read_text
     from tcplab.simulation import ScenarioError, resolve
     from tcplab.sweep import SweepError, load
 
     sets = dict(parse_sets(set_))
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_text(file)
+    except InputTooLarge as e:
+        fail(f"{file}: {e}")
     except FileNotFoundError:
         fail(f"{file}: no such file")
     except UnicodeDecodeError:

@@ -76,6 +76,24 @@ def parse_sets(sets: list[str], example: str = "flows.0.tcp=tahoe") -> list[tupl
     return out
 
 
+def check_output(path: Path, flag: str) -> None:
+    """Fails with one line unless `path` can be written, before any work starts: the folder it
+    goes in (the nearest one that exists, or `path` itself when it is a folder) must take a new
+    entry, which is tried by making and removing a temporary folder there (permissions alone do
+    not say it: root may "write" /proc, whose entries cannot be made)."""
+    where = path.absolute()
+    if not where.is_dir():
+        where = where.parent
+        while not where.exists():
+            where = where.parent
+    if not where.is_dir():
+        fail(f"{flag} {path}: cannot write here ({where} is not a directory)")
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=where, prefix=".tcplab-probe-"))
+    except OSError as e:
+        fail(f"{flag} {path}: cannot write here ({e.strerror or e}: {where})")
+
+
 def write_atomically(path: Path, write: Callable[[str], object]) -> None:
     """Writes through a temporary file in the same folder, then renames: never a partial file.
     The file gets the permissions of any new file (0666 less the umask), not mkstemp's 0600."""
@@ -104,8 +122,12 @@ def read_scenario_arg(scenario: str) -> tuple[str | Path, str]:
     `-` for TOML text on standard input."""
     if scenario != "-":
         return Path(scenario), scenario
+    from tcplab.inputs import InputTooLarge, read_stream
+
     try:
-        text = sys.stdin.read()
+        text = read_stream(sys.stdin.buffer).decode("utf-8")
+    except InputTooLarge as e:
+        fail(f"<stdin>: {e}")
     except UnicodeDecodeError:
         fail("<stdin>: the scenario is not UTF-8 text")
     if not text.strip():

@@ -246,13 +246,27 @@ def _json_safe(value: Any) -> Any:
     return x if math.isfinite(x) else None
 
 
+def _given(model, inputs: dict[str, Any]) -> str:
+    """The numeric inputs by flag, for an error message."""
+    shown = [
+        f"{p.flag} {v:g}"
+        for p in model.params
+        if isinstance(v := inputs.get(p.name), (int, float)) and not isinstance(v, bool)
+    ]
+    return "given " + ", ".join(shown) + " (expected inputs whose outputs a float holds)"
+
+
 def _run_model(model, inputs: dict[str, Any], as_json: bool) -> None:
+    import numpy as np
+
     try:
-        rows = model.compute(inputs)
+        # An overflow is an error, not numpy's warning and an infinite (or null) output.
+        with np.errstate(over="raise"):
+            rows = model.compute(inputs)
     except ValueError as e:
         _fail(_domain_message(model, str(e)))
-    except OverflowError as e:
-        _fail(f"model {model.name}: the inputs overflow a float ({e})")
+    except (OverflowError, FloatingPointError) as e:
+        _fail(f"model {model.name}: the inputs overflow a float ({e}); {_given(model, inputs)}")
     warnings = model.outside_domain(inputs, rows)
     for w in warnings if not as_json else ():  # JSON carries them in the document
         typer.echo(f"warning: {w}", err=True)

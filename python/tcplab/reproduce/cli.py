@@ -33,6 +33,7 @@ def reproduce(
     fails."""
     import signal
 
+    from tcplab.cli.common import check_output
     from tcplab.reproduce import PAPERS, ReproduceError
     from tcplab.reproduce import reproduce as run
 
@@ -43,6 +44,7 @@ def reproduce(
     def terminate(signum, frame):  # SIGTERM stops like Ctrl-C: finished runs are kept
         raise KeyboardInterrupt
 
+    check_output(out, "--out")
     signal.signal(signal.SIGTERM, terminate)
     try:
         rep = run(paper, out, quick=quick, workers=workers, scheduler=scheduler, progress=progress)

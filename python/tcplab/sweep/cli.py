@@ -10,7 +10,7 @@ from typing import cast
 
 import typer
 
-from tcplab.cli.common import fail, parse_sets
+from tcplab.cli.common import check_output, fail, parse_sets
 
 
 def _columns(value: str) -> list[str]:
@@ -60,6 +60,12 @@ def sweep(
     if workers is not None and scheduler:
         fail("--workers and --scheduler exclude each other (the cluster has its own workers)")
     sets = dict(parse_sets(set_, example="duration=20s"))
+    if not dry_run:
+        if trace_out is not None and trace_out.exists() and not trace_out.is_dir():
+            fail(f"--trace-out {trace_out}: exists and is not a directory")
+        for path, flag in ((out, "--out"), (trace_out, "--trace-out")):
+            if path is not None:
+                check_output(path, flag)
     try:
         if scheduler:
             from tcplab.sweep.cluster import check_scheduler
@@ -77,8 +83,6 @@ def sweep(
             raise KeyboardInterrupt
 
         signal.signal(signal.SIGTERM, terminate)
-        if trace_out is not None and trace_out.exists() and not trace_out.is_dir():
-            fail(f"--trace-out {trace_out}: exists and is not a directory")
         outcome = run_sweep(
             spec,
             results.Store(out),
@@ -255,6 +259,7 @@ def fit(
         table, source = fitting.fit(
             df, by=groups, p=p, include_timeouts=include_timeouts, level=level, min_ca_events=min_ca_events
         )
+        fitting.require_points(table)
         props, _ = fitting.ca_proportion(df, by=groups, p=p, at=targets, width=bin_width, level=level)
     except (fitting.FitError, results.StoreError) as e:
         fail(str(e))
@@ -377,6 +382,7 @@ def plot(
     from tcplab.fit import FitError
 
     kind = kind_.value
+    check_output(out, "--out")
     try:
         if kind in plots.TRACE_KINDS:
             plots.plot_trace(source, kind, out=out, title=title)

@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcplab.inputs import InputTooLarge, read_text
+
 __all__ = ["Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key"]
 
 
@@ -409,7 +411,9 @@ def _parse(text: str, source: str, base_dir: Path | None, sets: Mapping[str, Any
         if not base_path.is_absolute():
             base_path = (base_dir or Path.cwd()) / base_path
         try:
-            base: str | dict = base_path.read_text(encoding="utf-8")
+            base: str | dict = read_text(base_path)
+        except InputTooLarge as e:
+            raise SweepError(f"{source}: sweep.base: {base_path}: {e}") from None
         except UnicodeDecodeError:
             raise SweepError(f"{source}: sweep.base: {base_path} is not UTF-8 text") from None
         except OSError as e:
@@ -470,7 +474,9 @@ def load(path: str | Path, sets: Mapping[str, Any] | None = None) -> Sweep:
     """Reads and validates a sweep file (plus extra fixed overrides `sets`)."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_text(path)
+    except InputTooLarge as e:
+        raise SweepError(f"{path}: {e}") from None
     except OSError as e:
         raise SweepError(f"{path}: cannot read the sweep file ({e.strerror})") from None
     except UnicodeDecodeError as e:

@@ -109,12 +109,28 @@ def _run_planned(
                     bar.advance(bar.task_ids[0])
         except KeyboardInterrupt:
             outcome.interrupted = True
+        except OSError as e:  # the store's disk is full, gone read-only, ...
+            raise _unwritable(store, e) from None
         finally:
             if hasattr(source, "close"):
                 source.close()
             if bar:
                 bar.stop()
-        batch.compact()
+        try:
+            batch.compact()
+        except OSError as e:
+            raise _unwritable(store, e) from None
         return outcome
     finally:
         store.close()
+
+
+def _unwritable(store: Any, e: OSError) -> Exception:
+    """A write to the store failed: every part file written is whole (each is written to a
+    temporary file and renamed), so the runs stored so far are kept and a re-run resumes."""
+    from tcplab import results
+
+    return results.StoreError(
+        f"{store.path}: cannot write the results store ({e.strerror or e}); the runs already "
+        "stored are kept: make room and re-run the same command to resume"
+    )

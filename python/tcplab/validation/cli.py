@@ -90,6 +90,10 @@ def mathis_table4(
     if workers is not None and workers < 1:
         typer.echo(f"error: --workers {workers}: expected at least 1", err=True)
         raise typer.Exit(2)
+    if out is not None:
+        from tcplab.cli.common import check_output
+
+        check_output(Path(out), "--out")
     _exit(
         t4.check(
             quick=quick,

@@ -339,6 +339,18 @@ impl FlowSpec {
                 ),
             ));
         }
+        if let Some(h) = self.header_bytes {
+            let most = 65_535 - self.mss;
+            if !(20..=most).contains(&h) {
+                return Err(invalid(
+                    format!("{at}.header_bytes"),
+                    format!(
+                        "{h} (expected 20 to {most} bytes: at least a TCP header, and a packet of mss {} + header_bytes at most 65,535 bytes)",
+                        self.mss
+                    ),
+                ));
+            }
+        }
         if self.initial_window == 0 {
             return Err(invalid(
                 format!("{at}.initial_window"),
@@ -369,16 +381,51 @@ impl FlowSpec {
                 ),
             ));
         }
-        if self.min_rto.0 == SimTime::ZERO && self.rto_granularity.0 == SimTime::ZERO {
-            return Err(invalid(
-                format!("{at}.min_rto"),
-                "0 with rto_granularity 0 (expected min_rto > 0, or rto_granularity > 0)",
-            ));
-        }
+        self.validate_timer(at)?;
         if self.ack == AckKind::Delayed && self.delack_timeout.0 == SimTime::ZERO {
             return Err(invalid(
                 format!("{at}.delack_timeout"),
                 "0 (expected > 0 for ack = \"delayed\")",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The retransmission timer's bounds. A timer that may be armed for less than
+    /// `MIN_TIMEOUT` re-arms at (almost) the instant it fires: a run of 0-length timeouts never
+    /// advances the clock, and one of 1 ns timeouts takes 1e9 events per simulated second.
+    fn validate_timer(&self, at: &str) -> Result<(), Error> {
+        let floor = super::budget::MIN_TIMEOUT;
+        for (name, value) in [("initial_rto", self.initial_rto), ("max_rto", self.max_rto)] {
+            if value.0 < floor {
+                return Err(invalid(
+                    format!("{at}.{name}"),
+                    format!("{} (expected at least {floor}: the retransmission timer would fire over and over without the clock advancing)", value.0),
+                ));
+            }
+        }
+        // The smallest timeout the estimator can compute: its lower bound, or the clock's
+        // resolution (RFC 6298's G, a coarse clock's tick: Jacobson88 counts whole ticks, and
+        // ns-2's agent waits at least 2 ticks, `TcpAgent::rtt_timeout`).
+        let (what, setting, resolution) = if self.profile == Some(Profile::Ns2) {
+            let tick = self.clock_tick.map_or(SimTime::from_ms(10), |t| t.0);
+            ("clock_tick", tick, SimTime(tick.ns().saturating_mul(2)))
+        } else if self.estimator() == Estimator::Rfc6298 {
+            let g = self.rto_granularity.0;
+            ("rto_granularity", g, g)
+        } else {
+            // BSD's slow timer, the coarse estimators' default tick (`tcp::BSD_SLOW_TICK`).
+            let tick = self.clock_tick.map_or(SimTime::from_ms(500), |t| t.0);
+            ("clock_tick", tick, tick)
+        };
+        let shortest = self.min_rto.0.max(resolution);
+        if shortest < floor {
+            return Err(invalid(
+                format!("{at}.min_rto"),
+                format!(
+                    "{} with {what} {setting} lets the retransmission timer fire every {shortest} (expected min_rto >= {floor}, or {what} >= {floor})",
+                    self.min_rto.0
+                ),
             ));
         }
         Ok(())

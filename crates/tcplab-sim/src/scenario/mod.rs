@@ -255,6 +255,15 @@ pub mod budget {
     /// Packets a link's device queue may hold (`device_queue`): a NIC's transmit ring has at
     /// most a few thousand descriptors.
     pub const MAX_DEVICE_QUEUE_PACKETS: u64 = 65_536;
+    /// Nodes in one network: a dumbbell or a parking lot gives every connection two (its
+    /// sender and its receiver), so 1,000,000 connections need 2,000,000 of them.
+    pub const MAX_NODES: u64 = 2_100_000;
+    /// Duplex links in one network (each two link directions with their queues): every
+    /// connection's two access links on a dumbbell, plus 100,000 others.
+    pub const MAX_LINKS: u64 = 2_100_000;
+    /// The shortest timeout a timer may be armed for (`initial_rto`, `max_rto`, and the
+    /// smallest RTO an estimator can compute): 1 microsecond.
+    pub const MIN_TIMEOUT: crate::time::SimTime = crate::time::SimTime(1_000);
 }
 
 impl Scenario {
@@ -292,6 +301,17 @@ impl Scenario {
                 format!(
                     "{connections} connections (flows plus background sources) in one run (expected at most {})",
                     budget::MAX_CONNECTIONS
+                ),
+            ));
+        }
+        let (nodes, links, field) = self.network.size(connections);
+        if nodes > budget::MAX_NODES || links > budget::MAX_LINKS {
+            return Err(invalid(
+                field,
+                format!(
+                    "a network of up to {nodes} nodes and {links} links with its {connections} connections (expected at most {} nodes and {} links)",
+                    budget::MAX_NODES,
+                    budget::MAX_LINKS
                 ),
             ));
         }

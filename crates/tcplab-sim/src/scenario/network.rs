@@ -228,6 +228,33 @@ impl DumbbellSpec {
 }
 
 impl Network {
+    /// At most how many nodes and duplex links this network has with `connections` flows and
+    /// background sources (each may get its own sender, receiver and two access links), and
+    /// the field that sets its size: counted from the numbers, before anything is built.
+    pub(crate) fn size(&self, connections: u64) -> (u64, u64, &'static str) {
+        let hosts = 2 * connections;
+        match self {
+            Network::Path(p) => (p.hops.len() as u64 + 1, p.hops.len() as u64, "network.path.hops"),
+            Network::Chain(c) => (
+                c.hops.len() as u64 + 2,
+                c.hops.len() as u64 + 1,
+                "network.chain.hops",
+            ),
+            Network::Dumbbell(d) => {
+                let h = d.hops() as u64;
+                (h + 1 + hosts, h + hosts, "network.dumbbell.series")
+            }
+            Network::ParkingLot(p) => {
+                let n = u64::from(p.n);
+                (2 * n + hosts, 2 * n + hosts, "network.parking_lot.n")
+            }
+            Network::Graph(g) => {
+                let l = g.links.len() as u64;
+                (2 * l, l, "network.graph.links")
+            }
+        }
+    }
+
     /// `tables`: the [[flows]] tables (a graph names endpoints per table); `flows`: the flows
     /// they stand for (a dumbbell's per-flow delays).
     pub(crate) fn validate(&self, tables: usize, flows: usize) -> Result<(), Error> {

@@ -1,0 +1,6 @@
+#[path = "../harness.rs"]
+mod harness;
+
+fn main() {
+    afl::fuzz!(|data: &[u8]| harness::pcap(data));
+}

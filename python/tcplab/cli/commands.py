@@ -45,7 +45,10 @@ def main_options(
 
 
 def write_traces(result, directory: Path) -> list[Path]:
-    """Every recorded (non-empty) trace of `result` as DIR/<trace>.parquet."""
+    """Every recorded (non-empty) trace of `result` as DIR/<trace>.parquet; beside them, when
+    one was written, the run's `run` and `links` tables (what `tcplab plot` reads to put the
+    bottleneck first and to mark a trace that stopped at trace.max_points)."""
+    from tcplab.plots import run_context
     from tcplab.simulation import TRACES
 
     written = []
@@ -55,6 +58,9 @@ def write_traces(result, directory: Path) -> list[Path]:
             target = directory / f"{name}.parquet"
             write_atomically(target, df.write_parquet)
             written.append(target)
+    if written:
+        for name, df in run_context(result).items():
+            write_atomically(directory / f"{name}.parquet", df.write_parquet)
     return written
 
 
@@ -110,6 +116,12 @@ def run(
             results.check_inputs(resolved)
         if trace_out is not None and not traces_enabled(resolved):
             sets.update(DEFAULT_TRACES)
+        if trace_out is None and traces_enabled(resolved):
+            typer.echo(
+                "warning: the scenario records traces (trace.cwnd, trace.queue or trace.links) but "
+                "nothing keeps them: add --trace-out DIR to write them",
+                err=True,
+            )
         result = run_scenario(source, sets)
     except ScenarioError as e:
         message = str(e)

@@ -1,0 +1,269 @@
+"""A new user's first hour, round 2 (issue #35): plots that show what matters and say what they
+leave out, zooms honoured, one legend per figure, readable ticks, the notebook view's figures,
+traces that would be thrown away, errors that suggest the fix, small output defects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import tcplab
+from tcplab import plots
+
+ROOT = Path(__file__).resolve().parents[1]
+DUMBBELL = ROOT / "scenarios" / "dumbbell.toml"
+LINUX = ROOT / "tests" / "data" / "linux-loss.pcap"
+TCLI = [sys.executable, "-m", "tcplab.cli"]
+
+
+def texts(fig) -> list[str]:
+    return [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text()]
+
+
+def legend_labels(fig) -> list[str]:
+    (legend,) = fig.legends
+    return [t.get_text() for t in legend.get_texts()]
+
+
+@pytest.fixture(scope="module")
+def dumbbell_traces(tmp_path_factory):
+    """The README's dumbbell with queue and cwnd traces, cut short by trace.max_points."""
+    out = tmp_path_factory.mktemp("tr")
+    r = subprocess.run(
+        [*TCLI, "run", str(DUMBBELL), "--set", "duration=30s", "--set", "warmup=5s"]
+        + ["--set", "trace.queue=true", "--set", "trace.cwnd=true", "--set", "trace.max_points=60000"]
+        + ["--trace-out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_the_queue_plot_shows_the_bottleneck_first_and_says_what_it_left_out(dumbbell_traces):
+    fig = plots.plot_trace(dumbbell_traces, "queue")
+    shown = legend_labels(fig)
+    # 9 link directions queued (the bottleneck and 8 access links): the bottleneck is drawn,
+    # on top, and the note names the access link left out.
+    assert shown[0] == "bottleneck.fwd"
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert lines["bottleneck.fwd"].get_zorder() > max(
+        v.get_zorder() for k, v in lines.items() if k != "bottleneck.fwd"
+    )
+    note = fig.axes[0].get_title(loc="left")
+    assert "showing 8 of 9 link directions that queued (shared links first" in note
+    left_out = note.split("left out: ")[1].split("\n")[0]
+    assert left_out.startswith("access") and left_out not in shown
+
+
+def test_a_trace_cut_by_max_points_is_marked_where_it_stops(dumbbell_traces):
+    run = pl.read_parquet(dumbbell_traces / "run.parquet")
+    assert run["traces_truncated"][0]
+    last = pl.read_parquet(dumbbell_traces / "queue.parquet")["time_s"].max()
+    assert last < 29
+    fig = plots.plot_trace(dumbbell_traces, "queue")
+    note = fig.axes[0].get_title(loc="left")
+    assert f"trace stops at {last:.4g} s of a 30 s run: trace.max_points reached" in note
+    assert fig.axes[0].get_xlim() == (0.0, 30.0)
+    assert "trace.max_points reached" in legend_labels(fig)
+    # The cwnd trace (fewer records) ran to the end: no note.
+    cwnd = plots.plot_trace(dumbbell_traces, "cwnd")
+    assert "trace stops" not in cwnd.axes[0].get_title(loc="left")
+
+
+def test_the_cwnd_plot_says_which_flows_it_left_out(tmp_path):
+    r = tcplab.run(
+        DUMBBELL,
+        sets={
+            "duration": "6s",
+            "warmup": "1s",
+            "trace.cwnd": True,
+            "flows.7.count": 3,
+            "network.dumbbell.access_delays": ["1ms"] * 10,
+        },
+    )
+    assert r.flows.height == 10
+    fig = plots.plot_trace(r, "cwnd")
+    assert "showing 8 of 10 flows (the first by index); left out: flow 8, flow 9" in fig.axes[0].get_title(
+        loc="left"
+    )
+    # The notebook view draws the same figures: cwnd and queue when they were recorded.
+    html = r._repr_html_()
+    assert html.count("<img") == 1 and 'alt="cwnd trace"' in html
+
+
+def test_the_notebook_view_shows_the_recorded_traces_and_the_prediction_beside_the_measurement():
+    r = tcplab.run(
+        ROOT / "scenarios" / "quickstart.toml",
+        sets={"duration": "8s", "warmup": "2s", "trace.cwnd": True, "trace.queue": True},
+    )
+    html = r._repr_html_()
+    assert 'alt="cwnd trace"' in html and 'alt="queue trace"' in html
+    head = html.split("<table>")[1].split("</tr>")[0]
+    cells = [c.split("</th>")[0] for c in head.split("<th>")[1:]]
+    assert cells[2:5] == ["goodput Mbit/s", "Mathis Mbit/s", "sim / Mathis"]
+    row = html.split("<table>")[1].split("</tr>")[1]
+    values = [c.split("</td>")[0].split(">")[-1] for c in row.split("<td")[1:]]
+    f = r.with_predictions().row(0, named=True)
+    assert values[2] == f"{f['goodput_bps'] / 1e6:.3f}" and values[3] == f"{f['mathis_bps'] / 1e6:.3f}"
+    assert not any("e+" in v or "e6" in v for v in values)
+    # Without traces, no figure.
+    assert "<img" not in tcplab.run(ROOT / "scenarios" / "quickstart.toml", duration="4s", warmup="1s")._repr_html_()
+
+
+def test_recorded_traces_without_trace_out_are_a_warning():
+    r = subprocess.run(
+        [*TCLI, "run", str(ROOT / "scenarios" / "quickstart.toml"), "--set", "duration=3s"]
+        + ["--set", "warmup=1s", "--set", "trace.cwnd=true"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0 and "warning: the scenario records traces" in r.stderr
+    assert "--trace-out DIR" in r.stderr
+
+
+def test_a_capture_plot_honours_from_and_to(tmp_path):
+    from tcplab.capture import analyze
+    from tcplab.capture.plots import plot
+
+    whole = analyze(LINUX, conn=0)
+    times = whole.segments["time_s"]
+    start, end = round(float(times.quantile(0.3)), 6), round(float(times.quantile(0.6)), 6)
+    zoomed = analyze(LINUX, start=start, end=end, conn=0)
+    assert zoomed.segments.height and zoomed.segments["time_s"].is_between(start, end).all()
+    assert zoomed.rtt["time_s"].is_between(start, end).all()
+    for kind in ("seq", "rtt"):
+        fig = plot(zoomed, conn=0, kind=kind)
+        assert fig.axes[0].get_xlim() == pytest.approx((start, end))
+    outs = {}
+    for name, window in (("whole", []), ("zoom", ["--from", f"{start}s", "--to", f"{end}s"])):
+        outs[name] = tmp_path / f"{name}.png"
+        r = subprocess.run(
+            [*TCLI, "trace", "plot", str(LINUX), "--kind", "seq", "-o", str(outs[name]), *window],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 0, r.stderr
+    assert outs["whole"].read_bytes() != outs["zoom"].read_bytes()
+
+
+def test_the_rtt_plot_says_what_its_samples_are_and_fits_them():
+    from tcplab.capture import analyze
+    from tcplab.capture.plots import plot
+
+    a = analyze(LINUX, conn=0)
+    fig = plot(a, conn=0, kind="rtt")
+    labels = legend_labels(fig)
+    n = a.rtt.filter(pl.col("source") == "karn").height
+    assert f"RTT samples, Karn's rule: unambiguous ACKs ({n:,})" in labels
+    top = float(a.rtt["rtt_s"].max()) * 1e3
+    assert fig.axes[0].get_ylim() == pytest.approx((0, top * 1.08))
+    assert not fig.axes[0].get_legend()  # the one legend is the figure's, outside the axes
+
+
+def test_models_vs_p_shows_the_mathis_curve_and_marks_the_newreno_steps():
+    from tcplab.models import newreno
+    from tcplab.models.plots import models_vs_p_figure, newreno_steps
+
+    fig = models_vs_p_figure()
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    mathis = lines["Mathis Eq. 3, C = sqrt(3/2) (wide band)"]
+    # Drawn under the curves that coincide with it, but wide enough to show around them.
+    others = [v for k, v in lines.items() if not k.startswith(("Mathis", "NewReno Full steps", "_"))]
+    assert mathis.get_linewidth() >= 4 * max(v.get_linewidth() for v in others)
+    assert mathis.get_zorder() < min(v.get_zorder() for v in others)
+    # The NewReno Full curve jumps exactly where Eq. 14's W, rounded for Eq. 24, changes.
+    p = np.logspace(-4, np.log10(0.5), 4000)
+    t = np.asarray(newreno.throughput_full(1460, 0.1, p, p, 0.3))
+    jumps = np.flatnonzero(np.abs(np.diff(np.log(t))) > 0.03) + 1
+    steps = newreno_steps(p)
+    assert [p[i] for i in jumps] == [at for at, _, _ in steps]
+    assert [(b, a) for _, b, a in steps] == [(5, 4), (4, 3)]
+    assert 0.07 < steps[0][0] < 0.09 and 0.12 < steps[1][0] < 0.14
+    assert any("NewReno Full steps" in lab for lab in legend_labels(fig))
+    assert not ax.get_legend()
+
+
+def sweep_frame(groups: int) -> pl.DataFrame:
+    """Rows as a results store holds them: `groups` delays times 3 ACK policies, 6 p each."""
+    rows = []
+    for d in range(groups):
+        for ack in ("immediate", "delayed", "every"):
+            for p in (1e-3, 3e-3, 1e-2, 3e-2, 5e-2, 8e-2):
+                rtt = 0.02 + 0.02 * d
+                w = (1.5 / p) ** 0.5
+                rows.append(
+                    {
+                        "tcp": "reno",
+                        "ack": ack,
+                        "network.path.hops.0.delay": 0.01 * (d + 1),
+                        "p": p,
+                        "p_configured": p,
+                        "mean_rtt_s": rtt,
+                        "mss_bytes": 1460,
+                        "goodput_bps": w * 1460 * 8 / rtt,
+                        "timeouts": 0,
+                        "ca_events": 100,
+                        "non_ca_events": 0,
+                    }
+                )
+    return pl.DataFrame(rows)
+
+
+def _overlaps(fig) -> list[tuple[str, str]]:
+    """Neighbouring tick labels of an axis that run into each other, or a label outside the
+    figure (cut off)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    width, height = fig.bbox.width, fig.bbox.height
+    bad = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        for i, axis in enumerate((ax.xaxis, ax.yaxis)):
+            lo, hi = sorted(axis.get_view_interval())
+            boxes = [  # the labels drawn: visible, of a tick inside the view
+                (t.get_window_extent(renderer), t.get_text())
+                for t in axis.get_ticklabels()
+                if t.get_visible() and t.get_text() and lo * (1 - 1e-9) <= t.get_position()[i] <= hi * (1 + 1e-9)
+            ]
+            for b, s in boxes:
+                if b.x0 < -0.5 or b.x1 > width + 0.5 or b.y0 < -0.5 or b.y1 > height + 0.5:
+                    bad.append((s, "outside the figure"))
+            boxes.sort(key=(lambda b: b[0].x0) if axis is ax.xaxis else (lambda b: b[0].y0))
+            for (b1, s1), (b2, s2) in zip(boxes, boxes[1:], strict=False):
+                if b1.overlaps(b2):
+                    bad.append((s1, s2))
+    return bad
+
+
+@pytest.mark.parametrize("kind", ["window-vs-p", "model-vs-sim"])
+def test_faceted_figures_have_one_legend_outside_and_labels_that_never_collide(kind):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = plots.plot(
+        sweep_frame(5), kind=kind, by=("network.path.hops.0.delay", "ack"), p="measured", reference=True
+    )
+    FigureCanvasAgg(fig).draw()
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 5
+    assert len(fig.legends) == 1 and not any(ax.get_legend() for ax in fig.axes)
+    legend = fig.legends[0].get_window_extent()
+    for ax in panels:
+        assert not legend.overlaps(ax.get_window_extent())
+    labels = [t.get_text() for ax in panels for a in (ax.xaxis, ax.yaxis) for t in a.get_ticklabels()]
+    assert labels and not any("10^" in s or "\\times" in s or "×" in s for s in labels)
+    assert _overlaps(fig) == []
+    # Each entry once: the 3 ACK policies, the model line, Table 1's constants, PFTK.
+    names = legend_labels(fig)
+    assert len(names) == len(set(names))

@@ -24,6 +24,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's own help: paragraphs rewrapped to the terminal, choices never broken mid-word
+    rich_markup_mode=None,
 )
 
 
@@ -229,6 +231,31 @@ def _register_subcommands() -> None:
 
 
 _register_subcommands()
+
+
+def _first_paragraph(doc: str | None) -> str | None:
+    if not doc:
+        return None
+    import inspect
+
+    return " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+
+
+def _short_helps(typer_app: typer.Typer) -> None:
+    """Each command's line in `tcplab --help` is its help's first paragraph (click would cut it
+    at the first full stop: "Draw Parvez Fig."), wrapped to the terminal."""
+    for info in typer_app.registered_commands:
+        if info.short_help is None:
+            info.short_help = _first_paragraph(info.help or (info.callback.__doc__ if info.callback else None))
+    for group in typer_app.registered_groups:
+        sub = group.typer_instance
+        if sub is not None:
+            text = group.help if isinstance(group.help, str) else sub.info.help
+            group.short_help = sub.info.short_help = _first_paragraph(text if isinstance(text, str) else None)
+            _short_helps(sub)
+
+
+_short_helps(app)
 
 
 def main() -> None:

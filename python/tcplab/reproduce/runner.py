@@ -45,6 +45,7 @@ class ItemReport:
     jobs: list[Job] = field(default_factory=list)
     seconds: float = 0.0
     error: str = ""
+    shared: int = 0  # of its jobs, how many another item needs too (run once for both)
 
 
 @dataclass
@@ -53,8 +54,9 @@ class Reproduction:
     quick: bool
     reports: list[ItemReport]
     seconds: float = 0.0
-    runs: int = 0  # simulations run now
-    stored: int = 0  # found in the stores
+    runs: int = 0  # distinct simulations run now
+    stored: int = 0  # distinct simulations found in the stores
+    distinct: int = 0  # distinct simulations of every item (runs + stored when none failed)
 
     @property
     def failed(self) -> list[ItemReport]:
@@ -94,7 +96,7 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
     stores: dict[str, results.Store] = {}
     batches: dict[str, results.Batch] = {}
     owners: dict[str, list[str]] = {}  # run key -> items whose store wants it
-    tasks, seen, found = [], set(), 0
+    tasks, seen, found = [], set(), set()
     trace_dir = str((out / "traces").resolve())
     try:
         for item_id, (jobs, keys, resolved) in plans.items():
@@ -105,7 +107,7 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             have = store.keys()
             for job, key, r in zip(jobs, keys, resolved, strict=True):
                 if key in have:
-                    found += 1
+                    found.add(key)
                     continue
                 owners.setdefault(key, []).append(item_id)
                 if key not in seen:
@@ -113,7 +115,7 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
                     keep = (trace_dir, job.traces) if isinstance(job.traces, tuple) else trace_dir
                     tasks.append((key, job.base(), dict(job.sets), keep if job.traces else None, r))
         if not tasks:
-            return 0, found
+            return 0, len(found)
         if scheduler:
             source = run_on_dask(tasks, dask_client(scheduler))
         else:
@@ -142,7 +144,7 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             raise RuntimeError(
                 f"{len(failed)} simulations failed, e.g. {', '.join(owners[key])} run {key}: {err}"
             )
-        return done, found
+        return done, len(found - seen)
     finally:
         for item_id, store in stores.items():
             try:
@@ -198,6 +200,10 @@ def reproduce(
         done, found = _execute(plans, out, workers, scheduler, progress, label)
     except results.StoreError as e:
         raise ReproduceError(str(e)) from None
+    owners: dict[str, set[str]] = {}
+    for item_id, (_, keys, _) in plans.items():
+        for key in keys:
+            owners.setdefault(key, set()).add(item_id)
     reports = []
     for item in chosen:
         t = time.monotonic()
@@ -216,7 +222,8 @@ def reproduce(
             status = NOT_YET
         else:
             status = REPRODUCED if outcome.agrees else EXPLAINED
-        reports.append(ItemReport(item, status, outcome, jobs, time.monotonic() - t))
-    rep = Reproduction(paper, quick, reports, time.monotonic() - t0, done, found)
+        shared = sum(len(owners[k]) > 1 for k in keys)
+        reports.append(ItemReport(item, status, outcome, jobs, time.monotonic() - t, shared=shared))
+    rep = Reproduction(paper, quick, reports, time.monotonic() - t0, done, found, len(owners))
     report.write(rep, out)
     return rep

@@ -267,3 +267,121 @@ def test_faceted_figures_have_one_legend_outside_and_labels_that_never_collide(k
     # Each entry once: the 3 ACK policies, the model line, Table 1's constants, PFTK.
     names = legend_labels(fig)
     assert len(names) == len(set(names))
+
+
+QUICKSTART = ROOT / "scenarios" / "quickstart.toml"
+
+
+@pytest.mark.parametrize(
+    ("sets", "expected"),
+    [
+        ({"flows.0.msss": 536}, "flows[0].msss: unknown field `msss`, expected one of "),
+        ({"flows.0.tcp": "newrneo"}, "(did you mean `newreno`?)"),
+        (
+            {"flows.0.tcp": "cubic"},
+            'cubic is a congestion control, not a loss recovery: write flows[0].cc = "cubic"',
+        ),
+        (
+            {"network.hops.0.rate": "1Mbit/s"},
+            "network: has `hops`, `path` (expected exactly one topology table: path, chain, dumbbell, "
+            "parking_lot, graph); `hops` belongs inside the topology: network.path.hops",
+        ),
+    ],
+)
+def test_scenario_errors_suggest_the_fix(sets, expected):
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.resolve(QUICKSTART, sets=sets)
+    assert expected in str(e.value)
+    if "msss" in sets:
+        assert str(e.value).endswith("(did you mean `mss`?)")
+
+
+def test_json_times_are_whole_nanoseconds_without_float_noise():
+    r = subprocess.run([*TCLI, "run", str(QUICKSTART), "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert '"duration_s": 60.0,' in r.stdout and '"window_s": 50.0}' in r.stdout
+
+
+def test_advise_writes_the_units_a_person_writes(tmp_path):
+    out = tmp_path / "s.toml"
+    r = subprocess.run(
+        [*TCLI, "advise", "--rate", "10Mbit/s", "--rtt", "80ms", "--loss", "1%", "--queue", "50"]
+        + ["--rwnd", "64KiB", "--scenario-out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert 'rate = "10Mbit/s", delay = "40ms"' in text and "bit/s\"" in text
+    assert "10000000bit/s" not in text and '"0.04s"' not in text
+    assert tcplab.resolve(out)["network"]["path"]["hops"][0]["rate"] == 10_000_000
+
+
+def test_tcplabs_own_capture_is_a_note_not_a_warning(tmp_path):
+    cap = tmp_path / "n0.pcap"
+    tcplab.run(QUICKSTART, sets={"duration": "3s", "warmup": "1s", "trace.pcap": {"node": "n0", "file": str(cap)}})
+    r = subprocess.run([*TCLI, "trace", "analyze", str(cap)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr and "no handshake" not in r.stderr
+    assert "note: 1 connection direction without a handshake in the capture (a simulation's" in r.stderr
+
+
+def test_wide_tables_stay_whole_in_a_pipe():
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    args = [*TCLI, "run", str(ROOT / "scenarios" / "dumbbell.toml"), "--set", "duration=6s", "--set", "warmup=1s"]
+    r = subprocess.run([*args, "--wide"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if "tcp/ack" in line)
+    assert "mean cwnd" in r.stdout and len(header) > 80
+    assert not any(line.startswith("  tcp/ack") for line in r.stdout.splitlines())  # not field by field
+    # A terminal of 50 columns still gets the rows field by field.
+    narrow = subprocess.run(args, capture_output=True, text=True, env={**env, "COLUMNS": "50"})
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 50
+
+
+def test_help_at_80_columns_never_breaks_a_word():
+    env = {**os.environ, "COLUMNS": "80"}
+    top = subprocess.run([*TCLI, "--help"], capture_output=True, text=True, env=env).stdout
+    assert "plot-models  Draw Parvez Fig. 4 (W against p for several q) and the models" in top
+    commands = top.split("Commands:")[1]
+    assert not any(line.endswith("...") for line in commands.splitlines())  # whole lines, wrapped
+    plot = subprocess.run([*TCLI, "plot", "--help"], capture_output=True, text=True, env=env).stdout
+    assert "<window-vs-p|model-vs-sim|cwnd|queue|seq>" in plot
+    assert max(len(line) for line in (top + plot).splitlines()) <= 80
+
+
+def test_query_prints_rates_without_an_exponent_and_fit_explains_its_left_out_column(tmp_path):
+    store = tmp_path / "run.parquet"
+    run = [*TCLI, "run", str(QUICKSTART), "--set", "duration=12s", "--set", "warmup=2s", "--out", str(store)]
+    assert subprocess.run(run, capture_output=True).returncode == 0
+    q = subprocess.run(
+        [*TCLI, "query", str(store), "SELECT avg(goodput_bps) AS g, avg(p) AS p FROM runs"],
+        capture_output=True,
+        text=True,
+    )
+    g, p = q.stdout.splitlines()[-1].split()
+    assert "e+" not in g and float(g) == pytest.approx(pl.read_parquet(store)["goodput_bps"].mean(), rel=1e-6)
+    assert float(p) == pytest.approx(pl.read_parquet(store)["p"].mean(), rel=1e-5)
+    f = subprocess.run([*TCLI, "fit", str(store), "--min-ca-events", "0"], capture_output=True, text=True)
+    assert "TO+CA+0" not in f.stdout
+    assert "left out: flows with timeouts + with fewer than 0 CA events + with p or BW = 0" in f.stdout
+
+
+def test_the_reports_scenario_paths_work_from_any_folder(tmp_path):
+    from tcplab.reproduce import core
+
+    name = next(s for it in core.items("all") for s in it.scenarios)
+    resolved = tcplab.resolve(ROOT / "scenarios" / "papers" / name)
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        assert tcplab.resolve(f"scenarios/papers/{name}") == resolved
+    finally:
+        os.chdir(cwd)
+    run = subprocess.run(
+        [*TCLI, "run", f"scenarios/papers/{name}", "--set", "duration=2s", "--set", "warmup=1s", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr

@@ -385,3 +385,102 @@ def test_the_reports_scenario_paths_work_from_any_folder(tmp_path):
         cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_the_report_has_contents_links_and_counts_that_add_up(reproduced_quick):
+    import re
+
+    folder = reproduced_quick[3]
+    page = (folder / "report.html").read_text()
+    ids = set(re.findall(r' id="([^"]+)"', page))
+    links = re.findall(r'<a href="#([^"]+)"', page)
+    doc = json.loads((folder / "results.json").read_text())
+    # Every paper in the contents, every item from its paper's summary table, each link a heading.
+    assert len(links) >= len({i["paper"] for i in doc["items"]}) + len(doc["items"])
+    assert set(links) <= ids
+    # Every table can scroll on its own; numbers do not break.
+    assert page.count("<table>") == page.count('<div class="scroll"><table>')
+    assert "td.n{white-space:nowrap}" in page and 'class="n"' in page
+    listed = sum(i["simulations"] for i in doc["items"])
+    distinct = doc["simulations_distinct"]
+    assert doc["simulations_run"] + doc["simulations_found_stored"] == distinct
+    assert distinct <= listed
+    shared = f" (the items' counts add up to {listed}: items share runs)" if listed != distinct else ""
+    assert f"{distinct} distinct simulations{shared}: " in page
+    assert "(bugFix_)" not in page
+
+
+def _chromium() -> str | None:
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+#: Run in the page when it has loaded: every element that reaches past the page's width, except
+#: inside a container that scrolls on its own (the tables' `.scroll`).
+OVERFLOW_PROBE = """<script>
+window.addEventListener('load', () => {
+  const w = document.documentElement.clientWidth;
+  const bad = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > w + 1 && !el.parentElement.closest('.scroll')) bad.push(el.tagName + ' ' + Math.round(r.right));
+  }
+  if (document.documentElement.scrollWidth > w + 1) bad.push('page ' + document.documentElement.scrollWidth);
+  document.body.setAttribute('data-width', String(w));
+  document.body.setAttribute('data-overflow', JSON.stringify(bad));
+});
+</script>"""
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium on this machine (apt-get install chromium)")
+@pytest.mark.parametrize("width", [800, 1400])
+def test_the_report_fits_a_browser_window(reproduced_quick, tmp_path, width):
+    """report.html in headless Chromium: a screenshot, and no element wider than the page."""
+    import html as html_lib
+
+    page = (reproduced_quick[3] / "report.html").read_text()
+    probe = tmp_path / "report.html"
+    probe.write_text(page.replace("</body>", OVERFLOW_PROBE + "</body>"))
+    base = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    base += [f"--window-size={width},1000"]
+    shot = tmp_path / f"report-{width}.png"
+    subprocess.run([*base, f"--screenshot={shot}", probe.as_uri()], capture_output=True, timeout=120)
+    assert shot.read_bytes()[:4] == b"\x89PNG"
+    dom = subprocess.run([*base, "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+    width_seen = dom.stdout.split('data-width="')[1].split('"')[0]
+    overflow = json.loads(html_lib.unescape(dom.stdout.split('data-overflow="')[1].split('"')[0]))
+    assert int(width_seen) == width
+    assert overflow == []
+
+
+def test_the_reproductions_runs_go_in_an_order_that_keeps_the_eta_honest():
+    """The progress counts runs: it is honest when every stretch of the run order holds its
+    share of the work. Work here: simulated seconds times flows (a proxy for the events)."""
+    from tcplab.reproduce import core
+    from tcplab.reproduce.runner import in_run_order
+    from tcplab.simulation import flow_specs
+    from tcplab.sweep import run_key
+
+    tasks, seen = [], set()
+    for it in core.items("all"):
+        for job in it.plan(True) if it.plan else []:
+            r = tcplab.resolve(job.base(), dict(job.sets))
+            key = run_key(r)
+            if key not in seen:
+                seen.add(key)
+                tasks.append((key, r["duration"] * max(1, len(flow_specs(r)))))
+
+    def worst_gap(order):
+        work = np.cumsum([cost for _, cost in order])
+        runs = np.arange(1, len(order) + 1) / len(order)
+        return float(np.max(np.abs(work / work[-1] - runs)))
+
+    assert worst_gap(tasks) > 0.3  # the items' order: the first half of the runs is a fifth of the work
+    assert worst_gap(in_run_order(tasks)) < 0.1
+
+
+def test_the_quick_reproduction_keeps_no_traces_unless_asked(reproduced_quick):
+    folder = reproduced_quick[3]
+    assert not (folder / "traces").exists()
+    assert (folder / "store").is_dir() and (folder / "report.html").exists()

@@ -84,6 +84,14 @@ def _plan(chosen: list[Item], quick: bool) -> dict[str, tuple[list[Job], list[st
     return out
 
 
+def in_run_order(tasks: list[tuple]) -> list[tuple]:
+    """The tasks in the order of their run keys (hashes: an order unrelated to the items), so
+    that each stretch of the progress holds a fair sample of cheap and costly runs and the
+    count-based ETA is unbiased; in item order, the short items came first and the ETA said
+    14 s at 41 s of a 95 s reproduction."""
+    return sorted(tasks, key=lambda t: t[0])
+
+
 def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progress: bool, label: str):
     """Runs every job not yet in its item's store; returns (runs done, runs found stored)."""
     import os
@@ -107,15 +115,19 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             have = store.keys()
             for job, key, r in zip(jobs, keys, resolved, strict=True):
                 if key in have:
-                    found.add(key)
-                    continue
-                owners.setdefault(key, []).append(item_id)
+                    if not (job.traces and not (out / "traces" / key).is_dir()):
+                        found.add(key)
+                        continue
+                    owners.setdefault(key, [])  # run again for its traces only (deleted)
+                else:
+                    owners.setdefault(key, []).append(item_id)
                 if key not in seen:
                     seen.add(key)
                     keep = (trace_dir, job.traces) if isinstance(job.traces, tuple) else trace_dir
                     tasks.append((key, job.base(), dict(job.sets), keep if job.traces else None, r))
         if not tasks:
             return 0, len(found)
+        tasks = in_run_order(tasks)
         if scheduler:
             source = run_on_dask(tasks, dask_client(scheduler))
         else:
@@ -165,8 +177,10 @@ def reproduce(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: bool = True,
+    keep_traces: bool = False,
 ) -> Reproduction:
-    """Runs (or resumes) every item of `paper` into `out` and writes the report there."""
+    """Runs (or resumes) every item of `paper` into `out` and writes the report there. The runs'
+    traces (OUT/traces/) are deleted once the report is written, unless `keep_traces`."""
     from tcplab import results
     from tcplab.reproduce import report
 
@@ -226,4 +240,8 @@ def reproduce(
         reports.append(ItemReport(item, status, outcome, jobs, time.monotonic() - t, shared=shared))
     rep = Reproduction(paper, quick, reports, time.monotonic() - t0, done, found, len(owners))
     report.write(rep, out)
+    if not keep_traces:
+        import shutil
+
+        shutil.rmtree(out / "traces", ignore_errors=True)
     return rep

@@ -115,7 +115,10 @@ def test_the_notebook_view_shows_the_recorded_traces_and_the_prediction_beside_t
     assert values[2] == f"{f['goodput_bps'] / 1e6:.3f}" and values[3] == f"{f['mathis_bps'] / 1e6:.3f}"
     assert not any("e+" in v or "e6" in v for v in values)
     # Without traces, no figure.
-    assert "<img" not in tcplab.run(ROOT / "scenarios" / "quickstart.toml", duration="4s", warmup="1s")._repr_html_()
+    assert (
+        "<img"
+        not in tcplab.run(ROOT / "scenarios" / "quickstart.toml", duration="4s", warmup="1s")._repr_html_()
+    )
 
 
 def test_recorded_traces_without_trace_out_are_a_warning():
@@ -235,7 +238,9 @@ def _overlaps(fig) -> list[tuple[str, str]]:
             boxes = [  # the labels drawn: visible, of a tick inside the view
                 (t.get_window_extent(renderer), t.get_text())
                 for t in axis.get_ticklabels()
-                if t.get_visible() and t.get_text() and lo * (1 - 1e-9) <= t.get_position()[i] <= hi * (1 + 1e-9)
+                if t.get_visible()
+                and t.get_text()
+                and lo * (1 - 1e-9) <= t.get_position()[i] <= hi * (1 + 1e-9)
             ]
             for b, s in boxes:
                 if b.x0 < -0.5 or b.x1 > width + 0.5 or b.y0 < -0.5 or b.y1 > height + 0.5:
@@ -312,14 +317,16 @@ def test_advise_writes_the_units_a_person_writes(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     text = out.read_text()
-    assert 'rate = "10Mbit/s", delay = "40ms"' in text and "bit/s\"" in text
+    assert 'rate = "10Mbit/s", delay = "40ms"' in text and 'bit/s"' in text
     assert "10000000bit/s" not in text and '"0.04s"' not in text
     assert tcplab.resolve(out)["network"]["path"]["hops"][0]["rate"] == 10_000_000
 
 
 def test_tcplabs_own_capture_is_a_note_not_a_warning(tmp_path):
     cap = tmp_path / "n0.pcap"
-    tcplab.run(QUICKSTART, sets={"duration": "3s", "warmup": "1s", "trace.pcap": {"node": "n0", "file": str(cap)}})
+    tcplab.run(
+        QUICKSTART, sets={"duration": "3s", "warmup": "1s", "trace.pcap": {"node": "n0", "file": str(cap)}}
+    )
     r = subprocess.run([*TCLI, "trace", "analyze", str(cap)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "warning" not in r.stderr and "no handshake" not in r.stderr
@@ -328,7 +335,15 @@ def test_tcplabs_own_capture_is_a_note_not_a_warning(tmp_path):
 
 def test_wide_tables_stay_whole_in_a_pipe():
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    args = [*TCLI, "run", str(ROOT / "scenarios" / "dumbbell.toml"), "--set", "duration=6s", "--set", "warmup=1s"]
+    args = [
+        *TCLI,
+        "run",
+        str(ROOT / "scenarios" / "dumbbell.toml"),
+        "--set",
+        "duration=6s",
+        "--set",
+        "warmup=1s",
+    ]
     r = subprocess.run([*args, "--wide"], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     header = next(line for line in r.stdout.splitlines() if "tcp/ack" in line)

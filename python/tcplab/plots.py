@@ -496,7 +496,8 @@ def plot_trace(
     ax = fig.subplots()
     notes = []
     run = traces.get("run")
-    end = float(run["duration_s"][0]) if run is not None and run.height else float(df["time_s"].max())
+    last = float(cast(float, df["time_s"].max()))
+    end = float(run["duration_s"][0]) if run is not None and run.height else last
     if kind == "cwnd":
         scale, unit = (mss, "packets") if mss else (1, "bytes")
         flows = sorted(df.partition_by("flow", as_dict=True).items())
@@ -523,7 +524,9 @@ def plot_trace(
         for i, name in enumerate(names[:MAX_GROUPS]):  # the one that matters most on top
             g = df.filter(pl.col("link_name").cast(pl.String) == name)
             ax.step(g["time_s"], g["packets"], where="post", lw=1.0, label=name, zorder=3 - i / 100)
-        notes.append(_left_out(MAX_GROUPS, len(names), "link directions that queued", order, names[MAX_GROUPS:]))
+        notes.append(
+            _left_out(MAX_GROUPS, len(names), "link directions that queued", order, names[MAX_GROUPS:])
+        )
         ax.set_ylabel("queue (packets waiting)")
     else:
         data = df.filter(pl.col("kind").cast(pl.String) == "data")
@@ -552,7 +555,7 @@ def plot_trace(
     if run is not None and run.height:
         ax.set_xlim(0, end)
         if notes[-1]:
-            ax.axvline(float(df["time_s"].max()), color="red", lw=0.8, ls=":", label="trace.max_points reached")
+            ax.axvline(last, color="red", lw=0.8, ls=":", label="trace.max_points reached")
     ax.set_xlabel("time (s)")
     ax.grid(True, alpha=0.3)
     fig.legend(fontsize=7, loc="outside lower center", ncols=4)

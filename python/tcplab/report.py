@@ -306,7 +306,9 @@ def result_html(result: RunResult) -> str:
     ]
     head = "".join(f"<th>{html.escape(h)}</th>" for h, _ in _HTML_COLUMNS)
     body = "".join(
-        "<tr>" + "".join(f'<td style="text-align:right">{html.escape(c(f))}</td>' for _, c in _HTML_COLUMNS) + "</tr>"
+        "<tr>"
+        + "".join(f'<td style="text-align:right">{html.escape(c(f))}</td>' for _, c in _HTML_COLUMNS)
+        + "</tr>"
         for f in flows.head(_MAX_REPR_FLOWS * 4).iter_rows(named=True)
     )
     more = flows.height - _MAX_REPR_FLOWS * 4

@@ -246,7 +246,9 @@ def _short_helps(typer_app: typer.Typer) -> None:
     at the first full stop: "Draw Parvez Fig."), wrapped to the terminal."""
     for info in typer_app.registered_commands:
         if info.short_help is None:
-            info.short_help = _first_paragraph(info.help or (info.callback.__doc__ if info.callback else None))
+            info.short_help = _first_paragraph(
+                info.help or (info.callback.__doc__ if info.callback else None)
+            )
     for group in typer_app.registered_groups:
         sub = group.typer_instance
         if sub is not None:

@@ -48,7 +48,7 @@ def window_fig4_figure(qs=FIG4_Q) -> Figure:
     return fig
 
 
-def newreno_steps(p, rtt: float = 0.1) -> list[tuple[float, int, int]]:
+def newreno_steps(p) -> list[tuple[float, int, int]]:
     """Where the NewReno Full curve (q = p) steps: Eq. 24 sums A(W, m) over m = 1 .. W - 3 of a
     whole window, so :func:`newreno.timeout_probability` rounds Eq. 14's W to the nearest
     integer, and p_TO (and Eq. 29's throughput) jumps where that integer changes (W crossing
@@ -98,7 +98,8 @@ def models_vs_p_figure(mss: float = 1460, rtt: float = 0.1, rto: float | None = 
     ]
     for label, y, style in curves:
         ax.plot(p, y / 1e6, style, lw=1.4, zorder=2, label=label)
-    for i, (at, before, after) in enumerate(newreno_steps(p, rtt)):
+    steps = newreno_steps(p)
+    for i, (at, _, _) in enumerate(steps):
         ax.axvline(
             at,
             color="C3",
@@ -106,7 +107,7 @@ def models_vs_p_figure(mss: float = 1460, rtt: float = 0.1, rto: float | None = 
             ls=(0, (1, 3)),
             zorder=0,
             label="NewReno Full steps: Eq. 24 needs a whole W (Eq. 14's W rounds "
-            + ", ".join(f"{b} -> {a}" for _, b, a in newreno_steps(p, rtt))
+            + ", ".join(f"{b} -> {a}" for _, b, a in steps)
             + ")"
             if i == 0
             else "_nolegend_",

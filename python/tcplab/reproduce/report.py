@@ -65,8 +65,7 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool, images: b
     if it.scenarios:
         lines += [
             "*Scenarios* (runnable on their own with `tcplab run` from any folder: the package ships "
-            "them): "
-            + ", ".join(f"`scenarios/papers/{s}`" for s in it.scenarios),
+            "them): " + ", ".join(f"`scenarios/papers/{s}`" for s in it.scenarios),
             "",
         ]
     if r.jobs:
@@ -130,7 +129,9 @@ def paper_markdown(rep: Reproduction, paper: str, images: bool = True) -> str:
         "| item | status |",
         "|---|---|",
     ]
-    lines += [f"| [{r.item.ref}: {r.item.title}](#{anchor(r.item.ref, r.item.title)}) | {r.status} |" for r in rs]
+    lines += [
+        f"| [{r.item.ref}: {r.item.title}](#{anchor(r.item.ref, r.item.title)}) | {r.status} |" for r in rs
+    ]
     lines.append("")
     for r in rs:
         lines.append(item_markdown(r, _figure_names(r), rep.quick, images))
@@ -148,9 +149,7 @@ def markdown(rep: Reproduction) -> str:
         "*FAILED* (a check fails: the command exits non-zero), *not reproduced yet* (with the reason).",
         "",
     ]
-    contents = ["**Contents**", ""] + [
-        f"- [{PAPERS[p]}](#{anchor(PAPERS[p])})" for p in papers
-    ]
+    contents = ["**Contents**", ""] + [f"- [{PAPERS[p]}](#{anchor(PAPERS[p])})" for p in papers]
     return "\n".join(head + contents) + "\n\n" + "\n".join(paper_markdown(rep, p) for p in papers)
 
 
@@ -254,7 +253,9 @@ _NUMBER = re.compile(r"^[-+]?[\d.,]+(e[-+]?\d+)?%?$|^[-+]?[\d.]+\s?\S{0,6}$")
 
 def _td(cell: str) -> str:
     """A table cell; a number (with its unit) never breaks across lines."""
-    return f'<td class="n">{_inline(cell)}</td>' if _NUMBER.match(cell.strip()) else f"<td>{_inline(cell)}</td>"
+    return (
+        f'<td class="n">{_inline(cell)}</td>' if _NUMBER.match(cell.strip()) else f"<td>{_inline(cell)}</td>"
+    )
 
 
 _CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.4;padding:0 1em}

@@ -132,7 +132,7 @@ def _execute(plans, out: Path, workers: int | None, scheduler: str | None, progr
             source = run_on_dask(tasks, dask_client(scheduler))
         else:
             source = run_local(tasks, workers or os.cpu_count() or 1)
-        bar = progress_bar(label, len(tasks), found) if progress else None
+        bar = progress_bar(label, len(tasks), len(found - seen)) if progress else None
         done, failed = 0, {}
         try:
             if bar:

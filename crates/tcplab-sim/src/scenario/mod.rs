@@ -176,10 +176,16 @@ const TOPOLOGIES: [&str; 5] = ["path", "chain", "dumbbell", "parking_lot", "grap
 /// expected, and where the stray key belongs.
 fn network_tables(keys: &[String]) -> String {
     let topologies: Vec<&String> = keys.iter().filter(|k| TOPOLOGIES.contains(&k.as_str())).collect();
-    let strays: Vec<&String> = keys.iter().filter(|k| !TOPOLOGIES.contains(&k.as_str())).collect();
+    let strays: Vec<&String> = keys
+        .iter()
+        .filter(|k| !TOPOLOGIES.contains(&k.as_str()))
+        .collect();
     let mut m = format!(
         "has {} (expected exactly one topology table: {})",
-        keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+        keys.iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
         TOPOLOGIES.join(", ")
     );
     if let (Some(topology), Some(stray)) = (topologies.first(), strays.first()) {
@@ -191,7 +197,9 @@ fn network_tables(keys: &[String]) -> String {
 /// A hint when a flow's loss recovery (`tcp`) names a congestion control: `tcp = "cubic"` is
 /// `cc = "cubic"` (with the recovery, `tcp`, left as it was or set apart).
 fn cc_hint(path: &str, message: &str) -> String {
-    let given = message.strip_prefix("unknown variant `").and_then(|m| m.split('`').next());
+    let given = message
+        .strip_prefix("unknown variant `")
+        .and_then(|m| m.split('`').next());
     let at_tcp = path.ends_with(".tcp") || path.ends_with(".tcp.variant");
     match given {
         Some(name) if at_tcp && crate::tcp::cc::Algorithm::all().iter().any(|a| a.name() == name) => {

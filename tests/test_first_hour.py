@@ -221,6 +221,10 @@ def sweep_frame(groups: int) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def _axis_texts(fig) -> list:
+    return [t for ax in fig.axes if ax.get_visible() for t in (ax.xaxis.label, ax.yaxis.label, ax.title) if t.get_text()]
+
+
 def _overlaps(fig) -> list[tuple[str, str]]:
     """Neighbouring tick labels of an axis that run into each other, or a label outside the
     figure (cut off)."""
@@ -269,6 +273,13 @@ def test_faceted_figures_have_one_legend_outside_and_labels_that_never_collide(k
     labels = [t.get_text() for ax in panels for a in (ax.xaxis, ax.yaxis) for t in a.get_ticklabels()]
     assert labels and not any("10^" in s or "\\times" in s or "×" in s for s in labels)
     assert _overlaps(fig) == []
+    # Every text whole inside the figure: axis labels, titles, the legend's entries.
+    renderer = fig.canvas.get_renderer()
+    words = [fig._suptitle, fig._supxlabel, fig._supylabel, *fig.legends[0].get_texts(), *_axis_texts(fig)]
+    for t in words:
+        if t is not None and t.get_visible() and t.get_text():
+            box = t.get_window_extent(renderer)
+            assert box.x0 >= -0.5 and box.x1 <= fig.bbox.width + 0.5, t.get_text()
     # Each entry once: the 3 ACK policies, the model line, Table 1's constants, PFTK.
     names = legend_labels(fig)
     assert len(names) == len(set(names))

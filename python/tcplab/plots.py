@@ -341,6 +341,13 @@ def plot(
         hidden = max(hidden, len(groups) - MAX_GROUPS)
         readable_log_ticks(ax.xaxis, si=kind == "model-vs-sim")
         readable_log_ticks(ax.yaxis, si=kind == "model-vs-sim")
+    if len(panels) > 1:  # one axis label per figure: a panel is too narrow for it
+        xlabel, ylabel = axes[0].get_xlabel(), axes[0].get_ylabel()
+        for ax in axes:
+            ax.set_xlabel("")
+            ax.set_ylabel("")
+        fig.supxlabel(xlabel, fontsize=10)
+        fig.supylabel(ylabel, fontsize=10)
     handles, labels = _unique_legend(axes[: len(panels)])
     if hidden:
         from matplotlib.lines import Line2D

@@ -222,7 +222,13 @@ def sweep_frame(groups: int) -> pl.DataFrame:
 
 
 def _axis_texts(fig) -> list:
-    return [t for ax in fig.axes if ax.get_visible() for t in (ax.xaxis.label, ax.yaxis.label, ax.title) if t.get_text()]
+    return [
+        t
+        for ax in fig.axes
+        if ax.get_visible()
+        for t in (ax.xaxis.label, ax.yaxis.label, ax.title)
+        if t.get_text()
+    ]
 
 
 def _overlaps(fig) -> list[tuple[str, str]]:

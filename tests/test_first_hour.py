@@ -514,7 +514,7 @@ def test_the_reproductions_runs_go_in_an_order_that_keeps_the_eta_honest():
 
 
 def test_the_quick_reproduction_keeps_its_traces_when_asked(reproduced_quick):
-    """The session's reproduction asks for them (--keep-traces); without it they are deleted once
+    """The tests' shared reproduction asks for them (--keep-traces); without it they are deleted once
     the report is written (`runner.reproduce(keep_traces=False)`)."""
     folder = reproduced_quick[3]
     assert (folder / "traces").is_dir() and any((folder / "traces").iterdir())

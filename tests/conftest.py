@@ -40,8 +40,18 @@ def reproduced_quick(tmp_path_factory):
     """`tcplab reproduce all --quick` once per test session (one worker), as the CLI runs it:
     (exit code, stdout, stderr, output folder). The Table 4 and regeneration tests read it."""
     out = tmp_path_factory.mktemp("reproduce") / "quick"
+    # --keep-traces: the resumption tests re-run it and expect no simulation to run again.
     proc = run_cli(
-        "reproduce", "all", "--quick", "--out", str(out), "--workers", "1", "--no-progress", timeout=1800
+        "reproduce",
+        "all",
+        "--quick",
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--no-progress",
+        "--keep-traces",
+        timeout=1800,
     )
     return proc.returncode, proc.stdout, proc.stderr, out
 

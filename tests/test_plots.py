@@ -42,7 +42,7 @@ def test_each_kind_in_each_format(tmp_path, kind, ext, magic):
 def test_timeouts_are_open_markers_and_groups_are_labelled():
     fig = plots.plot(frame(), kind="window-vs-p")
     ax = fig.axes[0]
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels[:5] == [
         "reno, delayed (no timeouts)",
         "reno, delayed (timeouts)",
@@ -57,13 +57,13 @@ def test_timeouts_are_open_markers_and_groups_are_labelled():
 
 
 def test_reference_lines_name_their_constants():
-    labels = [t.get_text() for t in plots.plot(frame()).axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in plots.plot(frame()).legends[0].get_texts()]
     # delayed ACKs only in the data: Table 1's two delayed-ACK constants, and PFTK with b = 2
     assert "Table 1: C = 0.87 (periodic loss, delayed ACKs)" in labels
     assert "Table 1: C = 0.93 (random loss, delayed ACKs)" in labels
     assert not any("ACK each" in x for x in labels)
     assert any(x.startswith("PFTK full, b = 2, RTT = 60 ms") for x in labels)
-    bare = [t.get_text() for t in plots.plot(frame(), reference=False).axes[0].get_legend().get_texts()]
+    bare = [t.get_text() for t in plots.plot(frame(), reference=False).legends[0].get_texts()]
     assert not any(x.startswith(("Table 1", "PFTK")) for x in bare)
 
 
@@ -104,11 +104,13 @@ def test_many_groups_are_faceted_with_short_legends_and_units():
         "delay = 100 ms",
         "delay = 300 ms",
     ]
-    for ax in panels:
-        groups = [t.get_text() for t in ax.get_legend().get_texts() if t.get_text().startswith("mss")]
-        assert len(groups) == plots.MAX_GROUPS
-        assert groups[0] == "mss = 536 B, reno"
-        assert "... 1 more groups (narrow --by)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    # One legend for the figure: the groups (the same in every panel) once.
+    assert len(fig.legends) == 1 and not any(ax.get_legend() for ax in panels)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    groups = [x for x in labels if x.startswith("mss")]
+    assert len(groups) == plots.MAX_GROUPS
+    assert groups[0] == "mss = 536 B, reno"
+    assert "... 1 more groups (narrow --by)" in labels
 
 
 def test_plotting_leaves_the_global_backend_and_pyplot_alone(tmp_path):
@@ -150,7 +152,12 @@ def test_trace_plots_from_a_run(tmp_path, cli):
         str(traces),
     )
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in traces.iterdir()) == ["cwnd.parquet", "packets.parquet"]
+    assert sorted(p.name for p in traces.iterdir()) == [
+        "cwnd.parquet",
+        "links.parquet",
+        "packets.parquet",
+        "run.parquet",
+    ]
     for kind in plots.TRACE_KINDS[::2]:  # cwnd, seq
         out = tmp_path / f"{kind}.png"
         r = cli("plot", str(traces), "--kind", kind, "-o", str(out))
@@ -160,7 +167,7 @@ def test_trace_plots_from_a_run(tmp_path, cli):
     assert r.returncode == 2 and r.stderr.startswith("error: --kind queue: no queue trace recorded")
     fig = plots.plot_trace(traces, "cwnd", mss=1460)
     assert fig.axes[0].get_ylabel() == "window (packets)"
-    assert {t.get_text() for t in fig.axes[0].get_legend().get_texts()} == {"flow 0 cwnd", "flow 0 ssthresh"}
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {"flow 0 cwnd", "flow 0 ssthresh"}
 
 
 def test_errors(tmp_path):

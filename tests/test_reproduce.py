@@ -75,7 +75,17 @@ def test_report_is_self_contained(reproduced_quick):
 def test_a_second_run_resumes_from_the_stores(reproduced_quick, cli):
     folder = reproduced_quick[3]
     before = (folder / "report.md").read_text()
-    proc = cli("reproduce", "barakat", "--quick", "--out", str(folder), "--workers", "1", "--no-progress")
+    proc = cli(
+        "reproduce",
+        "barakat",
+        "--quick",
+        "--out",
+        str(folder),
+        "--workers",
+        "1",
+        "--no-progress",
+        "--keep-traces",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "0 simulations run" in proc.stdout
 

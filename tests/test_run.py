@@ -397,4 +397,4 @@ def test_a_result_shows_its_figures_in_a_repl_and_in_jupyter():
     f = r.flows.row(0, named=True)
     assert lines[1].startswith(f"  flow 0 reno/{f['ack']}: goodput {f['goodput_bps'] / 1e6:.3f} Mbit/s")
     html = r._repr_html_()
-    assert html.startswith("<p><b>RunResult: 8 s simulated") and "mathis_bps" in html and "<table" in html
+    assert html.startswith("<p><b>RunResult: 8 s simulated") and "Mathis Mbit/s" in html and "<table" in html

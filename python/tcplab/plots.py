@@ -40,7 +40,20 @@ from tcplab.fit import FitError, fit, groups_of, window_frame
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["KINDS", "TRACE_KINDS", "FORMATS", "MAX_GROUPS", "label", "plot", "plot_trace", "save"]
+    from tcplab.simulation import RunResult
+
+__all__ = [
+    "KINDS",
+    "TRACE_KINDS",
+    "FORMATS",
+    "MAX_GROUPS",
+    "label",
+    "load_traces",
+    "plot",
+    "plot_trace",
+    "run_context",
+    "save",
+]
 
 KINDS = ("window-vs-p", "model-vs-sim")
 TRACE_KINDS = ("cwnd", "queue", "seq")
@@ -101,10 +114,46 @@ def label(key: Mapping[str, object]) -> str:
     return ", ".join(parts) or "all flows"
 
 
+def _unique_legend(axes) -> tuple[list, list[str]]:
+    """The legend entries of every panel, each label once (one legend per figure)."""
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    return handles, labels
+
+
+def _tick_text(v: float, si: bool) -> str:
+    if v == 0 or not math.isfinite(v):
+        return "0"
+    if si:
+        for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if abs(v) >= scale:
+                return f"{v / scale:g}{prefix}"
+    return f"{v:g}"
+
+
+def readable_log_ticks(axis, si: bool = False) -> None:
+    """Plain tick labels on a log axis (`60`, `0.02`, `2M` with `si`, never `6×10¹`): every
+    decade, and 2 and 5 times it only when the axis spans less than two decades, so that
+    neighbouring labels do not run into each other."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    if axis.get_scale() != "log":
+        return
+    lo, hi = sorted(axis.get_view_interval())
+    few = lo > 0 and hi / lo < 100
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if few else (1.0,)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: _tick_text(v, si)))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def _figure(ncols: int = 1, nrows: int = 1) -> Figure:
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(6.4 * min(ncols, 3) ** 0.8, 4.8 * nrows**0.8), layout="constrained")
+    return Figure(figsize=(6.4 * min(ncols, 3) ** 0.8, 4.8 * nrows**0.8 + 1.2), layout="constrained")
 
 
 def save(fig: Figure, out: str | Path) -> Path:
@@ -201,7 +250,7 @@ def plot(
     panels = groups_of(frame, [facet]) if facet else [({}, frame)]
     inner = [b for b in varying if b != facet]
 
-    ncols = min(3, len(panels))
+    ncols = min(2, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     fig = _figure(ncols, nrows)
     axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True).ravel()
@@ -211,6 +260,7 @@ def plot(
 
     colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
     lo_p, hi_p = cast(float, frame["p_used"].min()), cast(float, frame["p_used"].max())
+    hidden = 0
     for ax, (panel_key, pf) in zip(axes, panels, strict=False):
         groups = groups_of(pf, inner)
         for i, (key, g) in enumerate(groups):
@@ -288,20 +338,23 @@ def plot(
             ax.set_title(label({facet: panel_key[facet]}), fontsize=10)
         ax.grid(True, which="major", alpha=0.35)
         ax.grid(True, which="minor", alpha=0.12)
-        hidden = max(0, len(groups) - MAX_GROUPS)
-        handles, labels = ax.get_legend_handles_labels()
-        if hidden:
-            from matplotlib.lines import Line2D
+        hidden = max(hidden, len(groups) - MAX_GROUPS)
+        readable_log_ticks(ax.xaxis, si=kind == "model-vs-sim")
+        readable_log_ticks(ax.yaxis, si=kind == "model-vs-sim")
+    if len(panels) > 1:  # one axis label per figure: a panel is too narrow for it
+        xlabel, ylabel = axes[0].get_xlabel(), axes[0].get_ylabel()
+        for ax in axes:
+            ax.set_xlabel("")
+            ax.set_ylabel("")
+        fig.supxlabel(xlabel, fontsize=10)
+        fig.supylabel(ylabel, fontsize=10)
+    handles, labels = _unique_legend(axes[: len(panels)])
+    if hidden:
+        from matplotlib.lines import Line2D
 
-            handles.append(Line2D([], [], ls="none"))
-            labels.append(f"... {hidden} more groups (narrow --by)")
-        ax.legend(
-            handles,
-            labels,
-            fontsize=7,
-            loc="lower left" if kind == "window-vs-p" else "upper left",
-            framealpha=0.9,
-        )
+        handles.append(Line2D([], [], ls="none"))
+        labels.append(f"... {hidden} more groups (narrow --by)")
+    fig.legend(handles, labels, fontsize=7, loc="outside lower center", ncols=2 if ncols > 1 else 1)
     default = (
         "Window vs loss (Mathis et al. 1997, Fig. 4)"
         if kind == "window-vs-p"
@@ -314,7 +367,9 @@ def plot(
 
 
 def load_traces(path: str | Path) -> dict[str, pl.DataFrame]:
-    """The traces of a `--trace-out` directory (or one trace file), by name."""
+    """The traces of a `--trace-out` directory (or one trace file), by name; with them, when
+    the directory has them, the run's `links` table and its one-row `run` table (what
+    `plot_trace` reads to choose the links that matter and to say where a trace stopped)."""
     from tcplab.simulation import TRACES
 
     path = Path(path)
@@ -323,11 +378,11 @@ def load_traces(path: str | Path) -> dict[str, pl.DataFrame]:
     files = (
         [path]
         if path.is_file()
-        else [path / f"{n}.parquet" for n in TRACES if (path / f"{n}.parquet").exists()]
+        else [path / f"{n}.parquet" for n in (*TRACES, *CONTEXT) if (path / f"{n}.parquet").exists()]
     )
     out = {}
     for f in files:
-        if f.stem not in TRACES:
+        if f.stem not in TRACES and not (f.stem in CONTEXT and f.parent == path):
             raise FitError(f"{f}: not a trace file (expected {', '.join(n + '.parquet' for n in TRACES)})")
         try:
             out[f.stem] = pl.read_parquet(f)
@@ -336,36 +391,124 @@ def load_traces(path: str | Path) -> dict[str, pl.DataFrame]:
     return out
 
 
+#: The run's tables a `--trace-out` directory keeps beside its traces (`run_context`).
+CONTEXT = ("run", "links")
+
+
+def run_context(result) -> dict[str, pl.DataFrame]:
+    """A RunResult's one-row `run` table (duration, warm-up, whether a trace was truncated) and
+    its `links` table: what `plot_trace` needs besides the traces, written beside them by
+    `tcplab run --trace-out`."""
+    run = pl.DataFrame(
+        {
+            "duration_s": [float(result.duration_s)],
+            "warmup_s": [float(result.warmup_s)],
+            "traces_truncated": [bool(result.truncated)],
+        }
+    )
+    return {"run": run, "links": result.links}
+
+
+def _time_average(df: pl.DataFrame, key: str, value: str, end: float) -> dict[str, float]:
+    """Each `key`'s time-average of the step function `value` up to `end`."""
+    out = {}
+    for (k,), g in df.sort("time_s").partition_by(key, as_dict=True, maintain_order=True).items():
+        t = g["time_s"].to_numpy()
+        v = g[value].to_numpy().astype(float)
+        widths = np.diff(np.append(t, max(end, float(t[-1]))))
+        span = max(end, float(t[-1])) - float(t[0])
+        out[str(k)] = float((v * widths).sum() / span) if span > 0 else float(v.max())
+    return out
+
+
+def _queue_order(df: pl.DataFrame, traces: Mapping[str, pl.DataFrame], end: float) -> tuple[list[str], str]:
+    """The link directions that held packets, the ones that matter first: with the run's links
+    table, the shared links (the bottleneck first: most queue drops, then the highest mean
+    queue), then the others by mean queue; without it, every link by its time-average queue."""
+    means = _time_average(df, "link_name", "packets", end)
+    busy = [n for n, v in df.group_by("link_name").agg(pl.col("packets").max()).iter_rows() if v > 0]
+    busy = [str(n) for n in busy]
+    links = traces.get("links")
+    if links is not None and links.height and {"link", "shared", "drops_queue"} <= set(links.columns):
+        info = {str(r["link"]): r for r in links.iter_rows(named=True)}
+
+        def rank(name: str):
+            r = info.get(name, {})
+            return (not r.get("shared", False), -(r.get("drops_queue") or 0), -means.get(name, 0.0), name)
+
+        return sorted(busy, key=rank), "shared links first, most queue drops first"
+    return sorted(busy, key=lambda n: (-means.get(n, 0.0), n)), "largest time-average queue first"
+
+
+def _left_out(shown: int, total: int, what: str, order: str, names: Sequence[str]) -> str | None:
+    if total <= shown:
+        return None
+    rest = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    return f"showing {shown} of {total} {what} ({order}); left out: {rest}"
+
+
+def _truncation(traces: Mapping[str, pl.DataFrame], df: pl.DataFrame) -> str | None:
+    """A note when this trace stopped at trace.max_points before the run's end. The run says
+    that a trace did; each trace is capped at the same number of records, so the ones that
+    stopped are those with the most."""
+    from tcplab.simulation import TRACES
+
+    run = traces.get("run")
+    if run is None or not run.height or not run["traces_truncated"][0]:
+        return None
+    if df.height < max(traces[n].height for n in TRACES if n in traces):
+        return None
+    last = float(cast(float, df["time_s"].max())) if df.height else 0.0
+    return (
+        f"trace stops at {last:.4g} s of a {float(run['duration_s'][0]):.4g} s run: "
+        "trace.max_points reached (raise it to record the rest)"
+    )
+
+
 def plot_trace(
-    traces: Mapping[str, pl.DataFrame] | str | Path,
+    traces: Mapping[str, pl.DataFrame] | str | Path | RunResult,
     kind: str = "cwnd",
     out: str | Path | None = None,
     title: str | None = None,
     mss: int | None = None,
 ) -> Figure:
-    """Draws a run's trace: `traces` is a `--trace-out` directory or {name: frame} (e.g.
-    {"cwnd": result.trace("cwnd")}). cwnd is shown in packets of `mss` bytes if given,
-    else in bytes."""
+    """Draws a run's trace: `traces` is a `--trace-out` directory, a RunResult or {name: frame}
+    (e.g. {"cwnd": result.trace("cwnd")}, with the `run` and `links` frames of `run_context`
+    if at hand). cwnd is shown in packets of `mss` bytes if given, else in bytes.
+
+    At most `MAX_GROUPS` lines are drawn: the queues of the links that matter (the shared links,
+    the bottleneck first, then the others by mean queue), the first flows' windows; a note
+    above the axes names what was left out, and says where a trace stopped at
+    `trace.max_points`. The legend is outside the axes."""
+    from tcplab.simulation import TRACES, RunResult
+
     if kind not in TRACE_KINDS:
         raise FitError(f"--kind {kind}: expected one of {', '.join(TRACE_KINDS)} for traces")
     if out is not None and Path(out).suffix.lower() not in FORMATS:
         raise FitError(
             f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}"
         )
-    if not isinstance(traces, Mapping):
+    if isinstance(traces, RunResult):
+        traces = {**{n: traces.trace(n) for n in TRACES}, **run_context(traces)}
+    elif not isinstance(traces, Mapping):
         traces = load_traces(traces)
     need = {"cwnd": "cwnd", "queue": "queue", "seq": "packets"}[kind]
     df = traces.get(need)
     enable = {"cwnd": "trace.cwnd=true", "queue": "trace.queue=true", "seq": 'trace.links=["hop0.fwd"]'}[kind]
     if df is None or df.height == 0:
         raise FitError(f"--kind {kind}: no {need} trace recorded (run with --set '{enable}' --trace-out DIR)")
-    fig = _figure()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 6), layout="constrained")
     ax = fig.subplots()
+    notes = []
+    run = traces.get("run")
+    last = float(cast(float, df["time_s"].max()))
+    end = float(run["duration_s"][0]) if run is not None and run.height else last
     if kind == "cwnd":
         scale, unit = (mss, "packets") if mss else (1, "bytes")
-        for i, (flow, g) in enumerate(sorted(df.partition_by("flow", as_dict=True).items())):
-            if i >= MAX_GROUPS:
-                break
+        flows = sorted(df.partition_by("flow", as_dict=True).items())
+        for flow, g in flows[:MAX_GROUPS]:
             (line,) = ax.step(
                 g["time_s"], g["cwnd_bytes"] / scale, where="post", lw=1.0, label=f"flow {flow[0]} cwnd"
             )
@@ -380,22 +523,25 @@ def plot_trace(
                     color=line.get_color(),
                     label=f"flow {flow[0]} ssthresh",
                 )
+        rest = [f"flow {f[0]}" for f, _ in flows[MAX_GROUPS:]]
+        notes.append(_left_out(MAX_GROUPS, len(flows), "flows", "the first by index", rest))
         ax.set_ylabel(f"window ({unit})")
     elif kind == "queue":
-        busy = df.group_by("link_name").agg(pl.col("packets").max()).filter(pl.col("packets") > 0)
-        names = sorted(str(n) for n in busy["link_name"].to_list())
-        for name in names[:MAX_GROUPS]:
+        names, order = _queue_order(df, traces, end)
+        for i, name in enumerate(names[:MAX_GROUPS]):  # the one that matters most on top
             g = df.filter(pl.col("link_name").cast(pl.String) == name)
-            ax.step(g["time_s"], g["packets"], where="post", lw=1.0, label=name)
+            ax.step(g["time_s"], g["packets"], where="post", lw=1.0, label=name, zorder=3 - i / 100)
+        notes.append(
+            _left_out(MAX_GROUPS, len(names), "link directions that queued", order, names[MAX_GROUPS:])
+        )
         ax.set_ylabel("queue (packets waiting)")
     else:
         data = df.filter(pl.col("kind").cast(pl.String) == "data")
         links = data.get_column("link_name").cast(pl.String).unique().sort().to_list()
         link = links[0] if links else None
         data = data.filter(pl.col("link_name").cast(pl.String) == link)
-        for i, (flow, g) in enumerate(sorted(data.partition_by("flow", as_dict=True).items())):
-            if i >= MAX_GROUPS:
-                break
+        flows = sorted(data.partition_by("flow", as_dict=True).items())
+        for flow, g in flows[:MAX_GROUPS]:
             size = max(1, int(cast(int, g["len"].max()) or 1))
             sent = g.filter(pl.col("event").cast(pl.String) == "enqueue")
             dots = ax.scatter(sent["time_s"], sent["seq"] / size, s=2, label=f"flow {flow[0]} sent")
@@ -409,10 +555,23 @@ def plot_trace(
                     color=dots.get_facecolor()[0],
                     label=f"flow {flow[0]} dropped",
                 )
+        rest = [f"flow {f[0]}" for f, _ in flows[MAX_GROUPS:]]
+        notes.append(_left_out(MAX_GROUPS, len(flows), "flows", "the first by index", rest))
         ax.set_ylabel(f"sequence number (segments) at {link}")
+    notes.append(_truncation(traces, df))
+    if run is not None and run.height:
+        ax.set_xlim(0, end)
+        if notes[-1]:
+            ax.axvline(last, color="red", lw=0.8, ls=":", label="trace.max_points reached")
     ax.set_xlabel("time (s)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    fig.legend(fontsize=7, loc="outside lower center", ncols=4)
+    shown = [n for n in notes if n]
+    if shown:
+        import textwrap
+
+        text = "\n".join(line for n in shown for line in textwrap.wrap(n, 110))
+        ax.set_title(text, fontsize=7.5, loc="left", color="firebrick")
     fig.suptitle(
         title or {"cwnd": "Congestion window", "queue": "Queue length", "seq": "Sequence numbers"}[kind]
     )

@@ -263,13 +263,60 @@ def result_repr(result: RunResult) -> str:
     return "\n".join(lines)
 
 
+def _figure_html(result: RunResult, kind: str, mss: int | None) -> str:
+    import base64
+    import io
+
+    from tcplab.plots import plot_trace
+
+    fig = plot_trace(result, kind, mss=mss)
+    fig.set_size_inches(7.5, 3.6)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
+    data = base64.b64encode(buf.getvalue()).decode()
+    return f'<img alt="{kind} trace" src="data:image/png;base64,{data}"/>'
+
+
+#: The notebook view's flow table: (heading, column or function of the row, format).
+_HTML_COLUMNS = (
+    ("flow", lambda f: str(f["flow"])),
+    ("tcp / ack", lambda f: f"{f['tcp']} / {f['ack']}"),
+    ("goodput Mbit/s", lambda f: num(f["goodput_bps"] / 1e6, ".3f")),
+    ("Mathis Mbit/s", lambda f: num(f["mathis_bps"] / 1e6, ".3f")),
+    ("sim / Mathis", lambda f: num(f["ratio"], ".2f")),
+    ("RTT ms", lambda f: num(None if f["mean_rtt_s"] is None else f["mean_rtt_s"] * 1e3, ".1f")),
+    ("p", lambda f: num(f["p"], ".2e")),
+    ("CA events", lambda f: str(f["ca_events"])),
+    ("timeouts", lambda f: str(f["timeouts"])),
+)
+
+
 def result_html(result: RunResult) -> str:
-    """What a RunResult shows in Jupyter: its figures, then the flows table with predictions."""
+    """What a RunResult shows in Jupyter: the cwnd and queue figures when those traces were
+    recorded, then each flow's headline numbers with the Mathis prediction beside the measured
+    goodput, every number of a column in one format."""
     import html
 
+    flows = result.with_predictions()
+    mss = flows["mss_bytes"][0] if flows.height and flows["mss_bytes"].n_unique() == 1 else None
+    figures = [
+        _figure_html(result, kind, mss if kind == "cwnd" else None)
+        for kind in ("cwnd", "queue")
+        if result.trace(kind).height
+    ]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h, _ in _HTML_COLUMNS)
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td style="text-align:right">{html.escape(c(f))}</td>' for _, c in _HTML_COLUMNS)
+        + "</tr>"
+        for f in flows.head(_MAX_REPR_FLOWS * 4).iter_rows(named=True)
+    )
+    more = flows.height - _MAX_REPR_FLOWS * 4
     return (
         f"<p><b>{html.escape(_summary(result))}</b></p>"
-        + result.with_predictions()._repr_html_()
-        + "<p>tables: <code>.flows</code> <code>.links</code> <code>.traffic</code> <code>.totals</code>; "
-        "traces: <code>.trace(name)</code></p>"
+        + "".join(figures)
+        + f"<table><tr>{head}</tr>{body}</table>"
+        + (f"<p>... {more} more flows in <code>.flows</code></p>" if more > 0 else "")
+        + "<p>every column: <code>.flows</code>, <code>.with_predictions()</code>; <code>.links</code> "
+        "<code>.traffic</code> <code>.totals</code>; traces: <code>.trace(name)</code></p>"
     )

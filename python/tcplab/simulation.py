@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from tcplab import _core
-from tcplab.inputs import InputTooLarge, read_text
+from tcplab.inputs import InputTooLarge, read_bytes
 
 ScenarioError = _core.ScenarioError
 
@@ -62,6 +62,25 @@ def _without_nones(value: Any, at: str = "") -> Any:
     return value
 
 
+def _read_or_shipped(path: Path) -> bytes:
+    """The file's bytes; a `scenarios/papers/<paper>/<file>` that is not there (outside a
+    checkout) is read from the copy the package ships (tcplab/reproduce/scenarios/), so the
+    paths the reproduction report names work from any folder."""
+    try:
+        return read_bytes(path)
+    except FileNotFoundError:
+        parts = path.parts
+        at = next((i for i in range(len(parts) - 2) if parts[i : i + 2] == ("scenarios", "papers")), None)
+        if at is None:
+            raise
+        from importlib import resources
+
+        shipped = resources.files("tcplab.reproduce").joinpath("scenarios", *parts[at + 2 :])
+        if not shipped.is_file():
+            raise
+        return shipped.read_bytes()
+
+
 def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
     """(text, format) of a scenario given as a path, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
@@ -71,7 +90,7 @@ def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, st
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
         try:
-            return read_text(path), "toml"
+            return _read_or_shipped(path).decode("utf-8"), "toml"
         except InputTooLarge as e:
             raise ScenarioError(f"{path}: {e}") from None
         except FileNotFoundError:
@@ -132,10 +151,12 @@ class RunResult:
     def __init__(self, frames: Mapping[str, pl.DataFrame]):
         run = frames["run"].row(0, named=True)
         self.seed: int = run["seed"]
-        self.duration_s: float = run["duration_s"]
-        self.warmup_s: float = run["warmup_s"]
+        # The core converts whole nanoseconds with ns * 1e-9 (60 s -> 60.00000000000001): these
+        # are whole nanoseconds, so rounding to 9 decimals gives the exact value back.
+        self.duration_s: float = round(run["duration_s"], 9)
+        self.warmup_s: float = round(run["warmup_s"], 9)
         #: The measurement window's length (0: the run ended before warm-up).
-        self.window_s: float = run["window_s"]
+        self.window_s: float = round(run["window_s"], 9)
         self.events: int = run["events"]
         #: True if a trace reached `trace.max_points` and stopped recording.
         self.truncated: bool = run["traces_truncated"]

@@ -1,8 +1,8 @@
 """Tables for the terminal that stay readable at 80 columns and when piped.
 
 A table is printed as a rich table without vertical borders when it fits the console's width
-(80 columns when output is piped, unless COLUMNS says otherwise); cells never wrap. When it
-does not fit, it is printed vertically instead, one block of `header: value` lines per row, so
+(a pipe or a log, with no COLUMNS, takes every table whole); cells never wrap. When it
+does not fit a terminal, it is printed vertically instead, one block of `header: value` lines per row, so
 a number is never cut or split across lines.
 """
 
@@ -68,11 +68,16 @@ def print_table(
     rows: Sequence[Sequence[str]],
     caption: str | None = None,
 ) -> None:
-    """Prints a table that fits the console, or the same rows vertically when it does not."""
+    """Prints a table that fits the console, or the same rows vertically when it does not. A
+    pipe or a log (no terminal, no COLUMNS) has no width: its tables are always whole."""
+    import os
+
     table = render(title, columns, rows, caption=None)
     width = console.measure(table, options=console.options.update_width(10**6)).maximum
-    if width <= console.width:
-        console.print(table)
+    piped = not console.is_terminal and "COLUMNS" not in os.environ
+    if width <= console.width or piped:
+        out = console if width <= console.width else Console(file=console.file, width=width)
+        out.print(table)
         if caption:
             console.print(caption, highlight=False)
         return

@@ -90,7 +90,7 @@ fn each_field_overrides_only_itself() {
 #[test]
 fn bad_input_is_one_line_naming_the_field() {
     let cases = [
-        ("ack = \"linuxx\"", "flows[0].ack: unknown variant `linuxx`, expected one of `immediate`, `delayed`, `bsd43`, `every`, `linux`"),
+        ("ack = \"linuxx\"", "flows[0].ack: unknown variant `linuxx`, expected one of `immediate`, `delayed`, `bsd43`, `every`, `linux` (did you mean `linux`?)"),
         ("profile = \"bsd\"", "flows[0].profile: unknown variant `bsd`, expected `ns2` or `linux`"),
         ("tcp = { variant = \"reno\", rack = true }", "flows[0].tcp.rack: not an option of reno (options of reno: guard)"),
         ("tcp = { variant = \"fack\", rack = true }", "flows[0].tcp.rack: not an option of fack (fack has no options)"),

@@ -352,7 +352,7 @@ fn bad_queue_options_are_named() {
     assert_eq!(
         err("{ discipline = \"codel\", codel = { tagret = \"5ms\" } }"),
         format!(
-            "{at}.codel.tagret: unknown field `tagret`, expected one of `target`, `interval`, `maxpacket`"
+            "{at}.codel.tagret: unknown field `tagret`, expected one of `target`, `interval`, `maxpacket` (did you mean `target`?)"
         )
     );
     assert!(err("{ discipline = \"pie\" }").starts_with(&format!(

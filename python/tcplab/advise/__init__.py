@@ -374,6 +374,15 @@ def validation_spreads() -> dict[str, Any]:
 
 
 def _fmt_quantity(x: float, unit: str) -> str:
+    """A rate or a duration as a person writes it: `10Mbit/s`, `40ms`, `1.5s` (the largest
+    unit that leaves a number of at least 1; the value is exact to 12 digits either way)."""
+    scales = {
+        "bit/s": ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s")),
+        "s": ((1.0, "s"), (1e-3, "ms"), (1e-6, "us")),
+    }[unit]
+    for scale, name in scales:
+        if abs(x) >= scale:
+            return f"{x / scale:.12g}{name}"
     return f"{x:.12g}{unit}"
 
 

@@ -33,10 +33,28 @@ class CaptureAnalysis:
     segments: pl.DataFrame
     rtt: pl.DataFrame
     summary: dict[str, Any] = field(default_factory=dict)
+    #: The window analyzed, seconds after the first packet (`end` None: to the last packet).
+    start: float = 0.0
+    end: float | None = None
 
     @property
     def warnings(self) -> list[str]:
-        return list(self.summary.get("warnings", []))
+        """What makes the analysis less than it seems: a truncated file, skipped records, ...
+        (connections that start mid-stream are in `notes`)."""
+        return [w for w in self.summary.get("warnings", []) if not _mid_stream(w)]
+
+    @property
+    def notes(self) -> list[str]:
+        """Information, not a fault: connections whose handshake the capture does not hold (it
+        began mid-stream, or it is a simulation's: tcplab's connections have no SYN exchange),
+        summarized in one line; sequence numbers then count from the first byte seen."""
+        n = sum(_mid_stream(w) for w in self.summary.get("warnings", []))
+        if not n:
+            return []
+        return [
+            f"{n} connection direction{'s' if n != 1 else ''} without a handshake in the capture (a "
+            "simulation's capture has none; else it began mid-stream): bytes count from the first one seen"
+        ]
 
     @property
     def complete(self) -> bool:
@@ -52,6 +70,10 @@ class CaptureAnalysis:
             else pl.DataFrame(schema=PREDICTION_SCHEMA)
         )
         return pl.concat([self.connections, extra], how="horizontal")
+
+
+def _mid_stream(warning: str) -> bool:
+    return ": no handshake in the capture" in warning
 
 
 def analyze(
@@ -78,7 +100,12 @@ def analyze(
     except _core.ScenarioError as e:
         raise CaptureError(str(e)) from None
     frames = {name: pl.DataFrame(t) for name, t in tables.items()}
-    return CaptureAnalysis(str(p), frames["connections"], frames["segments"], frames["rtt"], dict(summary))
+    # The packets and RTT samples kept for plots, in the window the rest was measured over.
+    inside = pl.col("time_s") >= start
+    if end is not None:
+        inside = inside & (pl.col("time_s") <= end)
+    segments, rtt = (frames[n].filter(inside) for n in ("segments", "rtt"))
+    return CaptureAnalysis(str(p), frames["connections"], segments, rtt, dict(summary), start, end)
 
 
 #: The prediction columns `with_predictions` adds, in order.

@@ -47,6 +47,8 @@ def _load(file: Path, start: str | None, end: str | None, conn: int | None = Non
         fail(str(e))
     for w in a.warnings:
         typer.echo(f"warning: {w}", err=True)
+    for n in a.notes:
+        typer.echo(f"note: {n}", err=True)
     return a
 
 

@@ -23,7 +23,7 @@ def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
             + (f" (it did in direction {have[0]})" if have else "")
         )
     r = rows.row(0, named=True)
-    fig = Figure(figsize=(9, 5))
+    fig = Figure(figsize=(9, 5.6), layout="constrained")
     ax = fig.add_subplot()
     title = f"{a.path}: connection {conn}, {r['src']} -> {r['dst']}"
     if a.summary.get("records_truncated"):
@@ -83,17 +83,29 @@ def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
         ax.set_ylabel("bytes in flight (window estimate)")
     elif kind == "rtt":
         rtt = a.rtt.filter(pl.col("dir") == direction)
+        names = {
+            "karn": "RTT samples, Karn's rule: unambiguous ACKs",
+            "timestamp": "RTT samples from TCP timestamps",
+        }
         for source, color in (("karn", "black"), ("timestamp", "tab:orange")):
             s = rtt.filter(pl.col("source") == source)
             if s.height:
-                ax.scatter(s["time_s"], s["rtt_s"] * 1e3, s=4, color=color, label=f"{source} ({s.height})")
+                ax.scatter(
+                    s["time_s"], s["rtt_s"] * 1e3, s=4, color=color, label=f"{names[source]} ({s.height:,})"
+                )
+        if rtt.height:
+            top = float(rtt["rtt_s"].max()) * 1e3
+            ax.set_ylim(0, top * 1.08)
+            ax.axhline(top, color="0.5", lw=0.6, ls=":", label=f"largest sample {top:.1f} ms")
         ax.set_ylabel("RTT (ms)")
     else:
         raise ValueError(f"kind {kind!r}: expected seq, cwnd or rtt")
     if seg.height == 0:
         raise ValueError(f"connection {conn} has no segments in the window")
+    if a.start > 0 or a.end is not None:  # --from / --to: the window, not the whole capture
+        ax.set_xlim(a.start, a.end if a.end is not None else float(seg["time_s"].max()))
     ax.set_xlabel("time after the capture's first packet (s)")
     ax.set_title(title, fontsize=9)
-    ax.legend(loc="upper left", fontsize=8)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8)
     ax.grid(alpha=0.3)
     return fig

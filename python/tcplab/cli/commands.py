@@ -25,6 +25,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's own help: paragraphs rewrapped to the terminal, choices never broken mid-word
+    rich_markup_mode=None,
 )
 
 
@@ -46,7 +48,10 @@ def main_options(
 
 
 def write_traces(result, directory: Path) -> list[Path]:
-    """Every recorded (non-empty) trace of `result` as DIR/<trace>.parquet."""
+    """Every recorded (non-empty) trace of `result` as DIR/<trace>.parquet; beside them, when
+    one was written, the run's `run` and `links` tables (what `tcplab plot` reads to put the
+    bottleneck first and to mark a trace that stopped at trace.max_points)."""
+    from tcplab.plots import run_context
     from tcplab.simulation import TRACES
 
     written = []
@@ -56,6 +61,9 @@ def write_traces(result, directory: Path) -> list[Path]:
             target = directory / f"{name}.parquet"
             write_atomically(target, df.write_parquet)
             written.append(target)
+    if written:
+        for name, df in run_context(result).items():
+            write_atomically(directory / f"{name}.parquet", df.write_parquet)
     return written
 
 
@@ -114,6 +122,12 @@ def run(
             results.check_inputs(resolved)
         if trace_out is not None and not traces_enabled(resolved):
             sets.update(DEFAULT_TRACES)
+        if trace_out is None and traces_enabled(resolved):
+            typer.echo(
+                "warning: the scenario records traces (trace.cwnd, trace.queue or trace.links) but "
+                "nothing keeps them: add --trace-out DIR to write them",
+                err=True,
+            )
         result = run_scenario(source, sets)
     except ScenarioError as e:
         message = str(e)
@@ -224,6 +238,33 @@ def _register_subcommands() -> None:
 
 
 _register_subcommands()
+
+
+def _first_paragraph(doc: str | None) -> str | None:
+    if not doc:
+        return None
+    import inspect
+
+    return " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+
+
+def _short_helps(typer_app: typer.Typer) -> None:
+    """Each command's line in `tcplab --help` is its help's first paragraph (click would cut it
+    at the first full stop: "Draw Parvez Fig."), wrapped to the terminal."""
+    for info in typer_app.registered_commands:
+        if info.short_help is None:
+            info.short_help = _first_paragraph(
+                info.help or (info.callback.__doc__ if info.callback else None)
+            )
+    for group in typer_app.registered_groups:
+        sub = group.typer_instance
+        if sub is not None:
+            text = group.help if isinstance(group.help, str) else sub.info.help
+            group.short_help = sub.info.short_help = _first_paragraph(text if isinstance(text, str) else None)
+            _short_helps(sub)
+
+
+_short_helps(app)
 
 
 def main() -> None:

@@ -25,6 +25,13 @@ def reproduce(
         "--progress/--no-progress",
         help="Show progress on stderr: a bar on a terminal, plain lines otherwise.",
     ),
+    keep_traces: bool = typer.Option(
+        False,
+        "--keep-traces",
+        help="Keep the runs' traces in OUT/traces/ (hundreds of MB); by default they are deleted "
+        "once the report is written, and a resumed reproduction runs again the simulations whose "
+        "traces an item reads.",
+    ),
 ) -> None:
     """Reproduce the tables and figures of a paper (or of all): tcplab's numbers beside the paper's.
 
@@ -47,7 +54,15 @@ def reproduce(
     check_output(out, "--out")
     signal.signal(signal.SIGTERM, terminate)
     try:
-        rep = run(paper, out, quick=quick, workers=workers, scheduler=scheduler, progress=progress)
+        rep = run(
+            paper,
+            out,
+            quick=quick,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+            keep_traces=keep_traces,
+        )
     except ReproduceError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from None

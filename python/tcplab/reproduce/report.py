@@ -64,13 +64,15 @@ def item_markdown(r: ItemReport, figure_names: list[str], quick: bool, images: b
         ]
     if it.scenarios:
         lines += [
-            "*Scenarios* (runnable on their own with `tcplab run`): "
-            + ", ".join(f"`scenarios/papers/{s}`" for s in it.scenarios),
+            "*Scenarios* (runnable on their own with `tcplab run` from any folder: the package ships "
+            "them): " + ", ".join(f"`scenarios/papers/{s}`" for s in it.scenarios),
             "",
         ]
     if r.jobs:
         lines += [
-            f"*Simulations:* {len(r.jobs)}" + (f" (quick form: {it.quick})" if it.quick and quick else ""),
+            f"*Simulations:* {len(r.jobs)}"
+            + (f" ({r.shared} shared with other items)" if r.shared else "")
+            + (f" (quick form: {it.quick})" if it.quick and quick else ""),
             "",
         ]
     if o.notes:
@@ -137,7 +139,9 @@ def paper_markdown(rep: Reproduction, paper: str, images: bool = True) -> str:
         "| item | status |",
         "|---|---|",
     ]
-    lines += [f"| {r.item.ref}: {r.item.title} | {r.status} |" for r in rs]
+    lines += [
+        f"| [{r.item.ref}: {r.item.title}](#{anchor(r.item.ref, r.item.title)}) | {r.status} |" for r in rs
+    ]
     lines.append("")
     for r in rs:
         lines.append(item_markdown(r, _figure_names(r), rep.quick, images))
@@ -157,12 +161,32 @@ def markdown(rep: Reproduction) -> str:
         "(with the reason).",
         "",
     ]
-    return "\n".join(head) + "\n" + "\n".join(paper_markdown(rep, p) for p in papers)
+    contents = ["**Contents**", ""] + [f"- [{PAPERS[p]}](#{anchor(PAPERS[p])})" for p in papers]
+    return "\n".join(head + contents) + "\n\n" + "\n".join(paper_markdown(rep, p) for p in papers)
+
+
+def anchor(*words: str) -> str:
+    """The id of a heading: lower case, letters, digits and dashes (as GitHub makes them from
+    the heading's text, so the links work in report.md too)."""
+    text = ": ".join(words).lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def counts_line(rep: Reproduction) -> str:
+    """The simulations of the report in one line whose numbers add up: the items' counts (a
+    simulation two items need counts in both), the distinct ones, run now or found stored."""
+    listed = sum(len(r.jobs) for r in rep.reports)
+    shared = f" (the items' counts add up to {listed}: items share runs)" if listed != rep.distinct else ""
+    return (
+        f"{rep.distinct} distinct simulations{shared}: {rep.runs} run now, {rep.stored} found in the stores"
+    )
 
 
 # ---- HTML: the same content, figures embedded ---------------------------------------------------
 
 _INLINE = [
+    (re.compile(r"\[([^\]]+)\]\(#([\w\-]+)\)"), r'<a href="#\2">\1</a>'),
     (re.compile(r"\*\*(.+?)\*\*"), r"<b>\1</b>"),
     (re.compile(r"\*(.+?)\*"), r"<i>\1</i>"),
     (re.compile(r"`(.+?)`"), r"<code>\1</code>"),
@@ -190,19 +214,30 @@ def _html_from_markdown(md: str, figures: dict[str, bytes]) -> str:
         ]
         h, body = rows[0], [r for r in rows[2:]]
         out.append(
-            "<table><tr>"
+            '<div class="scroll"><table><tr>'
             + "".join(f"<th>{_inline(c)}</th>" for c in h)
             + "</tr>"
-            + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in body)
-            + "</table>"
+            + "".join("<tr>" + "".join(_td(c) for c in r) + "</tr>" for r in body)
+            + "</table></div>"
         )
         table.clear()
+
+    items: list[str] = []
+
+    def flush_list():
+        if items:
+            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
+            items.clear()
 
     for line in md.splitlines():
         if line.startswith("|"):
             table.append(line)
             continue
         flush_table()
+        if line.startswith("- "):
+            items.append(line[2:])
+            continue
+        flush_list()
         if not line.strip():
             continue
         m = re.match(r"!\[(.*)\]\(figures/(.+)\)", line)
@@ -216,17 +251,31 @@ def _html_from_markdown(md: str, figures: dict[str, bytes]) -> str:
             continue
         level = len(line) - len(line.lstrip("#"))
         if 0 < level <= 4 and line[level : level + 1] == " ":
-            out.append(f"<h{level}>{_inline(line[level + 1 :])}</h{level}>")
+            text = line[level + 1 :]
+            out.append(f'<h{level} id="{anchor(text)}">{_inline(text)}</h{level}>')
         else:
             out.append(f"<p>{_inline(line)}</p>")
     flush_table()
+    flush_list()
     return "\n".join(out)
 
 
+_NUMBER = re.compile(r"^[-+]?[\d.,]+(e[-+]?\d+)?%?$|^[-+]?[\d.]+\s?\S{0,6}$")
+
+
+def _td(cell: str) -> str:
+    """A table cell; a number (with its unit) never breaks across lines."""
+    return (
+        f'<td class="n">{_inline(cell)}</td>' if _NUMBER.match(cell.strip()) else f"<td>{_inline(cell)}</td>"
+    )
+
+
 _CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;line-height:1.4;padding:0 1em}
-table{border-collapse:collapse;margin:0.6em 0;font-size:90%}td,th{border:1px solid #bbb;padding:2px 6px}
-th{background:#eee}img{max-width:100%}code{background:#f4f4f4}h2{border-bottom:2px solid #444;margin-top:2em}
-h3{margin-top:1.6em}"""
+.scroll{max-width:100%;overflow-x:auto;margin:0.6em 0}table{border-collapse:collapse;font-size:90%}
+td,th{border:1px solid #bbb;padding:2px 6px;vertical-align:top}td.n{white-space:nowrap}
+th{background:#eee}img{max-width:100%;height:auto}figure{margin:1em 0}
+code{background:#f4f4f4;overflow-wrap:anywhere}p,li{overflow-wrap:anywhere}
+h2{border-bottom:2px solid #444;margin-top:2em}h3{margin-top:1.6em}"""
 
 
 def _png(fig) -> bytes:
@@ -248,6 +297,7 @@ def results_json(rep: Reproduction) -> dict:
         "wall_seconds": round(rep.seconds, 1),
         "simulations_run": rep.runs,
         "simulations_found_stored": rep.stored,
+        "simulations_distinct": rep.distinct,
         "items": [],
     }
     for r in rep.reports:
@@ -261,6 +311,7 @@ def results_json(rep: Reproduction) -> dict:
                 "status": r.status,
                 "scenarios": [f"scenarios/papers/{s}" for s in it.scenarios],
                 "simulations": len(r.jobs),
+                "simulations_shared": r.shared,
                 "evaluation_seconds": round(r.seconds, 2),
                 "not_yet": it.not_yet or None,
                 "checks": [c.to_json() for c in o.checks] if o else [],
@@ -291,12 +342,10 @@ def write(rep: Reproduction, out: Path) -> None:
         if any(r.item.paper == p for r in rep.reports):
             _atomic(out / f"{p}.md", paper_markdown(rep, p, images=False).encode())
     body = _html_from_markdown(md, figures)
-    stamp = (
-        f"<p><i>Wall time {rep.seconds:.0f} s; {rep.runs} simulations run now, {rep.stored} found in the "
-        f"stores.</i></p>"
-    )
+    stamp = f"<p><i>Wall time {rep.seconds:.0f} s; {html.escape(counts_line(rep))}.</i></p>"
     page = (
-        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>tcplab reproduce {html.escape(rep.paper)}"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>tcplab reproduce {html.escape(rep.paper)}"
         f"</title><style>{_CSS}</style></head><body>{body}\n{stamp}</body></html>\n"
     )
     _atomic(out / "report.html", page.encode())

@@ -193,7 +193,13 @@ def _cell(value) -> str:
     if value is None:
         return "null"
     if isinstance(value, float):
-        return f"{value:.6g}"
+        # Six significant digits without an exponent where a reader expects none: a rate of
+        # 2.69e7 bit/s reads 26925200, a p of 0.0123 stays 0.0123; tiny values keep theirs.
+        if not math.isfinite(value) or value == 0 or not 1e-4 <= abs(value) < 1e15:
+            return f"{value:.6g}"
+        decimals = max(0, 5 - math.floor(math.log10(abs(value))))
+        text = f"{value:.{decimals}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
     return str(value)
 
 
@@ -301,7 +307,7 @@ def fit(
     ]
     if wide:
         cols += [Column("C\nk free"), Column(f"{pct} CI"), Column("R²")]
-    cols += [Column("left out\nTO+CA+0")]
+    cols += [Column("left out\nTO+few+0")]
     rows = []
     for row in table.iter_rows(named=True):
         r = [str(row[c]) for c in groups] + [
@@ -315,7 +321,13 @@ def fit(
             r += [_fmt(row["c"]), f"{_fmt(row['c_lo'])}..{_fmt(row['c_hi'])}", _fmt(row["r2"])]
         r += [f"{row['excluded_timeouts']}+{row['excluded_few_ca']}+{row['excluded_invalid']}"]
         rows.append(r)
-    print_table(console, None, cols, rows)
+    print_table(
+        console,
+        None,
+        cols,
+        rows,
+        caption=f"left out: flows with timeouts + with fewer than {min_ca_events} CA events + with p or BW = 0",
+    )
     few = int(table["excluded_few_ca"].sum()) if table.height else 0
     if few:
         console.print(

@@ -140,6 +140,11 @@ fn toml_error(text: &str, e: &toml::de::Error) -> Error {
 /// `parse`; `crate::load_value` also checks placement).
 pub fn from_value(mut doc: toml::Value) -> Result<Scenario, Error> {
     apply_profiles(&mut doc);
+    let network_keys: Vec<String> = doc
+        .get("network")
+        .and_then(toml::Value::as_table)
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default();
     let scenario: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
         let path = e.path().to_string();
         // toml appends its own, less precise key path on a second line: keep the first.
@@ -149,7 +154,10 @@ pub fn from_value(mut doc: toml::Value) -> Result<Scenario, Error> {
             Some(now) if message.starts_with("unknown field") => {
                 format!("no longer a flow option: it is written {now} (docs/tcp-family.md)")
             }
-            _ => message.to_string(),
+            _ if path == "network" && message.starts_with("wanted exactly 1 element") => {
+                network_tables(&network_keys)
+            }
+            _ => crate::error::with_suggestion(message) + &cc_hint(&path, message),
         };
         Error::Invalid {
             field: if path == "." { "scenario".into() } else { path },
@@ -158,6 +166,51 @@ pub fn from_value(mut doc: toml::Value) -> Result<Scenario, Error> {
     })?;
     scenario.validate()?;
     Ok(scenario)
+}
+
+/// The topologies a `[network]` table may hold, exactly one of them.
+const TOPOLOGIES: [&str; 5] = ["path", "chain", "dumbbell", "parking_lot", "graph"];
+
+/// The error for a `[network]` with other keys than one topology table (`--set
+/// network.hops.0.rate=...` adds a `hops` table beside `path`): what is there, what was
+/// expected, and where the stray key belongs.
+fn network_tables(keys: &[String]) -> String {
+    let topologies: Vec<&String> = keys.iter().filter(|k| TOPOLOGIES.contains(&k.as_str())).collect();
+    let strays: Vec<&String> = keys
+        .iter()
+        .filter(|k| !TOPOLOGIES.contains(&k.as_str()))
+        .collect();
+    let mut m = format!(
+        "has {} (expected exactly one topology table: {})",
+        keys.iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        TOPOLOGIES.join(", ")
+    );
+    if let (Some(topology), Some(stray)) = (topologies.first(), strays.first()) {
+        m += &format!("; `{stray}` belongs inside the topology: network.{topology}.{stray}");
+    }
+    m
+}
+
+/// A hint when a flow's loss recovery (`tcp`) names a congestion control: `tcp = "cubic"` is
+/// `cc = "cubic"` (with the recovery, `tcp`, left as it was or set apart).
+fn cc_hint(path: &str, message: &str) -> String {
+    let given = message
+        .strip_prefix("unknown variant `")
+        .and_then(|m| m.split('`').next());
+    let at_tcp = path.ends_with(".tcp") || path.ends_with(".tcp.variant");
+    match given {
+        Some(name) if at_tcp && crate::tcp::cc::Algorithm::all().iter().any(|a| a.name() == name) => {
+            let flow = path.trim_end_matches(".variant").trim_end_matches(".tcp");
+            format!(
+                "; {name} is a congestion control, not a loss recovery: write {flow}.cc = \"{name}\" \
+                 (and tcp = \"sack\", say, for its recovery; docs/tcp-family.md)"
+            )
+        }
+        _ => String::new(),
+    }
 }
 
 /// Fills in the defaults of `profile = "linux"` in every flow table that names it (flows and

@@ -34,7 +34,7 @@ TO_CLASSES = (
     ("e", "a backed-off repeat (its retransmission lost again)"),
     ("a", "a retransmission lost in fast recovery"),
     ("c", "the timer expiring in fast recovery (retransmission not lost)"),
-    ("f", "3 duplicate ACKs but a second fast retransmit refused (bugFix_)"),
+    ("f", "3 duplicate ACKs, but a second fast retransmit in one window refused (ns-2's bugFix_ check)"),
 )
 
 

@@ -188,12 +188,12 @@ BAD_SEAM_OPTIONS = [
     (
         {"flows.0.cc": "vegas"},
         "flows[0].cc",
-        "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `none`",
+        "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `none`",
     ),
     (
         {"flows.0.cc.algorithm": "reno"},
         "flows[0].cc.algorithm",
-        "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `none`",
+        "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `none`",
     ),
     (
         {"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}},

@@ -56,6 +56,26 @@ impl AckKind {
     }
 }
 
+/// Explicit Congestion Notification for a flow (`ecn`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnSetting {
+    /// No ECN: every packet Not-ECT, no ECE or CWR.
+    Off,
+    /// RFC 3168: new data ECT(0), the receiver echoes CE with ECE until CWR, the sender
+    /// reduces once per window of data.
+    Classic,
+}
+
+impl EcnSetting {
+    pub fn name(self) -> &'static str {
+        match self {
+            EcnSetting::Off => "off",
+            EcnSetting::Classic => "classic",
+        }
+    }
+}
+
 /// One TCP connection: a bulk sender and its receiver.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -169,6 +189,17 @@ pub struct FlowSpec {
     /// ns-2 Sack1's partial_ack_ (profile = "ns2", tcp = "sack" only).
     #[serde(default)]
     pub partial_ack: Option<bool>,
+    /// Explicit Congestion Notification: "off" (default) or "classic" (RFC 3168; docs/ecn.md).
+    /// cc = "dctcp" uses it whatever this says (Linux's TCP_CONG_NEEDS_ECN). There is no
+    /// handshake, so ECN is in use when the sender asks for it and the receiver accepts it
+    /// (`ecn_receiver`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<EcnSetting>,
+    /// The receiver accepts ECN (default true, as Linux's net.ipv4.tcp_ecn = 2 does); false
+    /// models a receiver without ECN: the negotiation fails (RFC 3168 Sec. 6.1.1) and the
+    /// flow's packets are Not-ECT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_receiver: Option<bool>,
 }
 
 /// The table key that names the algorithm of a flow key with a short form (`tcp = "reno"` is
@@ -281,6 +312,17 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
             t.entry("style").or_insert(s("linux"));
         }
     }
+    // net.ipv4.tcp_ecn = 2 (the default): ECN when the peer asks, never asked for, so the
+    // sender does not use it and the receiver accepts it; a controller that needs ECN (DCTCP)
+    // asks whatever the sysctl says.
+    let needs_ecn = match flow.get("cc") {
+        Some(Value::Table(t)) => t.get("algorithm").and_then(Value::as_str) == Some("dctcp"),
+        _ => false,
+    };
+    if !needs_ecn {
+        flow.entry("ecn").or_insert(s("off"));
+    }
+    flow.entry("ecn_receiver").or_insert(Value::Boolean(true));
 }
 
 fn start_at_zero() -> Window {
@@ -407,6 +449,7 @@ impl FlowSpec {
                 cc.validate(at, self.algorithm())?;
             }
         }
+        self.validate_ecn(at)?;
         if self.partial_ack.is_some()
             && (self.profile != Some(Profile::Ns2) || self.tcp.variant != Variant::Sack)
         {
@@ -567,6 +610,43 @@ impl FlowSpec {
         } else {
             Estimator::Rfc6298
         })
+    }
+
+    /// Does the sender ask for ECN (`ecn = "classic"`, or a controller that needs it)?
+    pub fn ecn_requested(&self) -> bool {
+        self.ecn == Some(EcnSetting::Classic) || self.algorithm().needs_ecn()
+    }
+
+    /// Is ECN in use: asked for by the sender and accepted by the receiver (RFC 3168
+    /// Sec. 6.1.1's negotiation, by the configuration of both ends)?
+    pub fn ecn_in_use(&self) -> bool {
+        self.ecn_requested() && self.ecn_receiver.unwrap_or(true)
+    }
+
+    /// ECN's checks: a profile and a controller that can do it.
+    fn validate_ecn(&self, at: &str) -> Result<(), Error> {
+        let a = self.algorithm();
+        match self.ecn {
+            Some(EcnSetting::Classic) if self.profile == Some(Profile::Ns2) => Err(invalid(
+                format!("{at}.ecn"),
+                "\"classic\" is not modelled by the ns2 profile's agents (expected \"off\")",
+            )),
+            Some(EcnSetting::Classic) if !a.ecn_capable() => Err(invalid(
+                format!("{at}.ecn"),
+                format!(
+                    "\"classic\" needs a congestion window to reduce, and cc = \"{}\" has none (expected \"off\", or a cc with a window)",
+                    a.name()
+                ),
+            )),
+            Some(EcnSetting::Off) if a.needs_ecn() => Err(invalid(
+                format!("{at}.ecn"),
+                format!(
+                    "\"off\", but cc = \"{}\" needs ECN (expected \"classic\", or leave ecn out)",
+                    a.name()
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Does the receiver send SACK blocks?

@@ -19,7 +19,7 @@ use super::frto::{self, Frto, Observed, Verdict};
 use super::rate::RateSample;
 use super::recovery::{AckEvent, Ctx, LossRecovery};
 use super::rto::RtoEstimator;
-use super::segment::Segment;
+use super::segment::{Segment, TcpFlags};
 use super::state::{LossSignal, Pacing, SenderConfig, SenderCore};
 use crate::net::packet::NodeId;
 use crate::time::SimTime;
@@ -258,7 +258,8 @@ impl Sender {
                 acked: newly_acked,
                 rtt,
                 flight: c.flight_size(),
-                recovering: r.window_set,
+                // No growth while an ECE response's window is out (Linux's CWR state).
+                recovering: r.window_set || (c.ecn.on && c.ecn.in_ece_round(c.snd_una)),
             };
             self.cc.on_ack(&mut c.win, &sample);
             c.dupacks = 0;
@@ -284,6 +285,9 @@ impl Sender {
                     out,
                 });
             }
+        }
+        if self.core.ecn.on {
+            self.ecn_echo(now, ack, acked);
         }
         let ev = AckEvent {
             ack,
@@ -313,6 +317,28 @@ impl Sender {
             Verdict::NewData => frto::send_new_data(&mut self.core, now, out),
         }
         self.core.record_trace(now);
+    }
+
+    /// ECN's part of an ACK (`ecn.rs`): the controller counts it (DCTCP), and an ECE reduces
+    /// the window once per window of data, not during a loss recovery (RFC 3168 Sec. 6.1.2).
+    fn ecn_echo(&mut self, now: SimTime, ack: &Segment, acked: u64) {
+        let c = &mut self.core;
+        let ece = ack.flags.has(TcpFlags::ECE);
+        let e = c.ecn.ack(acked, ece, c.snd_una, c.snd_max);
+        self.cc.on_ecn_ack(&e);
+        if !ece {
+            return;
+        }
+        c.inst.counters.ece_acks += 1;
+        if self.recovery.in_recovery() || !c.ecn.may_reduce(c.snd_una) {
+            return;
+        }
+        let loss = c.loss(now);
+        let reduced = self.cc.on_ecn_echo(&mut c.win, &loss);
+        c.ecn.reduced(c.snd_max, reduced);
+        if reduced {
+            c.inst.counters.ecn_reductions += 1;
+        }
     }
 
     /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): the congestion control

@@ -253,6 +253,11 @@ impl Sender {
                 out,
             };
             let r = self.recovery.on_new_ack(&mut cx, newly_acked);
+            if c.ecn.on {
+                // Before the window grows, as Linux enters CWR in tcp_fastretrans_alert
+                // before tcp_cong_control.
+                Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, newly_acked);
+            }
             let sample = Ack {
                 now,
                 acked: newly_acked,
@@ -285,9 +290,9 @@ impl Sender {
                     out,
                 });
             }
-        }
-        if self.core.ecn.on {
-            self.ecn_echo(now, ack, acked);
+            if c.ecn.on {
+                Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, 0);
+            }
         }
         let ev = AckEvent {
             ack,
@@ -321,20 +326,26 @@ impl Sender {
 
     /// ECN's part of an ACK (`ecn.rs`): the controller counts it (DCTCP), and an ECE reduces
     /// the window once per window of data, not during a loss recovery (RFC 3168 Sec. 6.1.2).
-    fn ecn_echo(&mut self, now: SimTime, ack: &Segment, acked: u64) {
-        let c = &mut self.core;
+    fn ecn_echo(
+        c: &mut SenderCore,
+        cc: &mut CongestionControl,
+        recovery: &LossRecovery,
+        now: SimTime,
+        ack: &Segment,
+        acked: u64,
+    ) {
         let ece = ack.flags.has(TcpFlags::ECE);
         let e = c.ecn.ack(acked, ece, c.snd_una, c.snd_max);
-        self.cc.on_ecn_ack(&e);
+        cc.on_ecn_ack(&e);
         if !ece {
             return;
         }
         c.inst.counters.ece_acks += 1;
-        if self.recovery.in_recovery() || !c.ecn.may_reduce(c.snd_una) {
+        if recovery.in_recovery() || !c.ecn.may_reduce(c.snd_una) {
             return;
         }
         let loss = c.loss(now);
-        let reduced = self.cc.on_ecn_echo(&mut c.win, &loss);
+        let reduced = cc.on_ecn_echo(&mut c.win, &loss);
         c.ecn.reduced(c.snd_max, reduced);
         if reduced {
             c.inst.counters.ecn_reductions += 1;

@@ -413,3 +413,24 @@ fn ecn_errors_name_the_field_and_the_allowed_values() {
         "{e}"
     );
 }
+
+#[test]
+fn the_linux_profile_maps_tcp_ecn_2() {
+    // net.ipv4.tcp_ecn = 2: the sender does not ask, the receiver accepts; DCTCP asks anyway
+    // (TCP_CONG_NEEDS_ECN), with Linux's slow start by bytes.
+    let load = |flow: &str| tcplab_sim::load(&one_hop(flow, &[], "1s"), &[]).unwrap();
+    let sc = load("profile = \"linux\"");
+    let f = &sc.flows[0];
+    use tcplab_sim::scenario::EcnSetting;
+    assert_eq!(
+        (f.ecn, f.ecn_receiver, f.ecn_in_use()),
+        (Some(EcnSetting::Off), Some(true), false)
+    );
+    let sc = load("profile = \"linux\"\ncc = \"dctcp\"");
+    let f = &sc.flows[0];
+    assert_eq!((f.ecn, f.ecn_in_use()), (None, true));
+    let cc = serde_json::to_string(&f.cc).unwrap();
+    assert_eq!(cc, r#"{"algorithm":"dctcp","growth":"abc","abc_limit":65535}"#);
+    let sc = load("profile = \"linux\"\necn = \"classic\"");
+    assert!(sc.flows[0].ecn_in_use());
+}

@@ -297,7 +297,10 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
     table(cc, "algorithm");
     if let Value::Table(t) = cc {
         t.entry("algorithm").or_insert(s("cubic"));
-        if matches!(t.get("algorithm").and_then(Value::as_str), Some("cubic" | "aimd")) {
+        if matches!(
+            t.get("algorithm").and_then(Value::as_str),
+            Some("cubic" | "aimd" | "dctcp")
+        ) {
             // tcp_slow_start: cwnd += every segment acknowledged, up to ssthresh; RFC 3465's
             // limit L was removed with net.ipv4.tcp_abc in Linux 3.9 (65535 stands for none).
             t.entry("growth").or_insert(s("abc"));

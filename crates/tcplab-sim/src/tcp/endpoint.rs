@@ -60,7 +60,9 @@ pub enum AnySender {
     Ns2(Box<Ns2Sender>),
 }
 
-/// Every receiver implementation.
+/// Every receiver implementation. The RFC receiver is kept inline, as the RFC sender is: every
+/// data segment goes through it.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyReceiver {
     Native(Receiver),
     Ns2(Box<Ns2Sink>),

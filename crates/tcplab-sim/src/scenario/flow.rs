@@ -2,9 +2,11 @@
 //! its own options (`flow/tcp.rs`, `flow/cc.rs`), ACK policy, segment size, windows and timers.
 
 mod cc;
+mod ecn;
 mod tcp;
 
 pub use cc::{Algorithm, CcOptions, CcSpec, CubicStyle, HyStart, SsthreshRule, WindowGrowth, MAX_U};
+pub use ecn::EcnSetting;
 pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
@@ -52,26 +54,6 @@ impl AckKind {
             AckKind::Bsd43 => "bsd43",
             AckKind::Every => "every",
             AckKind::Linux => "linux",
-        }
-    }
-}
-
-/// Explicit Congestion Notification for a flow (`ecn`).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum EcnSetting {
-    /// No ECN: every packet Not-ECT, no ECE or CWR.
-    Off,
-    /// RFC 3168: new data ECT(0), the receiver echoes CE with ECE until CWR, the sender
-    /// reduces once per window of data.
-    Classic,
-}
-
-impl EcnSetting {
-    pub fn name(self) -> &'static str {
-        match self {
-            EcnSetting::Off => "off",
-            EcnSetting::Classic => "classic",
         }
     }
 }
@@ -613,43 +595,6 @@ impl FlowSpec {
         } else {
             Estimator::Rfc6298
         })
-    }
-
-    /// Does the sender ask for ECN (`ecn = "classic"`, or a controller that needs it)?
-    pub fn ecn_requested(&self) -> bool {
-        self.ecn == Some(EcnSetting::Classic) || self.algorithm().needs_ecn()
-    }
-
-    /// Is ECN in use: asked for by the sender and accepted by the receiver (RFC 3168
-    /// Sec. 6.1.1's negotiation, by the configuration of both ends)?
-    pub fn ecn_in_use(&self) -> bool {
-        self.ecn_requested() && self.ecn_receiver.unwrap_or(true)
-    }
-
-    /// ECN's checks: a profile and a controller that can do it.
-    fn validate_ecn(&self, at: &str) -> Result<(), Error> {
-        let a = self.algorithm();
-        match self.ecn {
-            Some(EcnSetting::Classic) if self.profile == Some(Profile::Ns2) => Err(invalid(
-                format!("{at}.ecn"),
-                "\"classic\" is not modelled by the ns2 profile's agents (expected \"off\")",
-            )),
-            Some(EcnSetting::Classic) if !a.ecn_capable() => Err(invalid(
-                format!("{at}.ecn"),
-                format!(
-                    "\"classic\" needs a congestion window to reduce, and cc = \"{}\" has none (expected \"off\", or a cc with a window)",
-                    a.name()
-                ),
-            )),
-            Some(EcnSetting::Off) if a.needs_ecn() => Err(invalid(
-                format!("{at}.ecn"),
-                format!(
-                    "\"off\", but cc = \"{}\" needs ECN (expected \"classic\", or leave ecn out)",
-                    a.name()
-                ),
-            )),
-            _ => Ok(()),
-        }
     }
 
     /// Does the receiver send SACK blocks?

@@ -319,8 +319,8 @@ def test_cli_set_reaches_the_congestion_controls_options(cli, root):
     shapes = {d: len(schema["definitions"][d]["anyOf"]) for d in ("TcpSpec", "CcSpec")}
     assert shapes == {
         "TcpSpec": 5,
-        "CcSpec": 5,
-    }  # a name, or one table per algorithm (aimd, cubic, bbr, none)
+        "CcSpec": 6,
+    }  # a name, or one table per algorithm (aimd, cubic, bbr, dctcp, none)
 
 
 def test_d_sets_the_reduction_of_every_variant():

@@ -27,6 +27,12 @@ pub struct FlowCounters {
     pub cwnd_area: u128,
     /// Integral of the usable window, min(cwnd, receive window), over time.
     pub window_area: u128,
+    // ECN (tcp/ecn.rs): ACKs with ECE the sender received, its window reductions for them;
+    // data segments the receiver got, and those marked CE (counted only with ECN in use).
+    pub ece_acks: u64,
+    pub ecn_reductions: u64,
+    pub segments_received: u64,
+    pub ce_received: u64,
 }
 
 impl FlowCounters {
@@ -94,7 +100,11 @@ counter_arithmetic!(FlowCounters {
     rtt_samples,
     rtt_sum_ns,
     cwnd_area,
-    window_area
+    window_area,
+    ece_acks,
+    ecn_reductions,
+    segments_received,
+    ce_received
 });
 counter_arithmetic!(LinkCounters {
     arrivals,
@@ -155,6 +165,15 @@ pub struct FlowResult {
     pub loss_event_rate: f64,
     /// Time the flow's data was all acknowledged (s), for finite transfers.
     pub completion_time_s: Option<f64>,
+    // ECN (0 for a flow without it).
+    /// Data segments that reached the receiver marked CE.
+    pub ce_received: u64,
+    /// ACKs with ECE the sender received.
+    pub ece_acks: u64,
+    /// Window reductions in response to ECE (at most one per window of data).
+    pub ecn_reductions: u64,
+    /// ce_received per data segment received (0 without segments).
+    pub marking_rate: f64,
 }
 
 /// One background traffic group's aggregate results over the measurement window.

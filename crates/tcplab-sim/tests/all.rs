@@ -11,6 +11,7 @@ mod common;
 mod bbr;
 mod cc;
 mod device_queue;
+mod ecn;
 mod endpoints;
 mod external;
 mod family;

@@ -48,6 +48,11 @@ pub fn flows(rows: &[FlowResult]) -> Result<RecordBatch, ArrowError> {
         f64s("p", it().map(|f| f.p)),
         f64s("loss_event_rate", it().map(|f| f.loss_event_rate)),
         opt_f64s("completion_time_s", it().map(|f| f.completion_time_s)),
+        // ECN (tcp/ecn.rs).
+        u64s("ce_received", it().map(|f| f.ce_received)),
+        u64s("ece_acks", it().map(|f| f.ece_acks)),
+        u64s("ecn_reductions", it().map(|f| f.ecn_reductions)),
+        f64s("marking_rate", it().map(|f| f.marking_rate)),
     ])
 }
 

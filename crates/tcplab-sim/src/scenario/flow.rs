@@ -2,9 +2,11 @@
 //! its own options (`flow/tcp.rs`, `flow/cc.rs`), ACK policy, segment size, windows and timers.
 
 mod cc;
+mod ecn;
 mod tcp;
 
 pub use cc::{Algorithm, CcOptions, CcSpec, CubicStyle, HyStart, SsthreshRule, WindowGrowth, MAX_U};
+pub use ecn::EcnSetting;
 pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
@@ -169,6 +171,17 @@ pub struct FlowSpec {
     /// ns-2 Sack1's partial_ack_ (profile = "ns2", tcp = "sack" only).
     #[serde(default)]
     pub partial_ack: Option<bool>,
+    /// Explicit Congestion Notification: "off" (default) or "classic" (RFC 3168; docs/ecn.md).
+    /// cc = "dctcp" uses it whatever this says (Linux's TCP_CONG_NEEDS_ECN). There is no
+    /// handshake, so ECN is in use when the sender asks for it and the receiver accepts it
+    /// (`ecn_receiver`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<EcnSetting>,
+    /// The receiver accepts ECN (default true, as Linux's net.ipv4.tcp_ecn = 2 does); false
+    /// models a receiver without ECN: the negotiation fails (RFC 3168 Sec. 6.1.1) and the
+    /// flow's packets are Not-ECT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_receiver: Option<bool>,
 }
 
 /// The table key that names the algorithm of a flow key with a short form (`tcp = "reno"` is
@@ -266,7 +279,10 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
     table(cc, "algorithm");
     if let Value::Table(t) = cc {
         t.entry("algorithm").or_insert(s("cubic"));
-        if matches!(t.get("algorithm").and_then(Value::as_str), Some("cubic" | "aimd")) {
+        if matches!(
+            t.get("algorithm").and_then(Value::as_str),
+            Some("cubic" | "aimd" | "dctcp")
+        ) {
             // tcp_slow_start: cwnd += every segment acknowledged, up to ssthresh; RFC 3465's
             // limit L was removed with net.ipv4.tcp_abc in Linux 3.9 (65535 stands for none).
             t.entry("growth").or_insert(s("abc"));
@@ -281,6 +297,17 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
             t.entry("style").or_insert(s("linux"));
         }
     }
+    // net.ipv4.tcp_ecn = 2 (the default): ECN when the peer asks, never asked for, so the
+    // sender does not use it and the receiver accepts it; a controller that needs ECN (DCTCP)
+    // asks whatever the sysctl says.
+    let needs_ecn = match flow.get("cc") {
+        Some(Value::Table(t)) => t.get("algorithm").and_then(Value::as_str) == Some("dctcp"),
+        _ => false,
+    };
+    if !needs_ecn {
+        flow.entry("ecn").or_insert(s("off"));
+    }
+    flow.entry("ecn_receiver").or_insert(Value::Boolean(true));
 }
 
 fn start_at_zero() -> Window {
@@ -454,6 +481,7 @@ impl FlowSpec {
                 cc.validate(at, self.algorithm())?;
             }
         }
+        self.validate_ecn(at)?;
         if self.partial_ack.is_some()
             && (self.profile != Some(Profile::Ns2) || self.tcp.variant != Variant::Sack)
         {

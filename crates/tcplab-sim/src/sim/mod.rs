@@ -48,9 +48,12 @@ struct Flow {
 impl Flow {
     /// The flow's counters: the sender's instruments and the receiver's deliveries.
     fn counters(&self) -> FlowCounters {
+        let (segments_received, ce_received) = self.receiver.ecn_counts();
         FlowCounters {
             bytes_delivered: self.receiver.bytes_delivered(),
             acks_sent: self.receiver.acks_sent(),
+            segments_received,
+            ce_received,
             ..self.sender.instruments().counters
         }
     }

@@ -132,6 +132,15 @@ impl Simulation {
                         0.0
                     },
                     completion_time_s: f.completed.map(|t| t.secs_f64()),
+                    // ECN (tcp/ecn.rs).
+                    ce_received: c.ce_received,
+                    ece_acks: c.ece_acks,
+                    ecn_reductions: c.ecn_reductions,
+                    marking_rate: if c.segments_received > 0 {
+                        c.ce_received as f64 / c.segments_received as f64
+                    } else {
+                        0.0
+                    },
                 }
             })
             .collect();

@@ -43,6 +43,10 @@ pub trait TcpReceiver: Endpoint {
     /// Payload bytes delivered in order to the application.
     fn bytes_delivered(&self) -> u64;
     fn acks_sent(&self) -> u64;
+    /// Data segments received and those marked CE, counted when the flow uses ECN.
+    fn ecn_counts(&self) -> (u64, u64) {
+        (0, 0)
+    }
 }
 
 /// Every sender implementation. The RFC sender, the common case, is kept inline: every segment
@@ -56,7 +60,9 @@ pub enum AnySender {
     Ns2(Box<Ns2Sender>),
 }
 
-/// Every receiver implementation.
+/// Every receiver implementation. The RFC receiver is kept inline, as the RFC sender is: every
+/// data segment goes through it.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyReceiver {
     Native(Receiver),
     Ns2(Box<Ns2Sink>),
@@ -131,6 +137,9 @@ impl TcpReceiver for AnyReceiver {
     fn acks_sent(&self) -> u64 {
         dispatch!(AnyReceiver, self, r => TcpReceiver::acks_sent(r))
     }
+    fn ecn_counts(&self) -> (u64, u64) {
+        dispatch!(AnyReceiver, self, r => TcpReceiver::ecn_counts(r))
+    }
 }
 
 impl<T: Endpoint + ?Sized> Endpoint for Box<T> {
@@ -177,6 +186,9 @@ impl<T: TcpReceiver + ?Sized> TcpReceiver for Box<T> {
     #[inline]
     fn acks_sent(&self) -> u64 {
         (**self).acks_sent()
+    }
+    fn ecn_counts(&self) -> (u64, u64) {
+        (**self).ecn_counts()
     }
 }
 
@@ -236,6 +248,9 @@ impl TcpReceiver for Receiver {
     }
     fn acks_sent(&self) -> u64 {
         self.acks_sent
+    }
+    fn ecn_counts(&self) -> (u64, u64) {
+        (self.ecn.segments, self.ecn.ce)
     }
 }
 

@@ -72,6 +72,14 @@ impl LinuxAck {
         self.quick = self.quick.max(q);
     }
 
+    /// tcp_enter_quickack_mode(sk, max): at most `max` quick ACKs (ECN's CE and
+    /// retransmission rules use 2).
+    pub fn enter_quickack(&mut self, max: u32) {
+        let q = (self.rcv_wnd / (2 * self.rcv_mss)).max(2).min(max as u64) as u32;
+        self.quick = self.quick.max(q);
+        self.ato = ATO_MIN;
+    }
+
     /// tcp_enter_quickack_mode: duplicate (or out-of-window) data.
     pub fn enter_quickack_mode(&mut self) {
         self.incr_quickack(self.rcv_wnd);

@@ -7,6 +7,7 @@
 //! recovery -> cc. The congestion control depends on nothing else in `tcp`.
 
 pub mod cc;
+pub mod ecn;
 pub mod endpoint;
 mod frto;
 pub mod instruments;
@@ -92,6 +93,9 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
     let recovery = LossRecovery::build(f.tcp.options());
     let reads_delivered = recovery.reads_delivered();
     let mut s = Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f));
+    // ECN (ecn.rs); a controller that needs it marks retransmissions ECT too (Linux's
+    // tcp_ecn_send with tcp_ca_needs_ecn).
+    s.core.ecn = ecn::SenderEcn::new(f.ecn_in_use(), f.algorithm().needs_ecn());
     if let Some(sb) = &mut s.core.sb {
         // The recovery may read the segments each ACK delivers (RACK: RFC 8985 Sec. 6.2
         // steps 2-3); so does the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was
@@ -129,7 +133,15 @@ pub fn receiver_for(f: &FlowSpec) -> Receiver {
         },
         AckKind::Linux => AckPolicy::Linux(linux_ack::LinuxAck::new(f.mss as u64, f.rwnd.0, f.min_rto.0)),
     };
-    let r = Receiver::new(f.header(), policy);
+    let mut r = Receiver::new(f.header(), policy);
+    if f.ecn_in_use() {
+        // The receiver's echo is its congestion control's: DCTCP's exact one, or RFC 3168's.
+        r = r.with_ecn(if f.algorithm().needs_ecn() {
+            ecn::EcnFeedback::Dctcp
+        } else {
+            ecn::EcnFeedback::Classic
+        });
+    }
     if f.sack_receiver() {
         // RFC 2018: 4 blocks fit the 40-byte option space, 3 beside the timestamp option.
         let r = r.with_sack(if f.timestamps { 3 } else { 4 });

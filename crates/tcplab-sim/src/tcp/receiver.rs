@@ -3,6 +3,7 @@
 //! Linux's, `linux_ack.rs`). Sans-IO: it takes `(now, segment)` and returns ACKs and its next
 //! deadline.
 
+use super::ecn::{EcnFeedback, ReceiverEcn};
 use super::linux_ack::LinuxAck;
 use super::segment::{SackBlocks, Segment};
 use crate::time::SimTime;
@@ -51,6 +52,8 @@ pub struct Receiver {
     /// Bytes delivered in order to the application.
     pub bytes_delivered: u64,
     pub acks_sent: u64,
+    /// ECN feedback (`ecn.rs`): off unless the flow uses ECN.
+    pub ecn: ReceiverEcn,
 }
 
 impl Receiver {
@@ -71,7 +74,14 @@ impl Receiver {
             last_ack_sent: 0,
             bytes_delivered: 0,
             acks_sent: 0,
+            ecn: ReceiverEcn::default(),
         }
+    }
+
+    /// Echoes congestion marks (RFC 3168 Sec. 6.1.3, or DCTCP's RFC 8257 Sec. 3.2).
+    pub fn with_ecn(mut self, feedback: EcnFeedback) -> Self {
+        self.ecn = ReceiverEcn::new(feedback, matches!(self.policy, AckPolicy::Linux(_)));
+        self
     }
 
     /// Sends SACK blocks (RFC 2018), at most `max_blocks` per ACK.
@@ -104,6 +114,20 @@ impl Receiver {
         }
         self.arrivals += 1;
         let (start, end) = (seg.seq, seg.end());
+        let mut ack_now = false;
+        if self.ecn.feedback != EcnFeedback::Off {
+            let a = self.ecn.on_data(seg, end > self.rcv_nxt);
+            if a.flush_prior && self.unacked_segments > 0 {
+                // RFC 8257 Sec. 3.2: the delayed ACK of the data before this segment leaves
+                // now, with the CE state of that data.
+                let prior = self.ecn.prior_ece();
+                self.send_ack_with(out, prior);
+            }
+            if let (AckPolicy::Linux(l), true) = (&mut self.policy, a.quickack > 0) {
+                l.enter_quickack(a.quickack);
+            }
+            ack_now = a.ack_now;
+        }
         if end <= self.rcv_nxt {
             // Entirely old data: a duplicate. ACK at once so the sender learns where we are
             // (Linux: `tcp_enter_quickack_mode` too), reporting it as a D-SACK.
@@ -151,7 +175,7 @@ impl Receiver {
         if let AckPolicy::Linux(l) = self.policy {
             // __tcp_ack_snd_check: more than one full segment unacknowledged, or quick-ACK
             // mode: now; else tcp_send_delayed_ack.
-            let at = if l.ack_now(self.unacked_bytes) {
+            let at = if ack_now || l.ack_now(self.unacked_bytes) {
                 None
             } else {
                 l.delayed_deadline(now, self.delack_deadline)
@@ -175,7 +199,7 @@ impl Receiver {
                 )
             }
         };
-        if self.unacked_segments >= k {
+        if self.unacked_segments >= k || ack_now {
             self.send_ack(out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(deadline);
@@ -242,6 +266,12 @@ impl Receiver {
     }
 
     fn send_ack(&mut self, out: &mut Vec<Segment>) {
+        let ece = self.ecn.ece();
+        self.send_ack_with(out, ece);
+    }
+
+    /// An ACK of everything received in order, with `ece` if ECN is in use.
+    fn send_ack_with(&mut self, out: &mut Vec<Segment>, ece: bool) {
         if let AckPolicy::Linux(l) = &mut self.policy {
             l.on_ack_sent();
         }
@@ -252,11 +282,13 @@ impl Receiver {
         self.acks_sent += 1;
         let sack = self.sack_blocks();
         self.pending_dsack = None;
-        out.push(Segment {
+        let mut ack = Segment {
             ts_ecr: self.ts_recent,
             sack,
             ..Segment::ack(self.rcv_nxt, self.ack_size + sack.option_bytes())
-        });
+        };
+        self.ecn.stamp(&mut ack, ece);
+        out.push(ack);
     }
 }
 

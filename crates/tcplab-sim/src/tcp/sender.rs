@@ -19,7 +19,7 @@ use super::frto::{self, Frto, Observed, Verdict};
 use super::rate::RateSample;
 use super::recovery::{AckEvent, Ctx, LossRecovery};
 use super::rto::RtoEstimator;
-use super::segment::Segment;
+use super::segment::{Segment, TcpFlags};
 use super::state::{LossSignal, Pacing, SenderConfig, SenderCore};
 use crate::net::packet::NodeId;
 use crate::time::SimTime;
@@ -253,12 +253,18 @@ impl Sender {
                 out,
             };
             let r = self.recovery.on_new_ack(&mut cx, newly_acked);
+            if c.ecn.on {
+                // Before the window grows, as Linux enters CWR in tcp_fastretrans_alert
+                // before tcp_cong_control.
+                Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, newly_acked);
+            }
             let sample = Ack {
                 now,
                 acked: newly_acked,
                 rtt,
                 flight: c.flight_size(),
-                recovering: r.window_set,
+                // No growth while an ECE response's window is out (Linux's CWR state).
+                recovering: r.window_set || (c.ecn.on && c.ecn.in_ece_round(c.snd_una)),
             };
             self.cc.on_ack(&mut c.win, &sample);
             c.dupacks = 0;
@@ -283,6 +289,9 @@ impl Sender {
                     now,
                     out,
                 });
+            }
+            if c.ecn.on {
+                Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, 0);
             }
         }
         let ev = AckEvent {
@@ -313,6 +322,34 @@ impl Sender {
             Verdict::NewData => frto::send_new_data(&mut self.core, now, out),
         }
         self.core.record_trace(now);
+    }
+
+    /// ECN's part of an ACK (`ecn.rs`): the controller counts it (DCTCP), and an ECE reduces
+    /// the window once per window of data, not during a loss recovery (RFC 3168 Sec. 6.1.2).
+    fn ecn_echo(
+        c: &mut SenderCore,
+        cc: &mut CongestionControl,
+        recovery: &LossRecovery,
+        now: SimTime,
+        ack: &Segment,
+        acked: u64,
+    ) {
+        let ece = ack.flags.has(TcpFlags::ECE);
+        let e = c.ecn.ack(acked, ece, c.snd_una, c.snd_max);
+        cc.on_ecn_ack(&e);
+        if !ece {
+            return;
+        }
+        c.inst.counters.ece_acks += 1;
+        if recovery.in_recovery() || !c.ecn.may_reduce(c.snd_una) {
+            return;
+        }
+        let loss = c.loss(now);
+        let reduced = cc.on_ecn_echo(&mut c.win, &loss);
+        c.ecn.reduced(c.snd_max, reduced);
+        if reduced {
+            c.inst.counters.ecn_reductions += 1;
+        }
     }
 
     /// The retransmit timer may have expired (RFC 6298 Sec. 5.4-5.6): the congestion control

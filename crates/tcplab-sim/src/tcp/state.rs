@@ -6,6 +6,7 @@
 //! and sender -> {state, cc}; recovery -> cc (a recovery asks the controller for ssthresh).
 
 use super::cc::{Loss, Window};
+use super::ecn::SenderEcn;
 use super::instruments::Instruments;
 pub use super::instruments::LossSignal;
 use super::rate::RateSampler;
@@ -111,6 +112,8 @@ pub struct SenderCore {
     pub rate: Option<Box<RateSampler>>,
     /// The pacing the congestion control asks for, if any (`Controller::pacing_rate_bps`).
     pub pacing: Option<Box<Pacing>>,
+    /// ECN (`ecn.rs`): off unless the flow uses it.
+    pub ecn: SenderEcn,
 }
 
 /// Linux's internal TCP pacing (`tcp_update_skb_after_send`, `tcp_pacing_check`): each
@@ -156,6 +159,7 @@ impl SenderCore {
             inst: Instruments::default(),
             rate: None,
             pacing: None,
+            ecn: SenderEcn::default(),
         }
     }
 
@@ -227,6 +231,11 @@ impl SenderCore {
     /// is marked as not clean).
     pub fn signal_loss(&mut self, signal: LossSignal) {
         self.inst.window_reduced(signal, self.snd_max);
+        if self.ecn.on {
+            // RFC 3168 Sec. 6.1.2: CWR after a reduction "for any reason"; no ECE reduction
+            // in this window.
+            self.ecn.reduced(self.snd_max, false);
+        }
     }
 
     /// Pacing holds the next segment back (it may leave at `next_send`): the send loops stop.
@@ -285,11 +294,15 @@ impl SenderCore {
         } else if self.rto_deadline.is_none() {
             self.rto_deadline = Some(self.rtt.deadline(now)); // RFC 6298 Sec. 5.1
         }
-        out.push(Segment {
+        let mut seg = Segment {
             ts_val: now,
             retransmit,
             ..Segment::data(seq, len as u32, len as u32 + self.cfg.header_bytes)
-        });
+        };
+        if self.ecn.on {
+            self.ecn.mark(&mut seg);
+        }
+        out.push(seg);
     }
 
     /// Sends one new segment at the right edge if `window` (bytes above snd_una) and the

@@ -52,6 +52,7 @@
 mod registry;
 pub mod slow_start;
 
+pub use super::ecn::EcnAck;
 use super::rate::RateSample;
 use crate::rng::Stream;
 use crate::time::SimTime;
@@ -203,6 +204,22 @@ pub trait Controller {
 
     /// The flow's own random stream, for a controller that draws (BBR's ProbeBW phase).
     fn seed(&mut self, _rng: Stream) {}
+
+    /// Every ACK of a flow that uses ECN, before the response to its ECE: what a controller
+    /// that counts marks reads (DCTCP's alpha, RFC 8257 Sec. 3.3).
+    fn on_ecn_ack(&mut self, _e: &EcnAck) {}
+
+    /// An ACK carried ECE and no reduction's window is outstanding (RFC 3168 Sec. 6.1.2: at
+    /// most once per window of data, the sender in `ecn.rs` decides): the response, without
+    /// a retransmission. Returns whether it reduced the window. The default is Linux's
+    /// `tcp_enter_cwr` for every controller with an `ssthresh` hook (Reno, CUBIC): ssthresh
+    /// as after a loss, and cwnd = ssthresh (at once, where Linux gets there by PRR over the
+    /// round trip).
+    fn on_ecn_echo(&mut self, w: &mut Window, loss: &Loss) -> bool {
+        w.ssthresh = self.ssthresh_after_loss(loss);
+        w.cwnd = w.ssthresh;
+        true
+    }
 }
 
 // The registry: one line per controller, `Variant(module::Type) = "name"`, `boxed` for a
@@ -217,6 +234,9 @@ controllers! {
     /// BBR v1 as Linux ships it (tcp_bbr.c): a model of bottleneck bandwidth and round-trip
     /// propagation time from delivery-rate samples, paced sending; no options.
     Bbr(bbr::Bbr) = "bbr" boxed,
+    /// DCTCP (RFC 8257): Reno, and on ECE cwnd x (1 - alpha / 2), alpha the EWMA (weight g)
+    /// of the fraction of bytes marked per window; its flows use ECN.
+    Dctcp(dctcp::Dctcp) = "dctcp",
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None(none::NoControl) = "none",
     #[cfg(test)]

@@ -29,6 +29,8 @@ impl NoControl {
 
 impl FromOptions for NoControl {
     type Options = NoOptions;
+    /// No window to reduce for ECE.
+    const ECN_CAPABLE: bool = false;
 
     fn build(_: &NoOptions, f: &Setup) -> Self {
         NoControl { rwnd: f.rwnd }

@@ -62,6 +62,13 @@ pub trait FromOptions: Controller + Sized {
 
     /// The controller, from validated options.
     fn build(options: &Self::Options, flow: &Setup) -> Self;
+
+    /// It needs ECN, which its flows then use whatever `ecn` says (Linux's
+    /// TCP_CONG_NEEDS_ECN: DCTCP).
+    const NEEDS_ECN: bool = false;
+
+    /// It has a window to reduce for ECE (`ecn = "classic"` is refused without one).
+    const ECN_CAPABLE: bool = true;
 }
 
 /// The options of a controller that has none.
@@ -347,6 +354,12 @@ macro_rules! controllers {
             fn seed(&mut self, rng: Stream) {
                 match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.seed(rng), )* }
             }
+            fn on_ecn_ack(&mut self, e: &$crate::tcp::cc::EcnAck) {
+                match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.on_ecn_ack(e), )* }
+            }
+            fn on_ecn_echo(&mut self, w: &mut Window, loss: &Loss) -> bool {
+                match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.on_ecn_echo(w, loss), )* }
+            }
         }
 
         /// A congestion control's name in a scenario (`cc = "..."`, `algorithm = "..."`).
@@ -366,6 +379,16 @@ macro_rules! controllers {
                 match self {
                     $( $(#[cfg($cfg)])? Algorithm::$variant => $crate::tcp::cc::registry::field_names::<<$ty as FromOptions>::Options>(), )*
                 }
+            }
+
+            /// Does it need ECN (`FromOptions::NEEDS_ECN`)?
+            pub fn needs_ecn(self) -> bool {
+                match self { $( $(#[cfg($cfg)])? Algorithm::$variant => <$ty as FromOptions>::NEEDS_ECN, )* }
+            }
+
+            /// Can a flow with it use ECN (`FromOptions::ECN_CAPABLE`)?
+            pub fn ecn_capable(self) -> bool {
+                match self { $( $(#[cfg($cfg)])? Algorithm::$variant => <$ty as FromOptions>::ECN_CAPABLE, )* }
             }
 
             /// Every algorithm, in list order (pushed one by one: an entry may be cfg'd out).

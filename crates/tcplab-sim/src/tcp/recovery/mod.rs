@@ -156,7 +156,14 @@ pub trait Registered: Recovery {
 
 /// A loss is declared now: ssthresh becomes what the congestion control answers (RFC 5681
 /// Eq. 4 for AIMD with d = 1/2), from the window in use and the FlightSize of this moment.
+///
+/// A loss inside the window of an ECE response keeps the ssthresh that response set: Linux's
+/// `tcp_enter_recovery` starts no second reduction while `tcp_in_cwnd_reduction` (RFC 3168
+/// Sec. 6.1.2: ssthresh is not decreased twice in a round trip).
 pub(crate) fn reduce(core: &mut SenderCore, cc: &mut CongestionControl, now: SimTime) {
+    if core.ecn.on && core.ecn.in_ece_round(core.snd_una) {
+        return;
+    }
     let loss = core.loss(now);
     core.win.ssthresh = cc.ssthresh_after_loss(&loss);
 }

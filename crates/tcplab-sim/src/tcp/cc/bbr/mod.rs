@@ -519,6 +519,13 @@ impl Controller for Bbr {
         self.rng = rng;
     }
 
+    /// BBR v1 ignores ECN, as Linux's does: `tcp_enter_cwr` calls `bbr_ssthresh`, which leaves
+    /// ssthresh alone, and a controller with `cong_control` gets no PRR, so nothing lowers
+    /// the window (the sender still sets CWR).
+    fn on_ecn_echo(&mut self, _: &mut Window, _: &Loss) -> bool {
+        false
+    }
+
     /// `bbr_main`: update the model, then the pacing rate and cwnd. Linux's `tcp_cong_control`
     /// leaves the window of a controller with `cong_control` to it alone: no PRR
     /// (`tcp_cwnd_reduction`) during a recovery and no cwnd = ssthresh when it ends

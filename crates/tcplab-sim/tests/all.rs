@@ -17,6 +17,7 @@ mod family;
 mod frto;
 mod known_answers;
 mod linux;
+mod marking;
 mod networks;
 mod ns2_reference;
 mod pcap;

@@ -17,7 +17,7 @@
 //! is bounded by `limit` (packets or bytes); an arrival that does not fit is dropped
 //! (overflow, Sec. 5.4). ECN marking is not modelled: CoDel always drops.
 
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
+use super::{DropCause, Drops, Marks, Fifo, Limit, LinkContext, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::Packet;
 use super::invalid;
@@ -237,7 +237,13 @@ impl QueueDiscipline for Codel {
     }
 
     /// RFC 8289 Sec. 5.4: tail drop if the buffer is full; the link has stamped the time.
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        pkt: Packet,
+        _drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         if !self.fifo.fits(self.limit, &pkt) {
             return Err(DropCause::Overflow);
         }
@@ -245,7 +251,7 @@ impl QueueDiscipline for Codel {
         Ok(())
     }
 
-    fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, now: SimTime, drops: &mut Drops, _marks: &mut Marks) -> Option<Packet> {
         self.vars.dequeue(now, &self.params, &mut self.fifo, drops)
     }
 

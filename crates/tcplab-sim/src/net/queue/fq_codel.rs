@@ -23,7 +23,7 @@
 //! not modelled.
 
 use super::codel::{CodelParams, CodelVars};
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
+use super::{DropCause, Drops, Marks, Fifo, Limit, LinkContext, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::{Packet, PacketKind};
 use super::invalid;
@@ -207,7 +207,13 @@ impl QueueDiscipline for FqCodel {
     /// RFC 8290 Sec. 4.1: classify, append (the link has stamped the time), activate the queue
     /// on the new list, and if the total is above the limit drop the fattest queue's head.
     #[inline(never)]
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        pkt: Packet,
+        drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         let b = self.bucket(&pkt);
         if self.slot[b] == NO_QUEUE {
             self.slot[b] = self.queues.len() as u32;
@@ -242,7 +248,7 @@ impl QueueDiscipline for FqCodel {
     /// RFC 8290 Sec. 4.2: pick the first queue with credit (new list first), let its CoDel
     /// dequeue, and charge the packet to its credit.
     #[inline(never)]
-    fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, now: SimTime, drops: &mut Drops, _marks: &mut Marks) -> Option<Packet> {
         loop {
             let (from_new, i) = match (self.new_flows.front(), self.old_flows.front()) {
                 (Some(&i), _) => (true, i),

@@ -58,7 +58,7 @@
 //! later arrival was dropped: the link locked out every flow.)
 
 use super::invalid;
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
+use super::{DropCause, Drops, Marks, Fifo, Limit, LinkContext, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::Packet;
 use crate::rng::Stream;
@@ -440,7 +440,13 @@ impl QueueDiscipline for Red {
     /// On every arrival: the average, then the early-drop rules, then the limit (see the
     /// module's description).
     #[inline(never)]
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: Packet,
+        _drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         self.avg_area = self.avg_area(now);
         self.avg_at = now;
         self.update_avg(now, self.measure());
@@ -462,7 +468,7 @@ impl QueueDiscipline for Red {
 
     /// An empty buffer means the link's transmitter goes idle now (FJ93 Sec. 4's q_time,
     /// red.cc's `deque`); a packet to send means it is busy.
-    fn dequeue(&mut self, now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, now: SimTime, _drops: &mut Drops, _marks: &mut Marks) -> Option<Packet> {
         let p = self.fifo.pop();
         self.idle_since = if p.is_none() { Some(now) } else { None };
         p

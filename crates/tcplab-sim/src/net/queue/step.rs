@@ -170,7 +170,7 @@ mod tests {
     const T0: SimTime = SimTime::ZERO;
 
     fn step(limit: Limit, k: Threshold) -> Queue {
-        Queue::new(Discipline::Step(Step::new(limit, k)))
+        Queue::new(Discipline::Step(Box::new(Step::new(limit, k))))
     }
 
     fn ect(seq: u64, size: u32, ecn: Ecn) -> Packet {

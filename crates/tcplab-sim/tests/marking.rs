@@ -173,3 +173,38 @@ fn a_threshold_not_below_the_limit_is_one_error_naming_the_field() {
     let e = run_toml(&scenario(STEP, "ce"), &[]).unwrap_err().to_string();
     assert!(e.contains("ecn"), "{e}");
 }
+
+/// CoDel with `ecn` and `ce_threshold` at dequeue: every `mark` is immediately followed by the
+/// same packet's `dequeue`, carrying CE; ECT datagrams are marked, never dropped by the control
+/// law, while the Not-ECT TCP flow's packets are dropped (sojourn) and never marked.
+#[test]
+fn codel_marks_at_dequeue_before_the_packet_starts() {
+    let q = r#"{ discipline = "codel", limit = 1000, codel = { ecn = true, ce_threshold = "2ms" } }"#;
+    let r = run(q, "ect0");
+    let i = r.links.iter().position(|l| l.link == "bottleneck.fwd").unwrap() as u32;
+    let ev: Vec<_> = r.traces.packets.iter().filter(|e| e.link == i).collect();
+    let mut by_cause = [0u64; 2];
+    for (k, e) in ev.iter().enumerate().filter(|(_, e)| e.event == Ev::Mark) {
+        let next = ev[k + 1];
+        assert_eq!(
+            (next.event, next.flow, next.seq, next.time, next.ecn),
+            (Ev::Dequeue, e.flow, e.seq, e.time, Ecn::Ce)
+        );
+        assert_eq!(e.kind, PacketKind::Udp);
+        match e.mark {
+            Some(MarkCause::Sojourn) => by_cause[0] += 1,
+            Some(MarkCause::Threshold) => by_cause[1] += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    let l = &r.links[i as usize];
+    assert!(by_cause[0] > 0 && by_cause[1] > 0, "{by_cause:?}");
+    assert!(l.marks_sojourn > 0 && l.marks_sojourn <= by_cause[0]);
+    assert!(l.marks_threshold > 0 && l.marks_threshold <= by_cause[1]);
+    assert_eq!(l.marks, l.marks_sojourn + l.marks_threshold);
+    assert_eq!(l.marks_early, 0);
+    assert!(l.drops_sojourn > 0);
+    assert!(!ev.iter().any(|e| e.event == Ev::Drop
+        && e.kind == PacketKind::Udp
+        && e.cause.is_some_and(|c| c.name() == "sojourn")));
+}

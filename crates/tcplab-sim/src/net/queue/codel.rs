@@ -581,7 +581,7 @@ mod tests {
     #[test]
     fn with_ecn_a_not_ect_head_is_still_dropped() {
         let mut q = codel_ecn(1514, Limit::Packets(1000), true, None);
-        let even = |s: u64| if s % 2 == 0 { Ecn::Ect0 } else { Ecn::NotEct };
+        let even = |s: u64| if s.is_multiple_of(2) { Ecn::Ect0 } else { Ecn::NotEct };
         let seen = script_ecn(&mut q, 0, 600 * MS, MS, 10 * MS, |_| 1, even);
         assert_eq!(ms(&seen.drops), vec![281, 434, 581]);
         let marks: Vec<(u64, u64)> = seen.marks.iter().map(|m| (m.0 / MS, m.1)).collect();

@@ -242,7 +242,6 @@ impl Link {
             }
         }
         self.dropped.clear();
-        self.queue.clear_marks();
         if self.device.is_some() {
             return self.offer_device(now, pkt, flight);
         }
@@ -252,6 +251,10 @@ impl Link {
         let idle = self.wire.is_none();
         if idle {
             if let Some(limit) = self.queue.transparent() {
+                // No marks are left from an earlier operation: a transparent discipline marks
+                // only at enqueue (never an arrival at its empty queue), and every enqueue and
+                // end of serialization clears them first.
+                debug_assert!(self.queue.marked().is_empty());
                 if limit.admits_alone(pkt.size) {
                     let stamped = Packet {
                         enqueued: now,
@@ -264,6 +267,7 @@ impl Link {
         } else {
             self.integrate(now);
         }
+        self.queue.clear_marks();
         if self.dropped.is_empty() {
             if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
                 self.dropped.push((*pkt, cause));
@@ -430,6 +434,7 @@ impl Link {
     #[inline(never)]
     fn offer_device(&mut self, now: SimTime, pkt: &Packet, flight: &mut InFlight) -> Offer {
         self.integrate(now);
+        self.queue.clear_marks();
         if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
             self.dropped.push((*pkt, cause));
         }

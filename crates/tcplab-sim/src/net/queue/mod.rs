@@ -299,8 +299,9 @@ impl Queue {
         r
     }
 
-    /// The next packet for the transmitter at `now` (see `QueueDiscipline::dequeue`).
-    #[inline]
+    /// The next packet for the transmitter at `now` (see `QueueDiscipline::dequeue`). Always
+    /// inlined: with the marks' argument the compiler stopped inlining it into `Link::tx_done`.
+    #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
         let from = drops.len();
         let p = self.discipline.dequeue(now, drops, &mut self.marks);

@@ -132,7 +132,7 @@ TABLES = ("flows", "traffic", "links", "totals")
 TRACES = ("packets", "cwnd", "queue", "ns2_vars")
 
 #: ns-2's letter for each packet event (the `event` column of the packets trace).
-NS2_EVENT = {"enqueue": "+", "dequeue": "-", "drop": "d", "receive": "r", "lost": "l"}
+NS2_EVENT = {"enqueue": "+", "dequeue": "-", "drop": "d", "receive": "r", "lost": "l", "mark": "m"}
 
 
 def json_records(df: pl.DataFrame) -> list[dict]:

@@ -59,6 +59,15 @@ pub struct LinkCounters {
     pub drops_overflow: u64,
     pub drops_early: u64,
     pub drops_sojourn: u64,
+    // -- ECN marks (issue #32) --
+    /// Packets the queue marked CE instead of dropping them, all causes, and by cause
+    /// (net::queue::MarkCause): an active queue's choice at enqueue (RED, PIE); CoDel's control
+    /// law at dequeue; a step threshold (the step queue, CoDel's ce_threshold).
+    pub marks: u64,
+    pub marks_early: u64,
+    pub marks_sojourn: u64,
+    pub marks_threshold: u64,
+    // -- end ECN marks --
     /// Packets that reached the far end.
     pub delivered: u64,
     /// Integral of the number of waiting packets (excluding the one on the wire) over time.
@@ -116,6 +125,10 @@ counter_arithmetic!(LinkCounters {
     drops_overflow,
     drops_early,
     drops_sojourn,
+    marks,
+    marks_early,
+    marks_sojourn,
+    marks_threshold,
     delivered,
     queue_area,
     queue_bytes_area,
@@ -226,6 +239,17 @@ pub struct LinkResult {
     pub drops_early: u64,
     /// Queue drops an active queue chose at dequeue by sojourn time (CoDel's control law).
     pub drops_sojourn: u64,
+    // -- ECN marks (issue #32) --
+    /// Packets the queue marked CE instead of dropping them, all causes (the sum of the three
+    /// below).
+    pub marks: u64,
+    /// Marks an active queue chose at enqueue (RED's early decision on an ECT packet).
+    pub marks_early: u64,
+    /// Marks by CoDel's control law at dequeue (CoDel, FQ-CoDel with ecn).
+    pub marks_sojourn: u64,
+    /// Marks by a step threshold: the step queue's, CoDel's and FQ-CoDel's ce_threshold.
+    pub marks_threshold: u64,
+    // -- end ECN marks --
     /// Drops (queue + loss module) per packet offered.
     pub drop_rate: f64,
     /// Time-average number of packets waiting (not counting the one being sent).

@@ -19,6 +19,7 @@ mod frto;
 mod fuzz_corpus;
 mod known_answers;
 mod linux;
+mod marking;
 mod networks;
 mod ns2_reference;
 mod pcap;

@@ -96,6 +96,11 @@ pub fn links(rows: &[LinkResult]) -> Result<RecordBatch, ArrowError> {
         u64s("drops_overflow", it().map(|l| l.drops_overflow)),
         u64s("drops_early", it().map(|l| l.drops_early)),
         u64s("drops_sojourn", it().map(|l| l.drops_sojourn)),
+        // ECN marks (issue #32)
+        u64s("marks", it().map(|l| l.marks)),
+        u64s("marks_early", it().map(|l| l.marks_early)),
+        u64s("marks_sojourn", it().map(|l| l.marks_sojourn)),
+        u64s("marks_threshold", it().map(|l| l.marks_threshold)),
         f64s("drop_rate", it().map(|l| l.drop_rate)),
         f64s("mean_queue_packets", it().map(|l| l.mean_queue_packets)),
         f64s("mean_queue_bytes", it().map(|l| l.mean_queue_bytes)),

@@ -70,7 +70,8 @@ fn the_traces_have_the_documented_columns_and_types() {
             "size",
             "len",
             "retransmit",
-            "cause"
+            "cause",
+            "ecn"
         ]
     );
     assert_eq!(p.num_rows(), r.traces.packets.len());

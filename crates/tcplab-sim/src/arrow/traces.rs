@@ -3,11 +3,11 @@
 //! come with the link's name as a dictionary column that shares the index as its key.
 
 use super::{batch, bools, dict, f64s, opt_u64s, u32s, u64s, Column};
-use crate::net::DropCause;
 use crate::tcp::ns2::agent::VAR_NAMES;
 use crate::time::SimTime;
 use crate::trace::{
-    kind_name, CwndRecord, Ns2VarRecord, PacketEventKind, PacketRecord, QueueRecord, PACKET_KINDS,
+    ecn_name, kind_name, CwndRecord, Ns2VarRecord, PacketEventKind, PacketRecord, QueueRecord, CAUSES,
+    ECN_CODEPOINTS, PACKET_KINDS,
 };
 use arrow_array::RecordBatch;
 use arrow_schema::ArrowError;
@@ -25,12 +25,12 @@ fn index<T: PartialEq>(all: &[T], x: &T) -> u32 {
 }
 
 /// Packet events: time_s, time_ns, link, link_name, event, flow, kind, seq, ack, size, len,
-/// retransmit, cause. `links` names the link directions by index.
+/// retransmit, cause, ecn. `links` names the link directions by index.
 pub fn packets(rows: &[PacketRecord], links: &[&str]) -> Result<RecordBatch, ArrowError> {
     let it = || rows.iter();
     let events: Vec<&str> = PacketEventKind::ALL.iter().map(|e| e.name()).collect();
     let kinds: Vec<&str> = PACKET_KINDS.iter().map(|k| kind_name(*k)).collect();
-    let causes: Vec<&str> = DropCause::ALL.iter().map(|c| c.name()).collect();
+    let ecns: Vec<&str> = ECN_CODEPOINTS.iter().map(|e| ecn_name(*e)).collect();
     let mut cols = Vec::from(times(it().map(|e| e.time)));
     cols.extend([
         u32s("link", it().map(|e| e.link)),
@@ -55,9 +55,15 @@ pub fn packets(rows: &[PacketRecord], links: &[&str]) -> Result<RecordBatch, Arr
         bools("retransmit", it().map(|e| e.retransmit)),
         dict(
             "cause",
-            it().map(|e| e.cause.map(|c| index(&DropCause::ALL, &c))),
-            &causes,
+            it().map(|e| e.cause_name().map(|c| index(&CAUSES, &c))),
+            &CAUSES,
             true,
+        )?,
+        dict(
+            "ecn",
+            it().map(|e| Some(index(&ECN_CODEPOINTS, &e.ecn))),
+            &ecns,
+            false,
         )?,
     ]);
     batch(cols)

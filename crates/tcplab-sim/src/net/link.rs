@@ -27,7 +27,7 @@
 
 use super::loss::LossModel;
 use super::packet::{NodeId, Packet, SegId};
-use super::queue::{DropCause, Drops, Queue};
+use super::queue::{DropCause, Drops, MarkCause, Queue};
 use crate::engine::Key;
 use crate::stats::LinkCounters;
 use crate::time::{serialization_time, SimTime};
@@ -251,6 +251,10 @@ impl Link {
         let idle = self.wire.is_none();
         if idle {
             if let Some(limit) = self.queue.transparent() {
+                // No marks are left from an earlier operation: a transparent discipline marks
+                // only at enqueue (never an arrival at its empty queue), and every enqueue and
+                // end of serialization clears them first.
+                debug_assert!(self.queue.marked().is_empty());
                 if limit.admits_alone(pkt.size) {
                     let stamped = Packet {
                         enqueued: now,
@@ -263,6 +267,7 @@ impl Link {
         } else {
             self.integrate(now);
         }
+        self.queue.clear_marks();
         if self.dropped.is_empty() {
             if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
                 self.dropped.push((*pkt, cause));
@@ -273,6 +278,7 @@ impl Link {
             "one drop per enqueue (Offer reports one)"
         );
         self.count_from(0);
+        self.count_marks(0);
         if idle && !self.queue.is_empty() {
             if let Some(t) = self.start_next(now, flight) {
                 debug_assert!(self.dropped.is_empty(), "a drop at an idle link");
@@ -307,15 +313,34 @@ impl Link {
         }
     }
 
+    /// Counts the queue's marks from position `from` on, by cause.
+    #[inline]
+    fn count_marks(&mut self, from: usize) {
+        let marks = self.queue.marked();
+        if marks.len() > from {
+            for &(_, cause) in &marks[from..] {
+                self.counters.marks += 1;
+                match cause {
+                    MarkCause::Early => self.counters.marks_early += 1,
+                    MarkCause::Sojourn => self.counters.marks_sojourn += 1,
+                    MarkCause::Threshold => self.counters.marks_threshold += 1,
+                }
+            }
+        }
+    }
+
     /// Puts the queue's next packet on the wire, if there is one; returns its serialization
-    /// time. Drops the discipline makes on the way are added to `dropped` and counted.
+    /// time. Drops the discipline makes on the way are added to `dropped` and counted, and so
+    /// are its marks (the queue's `marked`).
     #[inline(always)]
     fn start_next(&mut self, now: SimTime, flight: &mut InFlight) -> Option<SimTime> {
         let counted = self.dropped.len();
+        let marked = self.queue.marked().len();
         let next = self.queue.dequeue(now, &mut self.dropped);
         if self.dropped.len() > counted {
             self.count_from(counted);
         }
+        self.count_marks(marked);
         next.map(|p| self.start(now, &p, flight))
     }
 
@@ -393,6 +418,7 @@ impl Link {
         self.wire = None;
         self.integrate(now);
         self.dropped.clear();
+        self.queue.clear_marks();
         if self.device.is_some() {
             return self.pump(now, flight);
         }
@@ -408,6 +434,7 @@ impl Link {
     #[inline(never)]
     fn offer_device(&mut self, now: SimTime, pkt: &Packet, flight: &mut InFlight) -> Offer {
         self.integrate(now);
+        self.queue.clear_marks();
         if let Err(cause) = self.queue.enqueue(now, pkt, &mut self.dropped) {
             self.dropped.push((*pkt, cause));
         }
@@ -416,6 +443,7 @@ impl Link {
             "one drop per enqueue (Offer reports one)"
         );
         self.count_from(0);
+        self.count_marks(0);
         let dropped = self.dropped.len();
         let started = self.pump(now, flight);
         // With room in the ring the discipline held only the arrival, whose sojourn is zero:
@@ -453,10 +481,12 @@ impl Link {
                 break;
             }
             let counted = self.dropped.len();
+            let marked = self.queue.marked().len();
             let next = self.queue.dequeue(now, &mut self.dropped);
             if self.dropped.len() > counted {
                 self.count_from(counted);
             }
+            self.count_marks(marked);
             match next {
                 Some(p) => self.device.as_mut().expect("a device queue").ring.push_back(p),
                 None => break,
@@ -469,6 +499,12 @@ impl Link {
     /// their causes (for `tx_done`: drops at dequeue, which the packet trace records as "d").
     pub fn dropped(&self) -> &[(Packet, DropCause)] {
         &self.dropped
+    }
+
+    /// The packets the queue marked CE during the last `offer` or `tx_done`, in order, with
+    /// their causes (as they are after the mark).
+    pub fn marked(&self) -> &[(Packet, MarkCause)] {
+        self.queue.marked()
     }
 
     /// Empties `dropped()` (the simulation has released those packets' segments).

@@ -38,6 +38,30 @@ impl TrafficKind {
     }
 }
 
+/// The ECN codepoint a UDP source's datagrams carry (`ecn` of a cbr or on_off group).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum UdpEcn {
+    /// Not ECN-capable (the default).
+    #[default]
+    NotEct,
+    /// ECT(0), classic ECN (RFC 3168).
+    Ect0,
+    /// ECT(1), the L4S identifier (RFC 9331).
+    Ect1,
+}
+
+impl UdpEcn {
+    pub fn codepoint(self) -> crate::net::packet::Ecn {
+        use crate::net::packet::Ecn;
+        match self {
+            UdpEcn::NotEct => Ecn::NotEct,
+            UdpEcn::Ect0 => Ecn::Ect0,
+            UdpEcn::Ect1 => Ecn::Ect1,
+        }
+    }
+}
+
 /// A time, or a window [lo, hi] to draw it from uniformly (per source, from its own stream).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
@@ -116,6 +140,10 @@ pub struct TrafficSpec {
     /// on_off: Pareto shape of both periods (default 1.2).
     #[serde(default)]
     pub shape: Option<f64>,
+    /// cbr, on_off: the ECN codepoint of the datagrams, "not_ect" (default), "ect0" or
+    /// "ect1": a marking queue marks them CE instead of dropping them (they do not react).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<UdpEcn>,
 }
 
 fn one() -> u32 {
@@ -149,8 +177,8 @@ impl TrafficSpec {
                 "think_mean",
                 "request",
             ],
-            TrafficKind::Cbr => &["rate", "packet"],
-            TrafficKind::OnOff => &["rate", "packet", "on_mean", "off_mean", "shape"],
+            TrafficKind::Cbr => &["rate", "packet", "ecn"],
+            TrafficKind::OnOff => &["rate", "packet", "on_mean", "off_mean", "shape", "ecn"],
         };
         let set = [
             ("tcp", self.tcp.is_some()),
@@ -164,6 +192,7 @@ impl TrafficSpec {
             ("on_mean", self.on_mean.is_some()),
             ("off_mean", self.off_mean.is_some()),
             ("shape", self.shape.is_some()),
+            ("ecn", self.ecn.is_some()),
         ];
         if let Some((f, _)) = set.iter().find(|(f, s)| *s && !allowed.contains(f)) {
             return Err(invalid(

@@ -49,8 +49,10 @@ impl Simulation {
                     self.dropped_at_dequeue(link);
                 }
                 if self.trace.traces_packets(link) {
-                    // Packets the queue dropped at dequeue (CoDel) before the next one started.
+                    // Packets the queue dropped at dequeue (CoDel) before the next one started,
+                    // and its marks at dequeue (the next one's, before its `dequeue`).
                     self.trace_drops(now, link);
+                    self.trace_marks(now, link);
                 }
                 if let Some(t) = next {
                     self.started(now, link, t);

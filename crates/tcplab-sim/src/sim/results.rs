@@ -172,6 +172,11 @@ impl Simulation {
                     drops_overflow: c.drops_overflow,
                     drops_early: c.drops_early,
                     drops_sojourn: c.drops_sojourn,
+                    // ECN marks (issue #32)
+                    marks: c.marks,
+                    marks_early: c.marks_early,
+                    marks_sojourn: c.marks_sojourn,
+                    marks_threshold: c.marks_threshold,
                     drop_rate: if c.arrivals > 0 {
                         drops as f64 / c.arrivals as f64
                     } else {

@@ -21,17 +21,33 @@ impl Simulation {
         let (t, s) = (&mut self.trace, &self.segs);
         match offer {
             Offer::Lost => t.packet(now, link, Ev::Lost, pkt, s, Some(DropCause::Loss)),
-            Offer::Queued => t.packet(now, link, Ev::Enqueue, pkt, s, None),
+            Offer::Queued => {
+                t.packet(now, link, Ev::Enqueue, pkt, s, None);
+                self.trace_marks(now, link);
+            }
             Offer::Transmit(_) => {
                 t.packet(now, link, Ev::Enqueue, pkt, s, None);
-                t.packet(now, link, Ev::Dequeue, pkt, s, None);
+                // Marked at enqueue (or at its dequeue at the idle link): its dequeue shows
+                // the codepoint it leaves with.
+                let marked = self.links[link as usize].marked().last().map(|m| m.0);
+                self.trace_marks(now, link);
+                let p = marked.unwrap_or(*pkt);
+                self.trace.packet(now, link, Ev::Dequeue, &p, &self.segs, None);
             }
             Offer::Dropped { arrival } => {
                 if !arrival {
                     t.packet(now, link, Ev::Enqueue, pkt, s, None);
+                    self.trace_marks(now, link);
                 }
                 self.trace_drops(now, link);
             }
+        }
+    }
+
+    /// The packets the link's queue marked CE in its last operation, with their causes.
+    pub(super) fn trace_marks(&mut self, now: SimTime, link: u32) {
+        for &(p, cause) in self.links[link as usize].marked() {
+            self.trace.mark(now, link, &p, &self.segs, cause);
         }
     }
 

@@ -12,7 +12,8 @@ mod recorder;
 pub use capture::Captures;
 pub use recorder::TraceRecorder;
 
-use crate::net::packet::PacketKind;
+use crate::net::packet::{Ecn, PacketKind};
+use crate::net::queue::MarkCause;
 use crate::net::DropCause;
 use crate::time::SimTime;
 use serde::{Serialize, Serializer};
@@ -35,19 +36,24 @@ pub enum PacketEventKind {
     /// `ErrorModel` drops appear as `d` after the `r` of the previous hop; tcplab marks
     /// them `l` so they are told apart from queue drops.
     Lost,
+    /// The queue discipline marked it CE instead of dropping it (its `ecn` is then `ce`). ns-2
+    /// has no such event (it shows the mark as a flag of the packet's later events); tcplab
+    /// writes `m`.
+    Mark,
 }
 
 impl PacketEventKind {
     /// Every event kind, in the order of the schema's dictionary (docs/traces.md).
-    pub const ALL: [PacketEventKind; 5] = [
+    pub const ALL: [PacketEventKind; 6] = [
         PacketEventKind::Enqueue,
         PacketEventKind::Dequeue,
         PacketEventKind::Drop,
         PacketEventKind::Receive,
         PacketEventKind::Lost,
+        PacketEventKind::Mark,
     ];
 
-    /// The name used in tables: "enqueue", "dequeue", "drop", "receive", "lost".
+    /// The name used in tables: "enqueue", "dequeue", "drop", "receive", "lost", "mark".
     pub const fn name(self) -> &'static str {
         match self {
             PacketEventKind::Enqueue => "enqueue",
@@ -55,10 +61,11 @@ impl PacketEventKind {
             PacketEventKind::Drop => "drop",
             PacketEventKind::Receive => "receive",
             PacketEventKind::Lost => "lost",
+            PacketEventKind::Mark => "mark",
         }
     }
 
-    /// ns-2's one-letter form: `+`, `-`, `d`, `r`, `l`.
+    /// ns-2's one-letter form: `+`, `-`, `d`, `r`, `l` (and tcplab's `m` for a mark).
     pub const fn ns2(self) -> char {
         match self {
             PacketEventKind::Enqueue => '+',
@@ -66,6 +73,7 @@ impl PacketEventKind {
             PacketEventKind::Drop => 'd',
             PacketEventKind::Receive => 'r',
             PacketEventKind::Lost => 'l',
+            PacketEventKind::Mark => 'm',
         }
     }
 }
@@ -87,6 +95,27 @@ pub const fn kind_name(kind: PacketKind) -> &'static str {
         PacketKind::Ack => "ack",
         PacketKind::Udp => "udp",
     }
+}
+
+/// Every ECN codepoint, in the order of the schema's dictionary (docs/traces.md).
+pub const ECN_CODEPOINTS: [Ecn; 4] = [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce];
+
+/// The name of an ECN codepoint in tables: "not_ect", "ect1", "ect0", "ce".
+pub const fn ecn_name(ecn: Ecn) -> &'static str {
+    match ecn {
+        Ecn::NotEct => "not_ect",
+        Ecn::Ect1 => "ect1",
+        Ecn::Ect0 => "ect0",
+        Ecn::Ce => "ce",
+    }
+}
+
+/// The `cause` column's names, in the order of its dictionary: the drop causes
+/// (`DropCause::ALL`), then the mark causes that are not drop causes too (`threshold`).
+pub const CAUSES: [&str; 5] = ["overflow", "early", "sojourn", "loss", "threshold"];
+
+fn ser_ecn<S: Serializer>(e: &Ecn, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(ecn_name(*e))
 }
 
 fn ser_ns<S: Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
@@ -122,6 +151,22 @@ pub struct PacketRecord {
     pub retransmit: bool,
     /// Why it was dropped (`Drop` and `Lost` events only).
     pub cause: Option<DropCause>,
+    /// Why it was marked (`Mark` events only); the `cause` column of the packets table.
+    pub mark: Option<MarkCause>,
+    /// The IP ECN field as the packet is at this event (`ce` from its mark on).
+    #[serde(serialize_with = "ser_ecn")]
+    pub ecn: Ecn,
+}
+
+impl PacketRecord {
+    /// The name of the `cause` column: the drop's or the mark's cause, if any.
+    pub fn cause_name(&self) -> Option<&'static str> {
+        match (self.cause, self.mark) {
+            (Some(c), _) => Some(c.name()),
+            (None, Some(m)) => Some(m.name()),
+            (None, None) => None,
+        }
+    }
 }
 
 /// The sender's congestion window and slow-start threshold after a change.

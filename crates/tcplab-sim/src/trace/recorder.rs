@@ -4,6 +4,7 @@
 
 use super::{CwndRecord, Ns2VarRecord, PacketEventKind, PacketRecord, QueueRecord, Traces};
 use crate::net::packet::{Packet, Segments};
+use crate::net::queue::MarkCause;
 use crate::net::DropCause;
 use crate::scenario::TraceSpec;
 use crate::tcp::instruments::CwndPoint;
@@ -65,9 +66,30 @@ impl TraceRecorder {
         segs: &Segments,
         cause: Option<DropCause>,
     ) {
-        if !self.packet_links[link as usize] {
-            return;
+        if self.packet_links[link as usize] {
+            self.record(now, link, event, p, segs, cause, None);
         }
+    }
+
+    /// A queue's CE mark of `p` (as marked) on `link` (ignored unless the link is traced).
+    #[inline]
+    pub fn mark(&mut self, now: SimTime, link: u32, p: &Packet, segs: &Segments, cause: MarkCause) {
+        if self.packet_links[link as usize] {
+            self.record(now, link, PacketEventKind::Mark, p, segs, None, Some(cause));
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        now: SimTime,
+        link: u32,
+        event: PacketEventKind,
+        p: &Packet,
+        segs: &Segments,
+        cause: Option<DropCause>,
+        mark: Option<MarkCause>,
+    ) {
         let s = segs.get(p.seg);
         let limit = self.limit;
         push(
@@ -86,6 +108,8 @@ impl TraceRecorder {
                 len: s.len,
                 retransmit: s.retransmit,
                 cause,
+                mark,
+                ecn: p.ecn,
             },
         );
     }

@@ -38,6 +38,8 @@ pub struct UdpSource {
     on_until: SimTime,
     k: u64,
     seq: u64,
+    /// The codepoint of its datagrams (`ecn` in the scenario).
+    ecn: crate::net::packet::Ecn,
     pub counters: SourceCounters,
     pub snapshot: SourceCounters,
 }
@@ -79,6 +81,7 @@ impl UdpSource {
             on_until,
             k: 0,
             seq: 0,
+            ecn: t.ecn.unwrap_or_default().codepoint(),
             counters: SourceCounters::default(),
             snapshot: SourceCounters::default(),
         }
@@ -91,7 +94,10 @@ impl UdpSource {
 
     /// The source's timer: the datagram to send now, and when the next one leaves.
     pub fn on_timer(&mut self, now: SimTime, segs: &mut Segments) -> (Packet, SimTime) {
-        let pkt = segs.udp(self.id, self.src, self.dst, self.seq, self.size, now);
+        let pkt = Packet {
+            ecn: self.ecn,
+            ..segs.udp(self.id, self.src, self.dst, self.seq, self.size, now)
+        };
         self.seq += 1;
         self.counters.packets_sent += 1;
         self.counters.bytes_sent += self.size as u64;

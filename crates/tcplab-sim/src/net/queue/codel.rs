@@ -15,9 +15,21 @@
 //! drops instead of 1. The control law uses the exact square root (IEEE-754 correctly
 //! rounded, so the same on every machine) rather than Linux's Newton approximation. The queue
 //! is bounded by `limit` (packets or bytes); an arrival that does not fit is dropped
-//! (overflow, Sec. 5.4). ECN marking is not modelled: CoDel always drops.
+//! (overflow, Sec. 5.4).
+//!
+//! ECN (`ecn = true`; RFC 8289 lets CoDel mark ECN-capable packets instead of dropping them): where the control
+//! law drops, an ECN-capable head is marked CE and sent instead, as Linux's `codel_dequeue`
+//! (include/net/codel_impl.h) does: on entering the dropping state the head is marked and the
+//! state entered as for a drop; in the dropping state `count` grows, the head is marked and
+//! `drop_next` advances from its previous value by the control law, and the dequeue ends there
+//! (one mark per dequeue, where several drops may be due). A Not-ECT head is dropped as
+//! before. (ns-3's `CoDelQueueDisc` advances `drop_next` from `now` after a mark.)
+//! `ce_threshold` (Linux's `codel_params.ce_threshold`, ns-3's `CeThreshold`): independently
+//! of `ecn`, the packet returned is marked CE (cause `threshold`) if its sojourn time is
+//! above the threshold (strictly, Linux's `codel_time_after`) and it was not marked by the
+//! control law in this dequeue (ns-3 suppresses that second mark too; Linux counts both).
 
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
+use super::{set_ce, DropCause, Drops, Fifo, Limit, LinkContext, MarkCause, Marks, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::Packet;
 use super::invalid;
@@ -40,6 +52,14 @@ pub struct CodelSpec {
     /// with its header; RFC 8289 Secs. 4.1 and 5.3).
     #[serde(default)]
     pub maxpacket: Option<Size>,
+    /// Mark ECN-capable packets CE where the control law would drop them (default off, as
+    /// Linux's `codel` without `ecn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ecn: bool,
+    /// Mark a packet CE when its sojourn time is above this at dequeue (default none; Linux's
+    /// `ce_threshold`, ns-3's `CeThreshold`), whether or not `ecn` is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
 }
 
 /// CoDel's parameters, resolved.
@@ -49,6 +69,10 @@ pub struct CodelParams {
     pub interval: SimTime,
     /// Bytes: no drop while the queue holds at most this much after the dequeue.
     pub maxpacket: u64,
+    /// Mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+    /// Mark packets whose sojourn time is above this (None: no threshold marking).
+    pub ce_threshold: Option<SimTime>,
 }
 
 impl CodelParams {
@@ -62,6 +86,17 @@ impl CodelParams {
             target: target.map_or(Self::DEFAULT_TARGET, |d| d.0),
             interval: interval.map_or(Self::DEFAULT_INTERVAL, |d| d.0),
             maxpacket: maxpacket.map_or(Self::DEFAULT_MAXPACKET, |s| s.0),
+            ecn: false,
+            ce_threshold: None,
+        }
+    }
+
+    /// With the ECN options of a scenario.
+    pub fn with_ecn(self, ecn: bool, ce_threshold: Option<Duration>) -> Self {
+        CodelParams {
+            ecn,
+            ce_threshold: ce_threshold.map(|d| d.0),
+            ..self
         }
     }
 
@@ -122,7 +157,8 @@ pub struct CodelVars {
 
 impl CodelVars {
     /// RFC 8289 Sec. 5.5, `dequeue`: the next packet of `q` at `now`, after the drops the
-    /// control law asks for (each pushed to `drops` as a sojourn drop).
+    /// control law asks for (each pushed to `drops` as a sojourn drop), or marked instead
+    /// (`ecn`, pushed to `marks`), and marked by `ce_threshold` (see the module's description).
     #[inline(never)]
     pub fn dequeue(
         &mut self,
@@ -130,8 +166,10 @@ impl CodelVars {
         p: &CodelParams,
         q: &mut Fifo,
         drops: &mut Drops,
+        marks: &mut Marks,
     ) -> Option<Packet> {
         let (mut pkt, ok_to_drop) = self.dodequeue(now, p, q);
+        let mut marked = false;
         if self.dropping {
             if !ok_to_drop {
                 // Sojourn time below target: leave the dropping state.
@@ -139,10 +177,19 @@ impl CodelVars {
             }
             // Time for the next drop(s): a large backlog may make several due at once.
             while self.dropping && now >= self.drop_next {
+                self.count += 1;
+                // Linux's codel_dequeue: mark instead, advance drop_next, and send it.
+                if let Some(x) = pkt.as_mut().filter(|_| p.ecn) {
+                    if set_ce(x) {
+                        marks.push((*x, MarkCause::Sojourn));
+                        marked = true;
+                        self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                        break;
+                    }
+                }
                 if let Some(d) = pkt.take() {
                     drops.push((d, DropCause::Sojourn));
                 }
-                self.count += 1;
                 let (next, ok) = self.dodequeue(now, p, q);
                 pkt = next;
                 if ok {
@@ -152,11 +199,17 @@ impl CodelVars {
                 }
             }
         } else if ok_to_drop {
-            // Above target for an interval: drop and enter the dropping state.
-            if let Some(d) = pkt.take() {
-                drops.push((d, DropCause::Sojourn));
+            // Above target for an interval: drop (or mark) and enter the dropping state.
+            if let Some(x) = pkt.as_mut().filter(|x| p.ecn && x.ecn.is_capable()) {
+                set_ce(x);
+                marks.push((*x, MarkCause::Sojourn));
+                marked = true;
+            } else {
+                if let Some(d) = pkt.take() {
+                    drops.push((d, DropCause::Sojourn));
+                }
+                pkt = self.dodequeue(now, p, q).0;
             }
-            pkt = self.dodequeue(now, p, q).0;
             self.dropping = true;
             // Re-entering soon after the last dropping state: start from the drop rate that
             // controlled the queue then (the Linux rule the RFC's pseudocode gives).
@@ -165,6 +218,11 @@ impl CodelVars {
             self.count = if delta > 1 && recent { delta } else { 1 };
             self.drop_next = control_law(now, p.interval, self.count);
             self.lastcount = self.count;
+        }
+        if let (Some(th), Some(x)) = (p.ce_threshold, pkt.as_mut()) {
+            if !marked && now.saturating_sub(x.enqueued) > th && set_ce(x) {
+                marks.push((*x, MarkCause::Threshold));
+            }
         }
         pkt
     }
@@ -232,12 +290,19 @@ impl QueueDiscipline for Codel {
     fn build(spec: &CodelSpec, limit: Limit, _link: &LinkContext<'_>) -> Self {
         Codel::new(
             limit,
-            CodelParams::resolve(spec.target, spec.interval, spec.maxpacket),
+            CodelParams::resolve(spec.target, spec.interval, spec.maxpacket)
+                .with_ecn(spec.ecn, spec.ce_threshold),
         )
     }
 
     /// RFC 8289 Sec. 5.4: tail drop if the buffer is full; the link has stamped the time.
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        pkt: Packet,
+        _drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         if !self.fifo.fits(self.limit, &pkt) {
             return Err(DropCause::Overflow);
         }
@@ -245,8 +310,9 @@ impl QueueDiscipline for Codel {
         Ok(())
     }
 
-    fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
-        self.vars.dequeue(now, &self.params, &mut self.fifo, drops)
+    fn dequeue(&mut self, now: SimTime, drops: &mut Drops, marks: &mut Marks) -> Option<Packet> {
+        self.vars
+            .dequeue(now, &self.params, &mut self.fifo, drops, marks)
     }
 
     fn len(&self) -> usize {
@@ -265,16 +331,23 @@ mod tests {
     //! check and the overflow tail drop.
 
     use super::*;
+    use crate::net::packet::Ecn;
     use crate::net::queue::tests::pkt;
     use crate::net::queue::{Discipline, Queue};
 
     const MS: u64 = 1_000_000;
 
     fn codel(maxpacket: u64, limit: Limit) -> Queue {
+        codel_ecn(maxpacket, limit, false, None)
+    }
+
+    fn codel_ecn(maxpacket: u64, limit: Limit, ecn: bool, ce_threshold: Option<SimTime>) -> Queue {
         let p = CodelParams {
             target: SimTime::from_ms(5),
             interval: SimTime::from_ms(100),
             maxpacket,
+            ecn,
+            ce_threshold,
         };
         Queue::new(Discipline::Codel(Box::new(Codel::new(limit, p))))
     }
@@ -292,6 +365,8 @@ mod tests {
     struct Seen {
         drops: Vec<u64>,
         sojourns: Vec<(u64, u64)>,
+        /// Marks: dequeue time (ns), the packet's sequence, the cause.
+        marks: Vec<(u64, u64, MarkCause)>,
     }
 
     /// Every `step_ns` from `from` (inclusive) to `to` (exclusive): `arrivals(t)` 1000-byte packets
@@ -304,6 +379,19 @@ mod tests {
         serve_from: u64,
         arrivals: impl Fn(u64) -> u64,
     ) -> Seen {
+        script_ecn(q, from, to, step_ns, serve_from, arrivals, |_| Ecn::NotEct)
+    }
+
+    /// `script` with the packet of sequence `s` carrying the codepoint `ecn(s)`.
+    fn script_ecn(
+        q: &mut Queue,
+        from: u64,
+        to: u64,
+        step_ns: u64,
+        serve_from: u64,
+        arrivals: impl Fn(u64) -> u64,
+        ecn: impl Fn(u64) -> Ecn,
+    ) -> Seen {
         let mut seen = Seen::default();
         let mut seq = 0;
         let mut t = from;
@@ -311,15 +399,27 @@ mod tests {
             let now = SimTime(t);
             for _ in 0..arrivals(t) {
                 let mut drops = Drops::new();
-                q.enqueue(now, &pkt(seq, 1000), &mut drops).expect("below the limit");
+                let p = Packet {
+                    ecn: ecn(seq),
+                    ..pkt(seq, 1000)
+                };
+                q.enqueue(now, &p, &mut drops).expect("below the limit");
                 assert!(drops.is_empty());
                 seq += 1;
             }
             if t >= serve_from {
                 let mut drops = Drops::new();
-                if let Some(p) = q.dequeue(now, &mut drops) {
+                q.clear_marks();
+                let out = q.dequeue(now, &mut drops);
+                if let Some(p) = out {
                     seen.sojourns.push((t, t - p.enqueued.ns()));
                 }
+                for &(m, cause) in q.marked() {
+                    // One mark per dequeue, on the packet sent, which leaves CE.
+                    assert_eq!(out.map(|p| (p.seg, p.ecn)), Some((m.seg, Ecn::Ce)));
+                    seen.marks.push((t, m.seg.0 as u64, cause));
+                }
+                assert!(q.marked().len() <= 1);
                 for (d, cause) in drops {
                     assert_eq!(cause, DropCause::Sojourn);
                     assert!(t - d.enqueued.ns() >= 5 * MS, "dropped a packet below target");
@@ -442,6 +542,79 @@ mod tests {
             assert!(drops.is_empty());
             assert_eq!((q.len(), q.bytes()), (3, 3000));
         }
+    }
+
+    fn mark_times(seen: &Seen, cause: MarkCause) -> Vec<u64> {
+        seen.marks.iter().filter(|m| m.2 == cause).map(|m| m.0 / MS).collect()
+    }
+
+    /// The standing queue of `standing()` with every packet ECT(0) and `ecn` on: the control law
+    /// marks where it dropped. A mark removes nothing, so the sojourn time stays at 10 ms and
+    /// CoDel stays in the dropping state, marking at each drop_next (Linux's codel_dequeue:
+    /// count += 1, mark, drop_next = control_law(drop_next, count)): 110 (enter, count 1),
+    /// 210 (count 2), 210 + 100/sqrt(2) = 280.710678 -> 281, + 100/sqrt(3) -> 338.445704 ->
+    /// 339, + 50 -> 389, + 100/sqrt(5) -> 433.167063 -> 434, + 100/sqrt(6) -> 473.991892 ->
+    /// 474, + 100/sqrt(7) -> 511.788339 -> 512, + 100/sqrt(8) -> 547.143678 -> 548,
+    /// + 100/3 -> 580.477011 -> 581 ms; then drop_next = 580.477011 + 100/sqrt(10).
+    #[test]
+    fn with_ecn_the_control_law_marks_ect_packets_instead_of_dropping_them() {
+        let mut q = codel_ecn(1514, Limit::Packets(1000), true, None);
+        let seen = script_ecn(&mut q, 0, 600 * MS, MS, 10 * MS, |_| 1, |_| Ecn::Ect0);
+        assert!(seen.drops.is_empty());
+        assert_eq!(
+            mark_times(&seen, MarkCause::Sojourn),
+            vec![110, 210, 281, 339, 389, 434, 474, 512, 548, 581]
+        );
+        assert_eq!(seen.marks.len(), 10);
+        assert!(seen.sojourns.iter().all(|s| s.1 == 10 * MS));
+        let v = vars(&q);
+        assert!(v.dropping);
+        assert_eq!((v.count, v.lastcount), (10, 1));
+        assert_eq!(v.drop_next, SimTime(580_477_011 + 31_622_776));
+    }
+
+    /// The same with even sequences ECT(0) and odd ones Not-ECT: an ECT head is marked, a
+    /// Not-ECT head dropped (and the next packet sent; the queue, and the sojourn time, shrink
+    /// by one packet, 1 ms). The head at t is packet t - 10 (t - 9 after one drop, t - 8 after
+    /// two): 110 mark (100), 210 mark (200), 281 drop (271, odd), 339 mark (330), 389 mark
+    /// (380), 434 drop (425), 474 mark (466), 512 mark (504), 548 mark (540), 581 drop (573).
+    #[test]
+    fn with_ecn_a_not_ect_head_is_still_dropped() {
+        let mut q = codel_ecn(1514, Limit::Packets(1000), true, None);
+        let even = |s: u64| if s.is_multiple_of(2) { Ecn::Ect0 } else { Ecn::NotEct };
+        let seen = script_ecn(&mut q, 0, 600 * MS, MS, 10 * MS, |_| 1, even);
+        assert_eq!(ms(&seen.drops), vec![281, 434, 581]);
+        let marks: Vec<(u64, u64)> = seen.marks.iter().map(|m| (m.0 / MS, m.1)).collect();
+        assert_eq!(
+            marks,
+            vec![(110, 100), (210, 200), (339, 330), (389, 380), (474, 466), (512, 504), (548, 540)]
+        );
+        assert_eq!(vars(&q).count, 10);
+    }
+
+    /// `ce_threshold` = 8 ms without `ecn`: the control law drops as in `standing()` (110, 210,
+    /// ...), and every packet sent with a sojourn time above 8 ms is marked: 10 ms from 10 to
+    /// 109 ms, 9 ms from 110 to 209 ms (after the first drop), 8 ms at 210 (not above: no
+    /// mark). 200 marks, on the packets sent at 10..=209 ms.
+    #[test]
+    fn ce_threshold_marks_by_sojourn_time_at_dequeue() {
+        let mut q = codel_ecn(1514, Limit::Packets(1000), false, Some(SimTime::from_ms(8)));
+        let seen = script_ecn(&mut q, 0, 600 * MS, MS, 10 * MS, |_| 1, |_| Ecn::Ect1);
+        assert_eq!(ms(&seen.drops), vec![110, 210, 281, 339, 389, 434]);
+        let t = mark_times(&seen, MarkCause::Threshold);
+        assert_eq!(t, (10..=209).collect::<Vec<u64>>());
+        assert_eq!(seen.marks.len(), 200);
+        // With ecn on as well, the control law's marks are not marked twice: 590 packets sent,
+        // 10 marked by the law (sojourn) and the other 580 by the threshold (10 ms > 8 ms).
+        let mut q = codel_ecn(1514, Limit::Packets(1000), true, Some(SimTime::from_ms(8)));
+        let seen = script_ecn(&mut q, 0, 600 * MS, MS, 10 * MS, |_| 1, |_| Ecn::Ect1);
+        assert_eq!(seen.sojourns.len(), 590);
+        assert_eq!(mark_times(&seen, MarkCause::Sojourn).len(), 10);
+        assert_eq!(mark_times(&seen, MarkCause::Threshold).len(), 580);
+        // Not-ECT packets are never marked by the threshold.
+        let mut q = codel_ecn(1514, Limit::Packets(1000), false, Some(SimTime::from_ms(8)));
+        let seen = script(&mut q, 0, 600 * MS, MS, 10 * MS, |_| 1);
+        assert!(seen.marks.is_empty());
     }
 
     #[test]

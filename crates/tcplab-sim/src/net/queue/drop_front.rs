@@ -7,7 +7,7 @@
 //! make the arrival fit, the arrival is dropped instead and the queue is left as it was (one
 //! victim per arrival, so every drop is one packet in the link's instruments).
 
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
+use super::{DropCause, Drops, Marks, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 
@@ -38,7 +38,13 @@ impl QueueDiscipline for DropFront {
         Self::new(limit)
     }
 
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        pkt: Packet,
+        drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         let q = &mut self.fifo;
         if q.fits(self.limit, &pkt) {
             q.push(pkt);
@@ -56,7 +62,7 @@ impl QueueDiscipline for DropFront {
         }
     }
 
-    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops, _marks: &mut Marks) -> Option<Packet> {
         self.fifo.pop()
     }
 

@@ -1,6 +1,6 @@
 //! Drop-tail: admit an arrival if it fits, otherwise drop the arrival.
 
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
+use super::{DropCause, Drops, Marks, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 
@@ -32,7 +32,13 @@ impl QueueDiscipline for DropTail {
     }
 
     #[inline]
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        pkt: Packet,
+        _drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         if self.fifo.fits(self.limit, &pkt) {
             self.fifo.push(pkt);
             Ok(())
@@ -42,7 +48,7 @@ impl QueueDiscipline for DropTail {
     }
 
     #[inline]
-    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops, _marks: &mut Marks) -> Option<Packet> {
         self.fifo.pop()
     }
 

@@ -19,11 +19,11 @@
 //! (packet kind, flow id) and a per-link perturbation drawn from the link's stream, instead of
 //! a Jenkins hash of the 5-tuple; CoDel's `maxpacket` check uses the flow queue's own backlog
 //! (as ns-3 does) where Linux uses the whole qdisc's; a new queue that empties always moves to
-//! the old list (RFC 8290 Sec. 4.2) where Linux removes it when the old list is empty. ECN is
-//! not modelled.
+//! the old list (RFC 8290 Sec. 4.2) where Linux removes it when the old list is empty. ECN
+//! (`ecn`, `ce_threshold`) is each queue's CoDel's (codel.rs).
 
 use super::codel::{CodelParams, CodelVars};
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
+use super::{DropCause, Drops, Marks, Fifo, Limit, LinkContext, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::{Packet, PacketKind};
 use super::invalid;
@@ -60,6 +60,14 @@ pub struct FqCodelSpec {
     /// Number of flow queues packets are hashed into (default 1024; RFC 8290 Sec. 5.2.5).
     #[serde(default)]
     pub flows: Option<u32>,
+    /// Mark ECN-capable packets CE where each queue's CoDel would drop them (RFC 8290
+    /// Sec. 5.2.6). Default off here; Linux's fq_codel turns it on by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ecn: bool,
+    /// Mark a packet CE when its sojourn time is above this at dequeue (RFC 8290 Sec. 5.2.7's
+    /// CE threshold; Linux's `ce_threshold`), whether or not `ecn` is on. Default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<Duration>,
 }
 
 /// Which list a flow queue is on (RFC 8290 Sec. 4.2).
@@ -188,7 +196,8 @@ impl QueueDiscipline for FqCodel {
     }
 
     fn build(spec: &FqCodelSpec, limit: Limit, link: &LinkContext<'_>) -> Self {
-        let params = CodelParams::resolve(spec.target, spec.interval, spec.maxpacket);
+        let params = CodelParams::resolve(spec.target, spec.interval, spec.maxpacket)
+            .with_ecn(spec.ecn, spec.ce_threshold);
         let limit = match limit {
             Limit::Packets(n) => n,
             Limit::Bytes(_) => 10240, // rejected by validate
@@ -207,7 +216,13 @@ impl QueueDiscipline for FqCodel {
     /// RFC 8290 Sec. 4.1: classify, append (the link has stamped the time), activate the queue
     /// on the new list, and if the total is above the limit drop the fattest queue's head.
     #[inline(never)]
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        pkt: Packet,
+        drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         let b = self.bucket(&pkt);
         if self.slot[b] == NO_QUEUE {
             self.slot[b] = self.queues.len() as u32;
@@ -242,7 +257,7 @@ impl QueueDiscipline for FqCodel {
     /// RFC 8290 Sec. 4.2: pick the first queue with credit (new list first), let its CoDel
     /// dequeue, and charge the packet to its credit.
     #[inline(never)]
-    fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, now: SimTime, drops: &mut Drops, marks: &mut Marks) -> Option<Packet> {
         loop {
             let (from_new, i) = match (self.new_flows.front(), self.old_flows.front()) {
                 (Some(&i), _) => (true, i),
@@ -264,7 +279,7 @@ impl QueueDiscipline for FqCodel {
                 continue;
             }
             let before = drops.len();
-            let pkt = q.codel.dequeue(now, &self.params, &mut q.fifo, drops);
+            let pkt = q.codel.dequeue(now, &self.params, &mut q.fifo, drops, marks);
             for (d, _) in &drops[before..] {
                 self.len -= 1;
                 self.bytes -= d.size as u64;

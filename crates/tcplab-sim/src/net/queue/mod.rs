@@ -33,6 +33,7 @@ disciplines! {
     drop_front::DropFront = "drop_front", "When full, drop the packet at the head of the queue.";
     codel::Codel = "codel" { codel } boxed, "CoDel (RFC 8289), options in `codel`.";
     fq_codel::FqCodel = "fq_codel" { fq_codel } boxed, "FQ-CoDel (RFC 8290), options in `fq_codel`.";
+    step::Step = "step" { step } boxed, "Mark ECN-capable arrivals CE while the queue is at least a threshold (DCTCP), options in `step`.";
 }
 
 /// A queue's capacity, in packets or in bytes.
@@ -65,6 +66,48 @@ pub enum DropCause {
     Overflow,
     Early,
     Sojourn,
+}
+
+/// Why a queue marked a packet CE (RFC 3168 Sec. 5) instead of dropping it, counted per link
+/// beside the drops: `early`, an active queue's probabilistic choice at enqueue (RED's early
+/// decision, PIE's); `sojourn`, CoDel's control law at dequeue (RFC 8289, marking where it
+/// would drop); `threshold`, a step on the instantaneous queue or sojourn time (the `step`
+/// discipline, CoDel's and FQ-CoDel's `ce_threshold`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkCause {
+    Early,
+    Sojourn,
+    Threshold,
+}
+
+impl MarkCause {
+    /// Every cause, in the order of the links table's columns.
+    pub const ALL: [MarkCause; 3] = [MarkCause::Early, MarkCause::Sojourn, MarkCause::Threshold];
+
+    /// The name used in traces and tables: "early", "sojourn", "threshold".
+    pub const fn name(self) -> &'static str {
+        match self {
+            MarkCause::Early => "early",
+            MarkCause::Sojourn => "sojourn",
+            MarkCause::Threshold => "threshold",
+        }
+    }
+}
+
+/// Packets a discipline marked CE in one operation, in order, each as it is after the mark.
+pub type Marks = Vec<(Packet, MarkCause)>;
+
+/// Marks `pkt` CE if it is ECN-capable and says so (Linux's `INET_ECN_set_ce`: ECT(0), ECT(1)
+/// and CE, which stays CE, are marked; a Not-ECT packet is not, and the caller drops it).
+#[inline]
+pub fn set_ce(pkt: &mut Packet) -> bool {
+    if pkt.ecn.is_capable() {
+        pkt.ecn = crate::net::packet::Ecn::Ce;
+        true
+    } else {
+        false
+    }
 }
 
 /// A user error in a queue's options: the field's path and what is wrong with its value.
@@ -104,7 +147,9 @@ pub struct NoOptions {}
 
 /// The interface every discipline implements. Both ends see `now` and may drop; a dropped
 /// packet goes into `drops` with its cause (an arrival the discipline refuses is returned as
-/// `Err(cause)` instead: the caller still holds it). A discipline drops at most one packet per
+/// `Err(cause)` instead: the caller still holds it). Both may also mark a packet CE instead
+/// of dropping it (`set_ce`): the packet stays (queued, or returned by `dequeue`) with
+/// `ecn = Ce`, and a copy goes into `marks` with the cause. A discipline drops at most one packet per
 /// `enqueue` (the arrival, or one victim to make room for it): the link reports that one to the
 /// simulation, which traces it. `dequeue` may drop any number before it returns a packet.
 pub trait QueueDiscipline: Sized {
@@ -131,11 +176,17 @@ pub trait QueueDiscipline: Sized {
 
     /// A packet (already stamped with `enqueued = now`) arrives. `Ok` if admitted (a victim
     /// dropped to make room goes into `drops`), `Err(cause)` if the arrival is refused.
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause>;
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: Packet,
+        drops: &mut Drops,
+        marks: &mut Marks,
+    ) -> Result<(), DropCause>;
 
     /// The transmitter takes the next packet at `now`; `None` means the queue is empty (the
     /// link goes idle). Packets dropped on the way go into `drops`.
-    fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet>;
+    fn dequeue(&mut self, now: SimTime, drops: &mut Drops, marks: &mut Marks) -> Option<Packet>;
 
     /// `Some(limit)` if the discipline is transparent when empty: an arrival at an empty queue
     /// that fits `limit` comes straight back out of `enqueue` then `dequeue` unchanged, leaving
@@ -157,14 +208,16 @@ pub trait QueueDiscipline: Sized {
     fn bytes(&self) -> u64;
 }
 
-/// A link's queue: its discipline, called through static dispatch, and the packets and bytes
-/// it holds (kept here from what goes in and out, so reading them costs no dispatch).
+/// A link's queue: its discipline, called through static dispatch, the packets and bytes it
+/// holds (kept here from what goes in and out, so reading them costs no dispatch), and the
+/// packets it marked since the link last cleared them (`marked`).
 #[derive(Clone, Debug)]
 pub struct Queue {
     discipline: Discipline,
     len: usize,
     bytes: u64,
     transparent: Option<Limit>,
+    marks: Marks,
 }
 
 impl Queue {
@@ -174,6 +227,7 @@ impl Queue {
             discipline,
             len: 0,
             bytes: 0,
+            marks: Marks::new(),
         }
     }
 
@@ -234,6 +288,7 @@ impl Queue {
                 ..*pkt
             },
             drops,
+            &mut self.marks,
         );
         if r.is_ok() {
             self.len += 1;
@@ -244,11 +299,12 @@ impl Queue {
         r
     }
 
-    /// The next packet for the transmitter at `now` (see `QueueDiscipline::dequeue`).
-    #[inline]
+    /// The next packet for the transmitter at `now` (see `QueueDiscipline::dequeue`). Always
+    /// inlined: with the marks' argument the compiler stopped inlining it into `Link::tx_done`.
+    #[inline(always)]
     pub fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
         let from = drops.len();
-        let p = self.discipline.dequeue(now, drops);
+        let p = self.discipline.dequeue(now, drops, &mut self.marks);
         self.forget(drops, from);
         if let Some(p) = &p {
             self.len -= 1;
@@ -256,6 +312,18 @@ impl Queue {
         }
         self.check();
         p
+    }
+
+    /// The packets marked CE since the last `clear_marks`, in order, as they are after the
+    /// mark (at enqueue: the arrival; at dequeue: the packet returned).
+    #[inline]
+    pub fn marked(&self) -> &[(Packet, MarkCause)] {
+        &self.marks
+    }
+
+    #[inline]
+    pub fn clear_marks(&mut self) {
+        self.marks.clear();
     }
 
     /// The limit under which the empty queue is transparent, if it is (see

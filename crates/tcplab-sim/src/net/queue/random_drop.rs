@@ -6,7 +6,7 @@
 //! With a byte limit, if dropping the chosen victim does not make the arrival fit, the arrival
 //! is dropped instead and the queue is left as it was (one victim per arrival).
 
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
+use super::{DropCause, Drops, Marks, Fifo, Limit, LinkContext, NoOptions, QueueDiscipline};
 use crate::net::packet::Packet;
 use crate::rng::Stream;
 use crate::time::SimTime;
@@ -40,7 +40,13 @@ impl QueueDiscipline for RandomDrop {
         Self::new(limit, link.stream())
     }
 
-    fn enqueue(&mut self, _now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        pkt: Packet,
+        drops: &mut Drops,
+        _marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         let q = &mut self.fifo;
         if q.fits(self.limit, &pkt) {
             q.push(pkt);
@@ -63,7 +69,7 @@ impl QueueDiscipline for RandomDrop {
         Ok(())
     }
 
-    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, _now: SimTime, _drops: &mut Drops, _marks: &mut Marks) -> Option<Packet> {
         self.fifo.pop()
     }
 

@@ -56,9 +56,20 @@
 //! time 0) and however it ends. (Before issue #18 the period ended at the first arrival even if
 //! that arrival was dropped; the average then stayed above max_th with an empty queue and every
 //! later arrival was dropped: the link locked out every flow.)
+//!
+//! ECN (`ecn = true`, ns-2's `setbit_`): an early decision (step 3's draw, either rules) marks
+//! an ECN-capable arrival CE and admits it instead of dropping it when `p_b < mark_p`, as
+//! red.cc's `drop_early` does with ns-2's default `use_mark_p_ true` (`mark_p_` default 0.1,
+//! ns-default.tcl): `p_b` is the probability before the count rule (`v_prob1`), so with
+//! max_p <= mark_p the ramp below max_th marks, while above max_th (`p_b` = 1; with gentle,
+//! `p_b` >= max_p) the arrival is dropped, and a Not-ECT arrival is always dropped. The
+//! counts restart either way. A full buffer drops (overflow), marked or not. Linux's `red`
+//! differs above max_th: with `ecn` its RED_HARD_MARK marks too (`forced_mark`) unless
+//! `harddrop` is set (net/sched/sch_red.c, `red_enqueue`); set `mark_p = 1` to mark the whole
+//! ramp, not the region above max_th, which tcplab always drops.
 
-use super::invalid;
-use super::{DropCause, Drops, Fifo, Limit, LinkContext, QueueDiscipline};
+use super::{invalid, set_ce};
+use super::{DropCause, Drops, Fifo, Limit, LinkContext, MarkCause, Marks, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::Packet;
 use crate::rng::Stream;
@@ -113,6 +124,14 @@ pub struct RedSpec {
     /// least 1/p_b arrivals apart. Default on with rules "ns2", off with "fj93-fig2".
     #[serde(default)]
     pub wait: Option<bool>,
+    /// ns-2's `setbit_`: an early decision marks an ECN-capable arrival CE instead of dropping
+    /// it, while `p_b < mark_p` (default off).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ecn: bool,
+    /// ns-2's `mark_p_`: with `ecn`, mark only while the probability before the count rule
+    /// is below this, in (0, 1] (default 0.1, ns-2's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<Probability>,
 }
 
 impl RedSpec {
@@ -132,6 +151,8 @@ impl RedSpec {
             mean_packet: self.mean_packet.map_or(1000, |s| s.0 as u32),
             rules: self.rules,
             wait: self.wait.unwrap_or(self.rules == RedRules::Ns2),
+            ecn: self.ecn,
+            mark_p: self.mark_p.map_or(0.1, |p| p.0),
         }
     }
 }
@@ -149,6 +170,18 @@ pub struct RedParams {
     pub mean_packet: u32,
     pub rules: RedRules,
     pub wait: bool,
+    /// Mark ECN-capable arrivals instead of an early drop while `p_b < mark_p`.
+    pub ecn: bool,
+    pub mark_p: f64,
+}
+
+/// What an arrival's early decision is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Early {
+    Admit,
+    Drop,
+    /// Mark it CE and admit it (ECN).
+    Mark,
 }
 
 impl RedParams {
@@ -165,6 +198,8 @@ impl RedParams {
             mean_packet: 1000,
             rules: RedRules::Ns2,
             wait: true,
+            ecn: false,
+            mark_p: 0.1,
         }
     }
 }
@@ -304,19 +339,31 @@ impl Red {
         p.min(1.0)
     }
 
-    /// Steps 2-3 of the module's description (ns-2 rules): is the arrival dropped early?
-    fn early_drop_ns2(&mut self, size: u32) -> bool {
+    /// Drop, or mark if ECN allows it (red.cc's `drop_early`: `setbit_`, the arrival ECT and
+    /// `v_prob1 < mark_p_`).
+    #[inline]
+    fn drop_or_mark(&self, pb: f64, pkt: &Packet) -> Early {
+        if self.p.ecn && pkt.ecn.is_capable() && pb < self.p.mark_p {
+            Early::Mark
+        } else {
+            Early::Drop
+        }
+    }
+
+    /// Steps 2-3 of the module's description (ns-2 rules): the arrival's early decision.
+    fn early_drop_ns2(&mut self, pkt: &Packet) -> Early {
+        let size = pkt.size;
         self.count += 1;
         self.count_bytes += size as u64;
         if !(self.avg >= self.p.min_th && self.fifo.len() > 1) {
             self.old = false;
-            return false;
+            return Early::Admit;
         }
         if !self.old {
             self.old = true;
             self.count = 1;
             self.count_bytes = size as u64;
-            return false;
+            return Early::Admit;
         }
         let pb = self.p_b();
         let mean = self.p.mean_packet as u64;
@@ -332,35 +379,36 @@ impl Red {
         if self.rng.uniform() <= pa {
             self.count = 0;
             self.count_bytes = 0;
-            true
+            self.drop_or_mark(pb, pkt)
         } else {
-            false
+            Early::Admit
         }
     }
 
-    /// FJ93 Fig. 2 as printed: is the arrival dropped early?
-    fn early_drop_fig2(&mut self, size: u32) -> bool {
+    /// FJ93 Fig. 2 as printed: the arrival's early decision.
+    fn early_drop_fig2(&mut self, pkt: &Packet) -> Early {
         let RedParams { min_th, max_th, gentle, .. } = self.p;
         let avg = self.avg;
         if avg < min_th {
             self.count = -1;
-            return false;
+            return Early::Admit;
         }
         if avg >= if gentle { 2.0 * max_th } else { max_th } {
             self.count = 0;
-            return true;
+            return Early::Drop;
         }
         self.count += 1;
-        let mut pb = self.p_b();
+        let p_b = self.p_b();
+        let mut pb = p_b;
         if self.p.byte_mode {
-            pb = (pb * size as f64 / self.p.mean_packet as f64).min(1.0);
+            pb = (pb * pkt.size as f64 / self.p.mean_packet as f64).min(1.0);
         }
         let pa = self.p_a(pb, self.count as f64);
         if self.rng.uniform() < pa {
             self.count = 0;
-            true
+            self.drop_or_mark(p_b, pkt)
         } else {
-            false
+            Early::Admit
         }
     }
 
@@ -430,6 +478,20 @@ impl QueueDiscipline for Red {
                 "0 bytes is not a packet size (expected mean_packet > 0)",
             ));
         }
+        if let Some(m) = spec.mark_p {
+            if !spec.ecn {
+                return Err(invalid(
+                    format!("{r}.mark_p"),
+                    "given without ecn (expected ecn = true with mark_p)",
+                ));
+            }
+            if !(m.0 > 0.0 && m.0 <= 1.0) {
+                return Err(invalid(
+                    format!("{r}.mark_p"),
+                    format!("{} is outside (0, 1] (expected 0 < mark_p <= 1)", m.0),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -440,21 +502,32 @@ impl QueueDiscipline for Red {
     /// On every arrival: the average, then the early-drop rules, then the limit (see the
     /// module's description).
     #[inline(never)]
-    fn enqueue(&mut self, now: SimTime, pkt: Packet, _drops: &mut Drops) -> Result<(), DropCause> {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        _drops: &mut Drops,
+        marks: &mut Marks,
+    ) -> Result<(), DropCause> {
         self.avg_area = self.avg_area(now);
         self.avg_at = now;
         self.update_avg(now, self.measure());
         let early = match self.p.rules {
-            RedRules::Ns2 => self.early_drop_ns2(pkt.size),
-            RedRules::Fj93Fig2 => self.early_drop_fig2(pkt.size),
+            RedRules::Ns2 => self.early_drop_ns2(&pkt),
+            RedRules::Fj93Fig2 => self.early_drop_fig2(&pkt),
         };
         if !self.fifo.fits(self.limit, &pkt) {
             self.count = 0;
             self.count_bytes = 0;
             return Err(DropCause::Overflow);
         }
-        if early {
-            return Err(DropCause::Early);
+        match early {
+            Early::Drop => return Err(DropCause::Early),
+            Early::Mark => {
+                set_ce(&mut pkt);
+                marks.push((pkt, MarkCause::Early));
+            }
+            Early::Admit => {}
         }
         self.fifo.push(pkt);
         Ok(())
@@ -462,7 +535,7 @@ impl QueueDiscipline for Red {
 
     /// An empty buffer means the link's transmitter goes idle now (FJ93 Sec. 4's q_time,
     /// red.cc's `deque`); a packet to send means it is busy.
-    fn dequeue(&mut self, now: SimTime, _drops: &mut Drops) -> Option<Packet> {
+    fn dequeue(&mut self, now: SimTime, _drops: &mut Drops, _marks: &mut Marks) -> Option<Packet> {
         let p = self.fifo.pop();
         self.idle_since = if p.is_none() { Some(now) } else { None };
         p

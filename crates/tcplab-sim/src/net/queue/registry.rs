@@ -113,13 +113,13 @@ macro_rules! disciplines {
             }
 
             #[inline(always)]
-            pub fn enqueue(&mut self, now: SimTime, pkt: Packet, drops: &mut Drops) -> Result<(), DropCause> {
-                match self { $( Discipline::$variant(d) => d.enqueue(now, pkt, drops), )* }
+            pub fn enqueue(&mut self, now: SimTime, pkt: Packet, drops: &mut Drops, marks: &mut Marks) -> Result<(), DropCause> {
+                match self { $( Discipline::$variant(d) => d.enqueue(now, pkt, drops, marks), )* }
             }
 
             #[inline(always)]
-            pub fn dequeue(&mut self, now: SimTime, drops: &mut Drops) -> Option<Packet> {
-                match self { $( Discipline::$variant(d) => d.dequeue(now, drops), )* }
+            pub fn dequeue(&mut self, now: SimTime, drops: &mut Drops, marks: &mut Marks) -> Option<Packet> {
+                match self { $( Discipline::$variant(d) => d.dequeue(now, drops, marks), )* }
             }
 
             pub fn transparent_limit(&self) -> Option<Limit> {

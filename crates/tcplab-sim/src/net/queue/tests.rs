@@ -450,3 +450,126 @@ fn red_forced_drop_when_the_buffer_is_full() {
     }
     assert_eq!(q.offer(T0, pkt(3, 1000)).unwrap().seg.0 as u64, 3);
 }
+
+/// What happens to each of `n` 1000-byte arrivals of codepoint `ecn` at a RED queue held at
+/// `hold` packets as in `red_drops` (an admitted arrival is followed by a departure): 'd'
+/// dropped, 'm' marked CE and admitted, '-' admitted unmarked.
+fn red_outcomes(mut q: Queue, hold: u64, n: u64, ecn: crate::net::packet::Ecn) -> Vec<char> {
+    let mut s = 0;
+    while (q.len() as u64) < hold {
+        q.offer(T0, pkt(s, 1000));
+        s += 1;
+    }
+    (0..n)
+        .map(|s| {
+            q.clear_marks();
+            let p = Packet {
+                ecn,
+                ..pkt(1_000_000 + s, 1000)
+            };
+            if q.offer(T0, p).is_some() {
+                assert!(q.marked().is_empty());
+                return 'd';
+            }
+            q.take(T0);
+            match q.marked() {
+                [] => '-',
+                [(m, MarkCause::Early)] if m.seg == p.seg && m.ecn == crate::net::packet::Ecn::Ce => 'm',
+                other => panic!("{other:?}"),
+            }
+        })
+        .collect()
+}
+
+fn red_ecn(p: RedParams, mark_p: f64) -> Queue {
+    red_with(
+        RedParams {
+            ecn: true,
+            mark_p,
+            ..p
+        },
+        Limit::Packets(100),
+    )
+}
+
+#[test]
+fn red_ecn_marks_where_ns2_drops_while_p_b_is_below_mark_p() {
+    use crate::net::packet::Ecn;
+    // As red_ns2_count_rule_with_wait: p_b = 0.1 at avg 3, the same draws (a mark admits the
+    // arrival and the queue is held as after a drop). With mark_p 0.2 every early decision
+    // on an ECT(0) arrival is a mark, exactly where red.cc drops.
+    let p = params(1.0, 2.0, 4.0, 0.2, false);
+    let expected = red_cc(&p, 0.1, 1, 1000, &[1000], 5000);
+    let got = red_outcomes(red_ecn(p, 0.2), 3, 5000, Ecn::Ect0);
+    let want: Vec<char> = expected.iter().map(|&d| if d { 'm' } else { '-' }).collect();
+    assert_eq!(got, want);
+    assert!(got.iter().filter(|&&c| c == 'm').count() > 300);
+    // ns-2's default mark_p_ 0.1: v_prob1 = 0.1 is not below it, so red.cc drops (strict <).
+    let got = red_outcomes(red_ecn(p, 0.1), 3, 5000, Ecn::Ect0);
+    let want: Vec<char> = expected.iter().map(|&d| if d { 'd' } else { '-' }).collect();
+    assert_eq!(got, want);
+    // A Not-ECT arrival is dropped, ECN or not; ECT(1) is marked as ECT(0).
+    let got = red_outcomes(red_ecn(p, 0.2), 3, 5000, Ecn::NotEct);
+    assert_eq!(got, want);
+    let got = red_outcomes(red_ecn(p, 0.2), 3, 5000, Ecn::Ect1);
+    assert!(got.iter().all(|&c| c != 'd') && got.contains(&'m'));
+}
+
+#[test]
+fn red_ecn_drops_above_max_th_and_marks_the_gentle_ramp_below_mark_p() {
+    use crate::net::packet::Ecn;
+    // Held at max_th (10): p_b = 1, not below any mark_p: every ECT arrival is dropped.
+    let p = params(1.0, 5.0, 10.0, 0.1, false);
+    assert!(red_outcomes(red_ecn(p, 1.0), 10, 1000, Ecn::Ect0)
+        .iter()
+        .all(|&c| c == 'd'));
+    // Gentle, held at 15: p_b = 0.55 (draws as in red_gentle_ramps...): marked with mark_p 1,
+    // dropped with ns-2's 0.1.
+    let p = params(1.0, 5.0, 10.0, 0.1, true);
+    let marked = red_outcomes(red_ecn(p, 1.0), 15, 1000, Ecn::Ect0);
+    let dropped = red_outcomes(red_ecn(p, 0.1), 15, 1000, Ecn::Ect0);
+    assert!(!marked.contains(&'d') && marked.contains(&'m'));
+    let swap: Vec<char> = dropped.iter().map(|&c| if c == 'd' { 'm' } else { c }).collect();
+    assert_eq!(marked, swap);
+    // The full buffer still drops an ECT arrival (overflow): limit 3, thresholds above it.
+    let mut q = red_with(
+        RedParams {
+            ecn: true,
+            ..params(0.002, 50.0, 100.0, 0.1, false)
+        },
+        Limit::Packets(3),
+    );
+    for s in 0..3 {
+        assert!(q
+            .offer(
+                T0,
+                Packet {
+                    ecn: Ecn::Ect0,
+                    ..pkt(s, 1000)
+                }
+            )
+            .is_none());
+    }
+    assert!(q
+        .offer(
+            T0,
+            Packet {
+                ecn: Ecn::Ect0,
+                ..pkt(3, 1000)
+            }
+        )
+        .is_some());
+}
+
+#[test]
+fn red_mark_p_is_checked() {
+    let at = |spec: &str| {
+        let s: RedSpec = toml::from_str(spec).unwrap();
+        Red::validate(&s, Limit::Packets(100), "q").map_err(|e| e.to_string())
+    };
+    assert!(at("ecn = true\nmark_p = 1.0").is_ok());
+    let e = at("ecn = true\nmark_p = 0").unwrap_err();
+    assert!(e.contains("q.red.mark_p") && e.contains("0 < mark_p <= 1"), "{e}");
+    let e = at("mark_p = 0.5").unwrap_err();
+    assert!(e.contains("q.red.mark_p") && e.contains("ecn = true"), "{e}");
+}

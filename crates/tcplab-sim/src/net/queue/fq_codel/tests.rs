@@ -22,7 +22,7 @@ fn p(flow: u32, seq: u64, size: u32) -> Packet {
 /// Offers a packet at T0; returns the packet dropped, if any.
 fn offer(q: &mut FqCodel, pkt: Packet) -> Option<Packet> {
     let mut drops = Drops::new();
-    q.enqueue(T0, pkt, &mut drops)
+    q.enqueue(T0, pkt, &mut drops, &mut Marks::new())
         .expect("FQ-CoDel admits every arrival");
     assert!(drops.len() <= 1);
     drops.first().map(|d| {
@@ -34,7 +34,7 @@ fn offer(q: &mut FqCodel, pkt: Packet) -> Option<Packet> {
 /// Takes the next packet at T0 (sojourn 0: CoDel never drops): (flow, seq).
 fn take(q: &mut FqCodel) -> Option<(u32, u64)> {
     let mut drops = Drops::new();
-    let r = q.dequeue(T0, &mut drops).map(|p| (p.flow, p.seg.0 as u64));
+    let r = q.dequeue(T0, &mut drops, &mut Marks::new()).map(|p| (p.flow, p.seg.0 as u64));
     assert!(drops.is_empty());
     r
 }

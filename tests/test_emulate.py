@@ -121,8 +121,13 @@ def test_cubic_options_the_kernel_does_its_own_way_are_noted():
 
 
 def test_a_flows_ecn_maps_to_tcp_ecn_and_an_override_wins():
-    assert kernel.kernel_flow(0, flow(), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "0"
-    assert kernel.kernel_flow(0, flow(ecn="off"), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "0"
+    # Off with a receiver that accepts ECN (the simulator's default) is Linux's tcp_ecn = 2.
+    assert kernel.kernel_flow(0, flow(), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "2"
+    assert kernel.kernel_flow(0, flow(ecn="off"), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "2"
+    off = flow(ecn="off", ecn_receiver=False)
+    assert kernel.kernel_flow(0, off, {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "0"
+    with pytest.raises(EmulationError, match=r"flows\[0\]\.ecn_receiver: false with ecn = 'classic'"):
+        kernel.kernel_flow(0, flow(ecn="classic", ecn_receiver=False), {"reno"})
     kf = kernel.kernel_flow(0, flow(ecn="classic"), {"reno"})
     assert kf.sysctls["net.ipv4.tcp_ecn"] == "1" and kf.ecn_source == 'flows[0].ecn = "classic"'
     assert kernel.kernel_flow(0, flow(ecn="accecn"), {"reno"}).sysctls["net.ipv4.tcp_ecn"] == "3"

@@ -144,8 +144,17 @@ def kernel_flow(
     ecn = f.get("ecn") or "off"
     if ecn not in _TCP_ECN:
         raise EmulationError(f"{where}.ecn: {ecn!r} (expected one of {', '.join(_TCP_ECN)})")
+    receiver = f.get("ecn_receiver", True)
+    if ecn != "off" and receiver is False:
+        raise EmulationError(
+            f"{where}.ecn_receiver: false with ecn = {ecn!r} is simulated only (both of a flow's "
+            "namespaces get the same net.ipv4.tcp_ecn)"
+        )
     if tcp_ecn is None:
-        ecn_sysctl, ecn_source = _TCP_ECN[ecn], f'{where}.ecn = "{ecn}"'
+        # `ecn = "off"` with a receiver that accepts ECN (the default) is Linux's own default,
+        # tcp_ecn = 2: no ECN requested, ECN accepted when asked.
+        sysctl = "2" if ecn == "off" and receiver is not False else _TCP_ECN[ecn]
+        ecn_sysctl, ecn_source = sysctl, f'{where}.ecn = "{ecn}"'
     else:
         ecn_sysctl, ecn_source = str(tcp_ecn), f"--tcp-ecn {tcp_ecn}"
     sack = bool(f.get("sack")) or variant == "sack"

@@ -384,7 +384,7 @@ def test_help_at_80_columns_never_breaks_a_word():
 
 def test_query_prints_rates_without_an_exponent_and_fit_explains_its_left_out_column(tmp_path):
     store = tmp_path / "run.parquet"
-    # A dumbbell: `tcplab fit` needs at least two flows to fit C p^k.
+    # A dumbbell, timeouts included: `tcplab fit` needs at least two flows to fit C p^k.
     run = [*TCLI, "run", str(QUICKSTART.parent / "dumbbell.toml"), "--set", "duration=12s", "--set", "warmup=2s", "--out", str(store)]
     assert subprocess.run(run, capture_output=True).returncode == 0
     q = subprocess.run(
@@ -395,7 +395,8 @@ def test_query_prints_rates_without_an_exponent_and_fit_explains_its_left_out_co
     g, p = q.stdout.splitlines()[-1].split()
     assert "e+" not in g and float(g) == pytest.approx(pl.read_parquet(store)["goodput_bps"].mean(), rel=1e-6)
     assert float(p) == pytest.approx(pl.read_parquet(store)["p"].mean(), rel=1e-5)
-    f = subprocess.run([*TCLI, "fit", str(store), "--min-ca-events", "0"], capture_output=True, text=True)
+    fit = [*TCLI, "fit", str(store), "--min-ca-events", "0", "--include-timeouts"]
+    f = subprocess.run(fit, capture_output=True, text=True)
     assert "TO+CA+0" not in f.stdout
     assert "left out: flows with timeouts + with fewer than 0 CA events + with p or BW = 0" in f.stdout
 

@@ -385,7 +385,17 @@ def test_help_at_80_columns_never_breaks_a_word():
 def test_query_prints_rates_without_an_exponent_and_fit_explains_its_left_out_column(tmp_path):
     store = tmp_path / "run.parquet"
     # A dumbbell, timeouts included: `tcplab fit` needs at least two flows to fit C p^k.
-    run = [*TCLI, "run", str(QUICKSTART.parent / "dumbbell.toml"), "--set", "duration=12s", "--set", "warmup=2s", "--out", str(store)]
+    run = [
+        *TCLI,
+        "run",
+        str(QUICKSTART.parent / "dumbbell.toml"),
+        "--set",
+        "duration=12s",
+        "--set",
+        "warmup=2s",
+        "--out",
+        str(store),
+    ]
     assert subprocess.run(run, capture_output=True).returncode == 0
     q = subprocess.run(
         [*TCLI, "query", str(store), "SELECT avg(goodput_bps) AS g, avg(p) AS p FROM runs"],

@@ -211,7 +211,9 @@ def test_ctrl_c_during_a_sweep_on_dask_exits_130_and_leaves_nothing_running(tmp_
     from distributed import Client
 
     f = tmp_path / "dask.toml"
-    f.write_text(SWEEP.replace("count = 4", "count = 40").replace('duration = "6s"', 'duration = "20s"'))
+    # 800 runs of 60 s simulated: the cluster is still busy when the Ctrl-C comes, on an idle
+    # machine too (160 runs of 20 s could all end first).
+    f.write_text(SWEEP.replace("count = 4", "count = 200").replace('duration = "6s"', 'duration = "60s"'))
     store = tmp_path / "dask.parquet"
     proc = subprocess.Popen(
         [BIN / "tcplab", "sweep", f, "--out", store, "--scheduler", cluster, "--no-progress"],
@@ -233,4 +235,4 @@ def test_ctrl_c_during_a_sweep_on_dask_exits_130_and_leaves_nothing_running(tmp_
             time.sleep(0.1)
         assert not any(client.processing().values()), client.processing()
     keys = results.load(store)["run_key"].to_list() if store.exists() else []
-    assert len(keys) == len(set(keys)) < 160
+    assert len(keys) == len(set(keys)) < 800

@@ -91,6 +91,21 @@ def _worker_init() -> None:
 
 
 @contextlib.contextmanager
+def _sigint_held():
+    """Holds SIGINT back from the calling thread while workers start (on submit): a spawned
+    worker inherits the blocked mask, so a Ctrl-C that reaches the whole process group while it
+    is still importing (before `_worker_init` ignores SIGINT) prints no traceback from it. The
+    caller loses nothing: a SIGINT that came meanwhile is delivered when the mask is restored."""
+    import signal
+
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextlib.contextmanager
 def _main_hidden():
     """Hides the calling script from multiprocessing's spawn while workers start, so a worker
     does not import it as `__mp_main__`: a script that calls `run_sweep` without an
@@ -128,7 +143,8 @@ def run_local(tasks: list, workers: int):
     try:
         while True:
             while len(pending) < 2 * workers and (task := next(it, None)) is not None:
-                with _main_hidden():  # workers start (on submit) without importing __main__
+                # Workers start (on submit) without importing __main__, and deaf to a Ctrl-C.
+                with _main_hidden(), _sigint_held():
                     pending.add(pool.submit(execute, task))
             if not pending:
                 break

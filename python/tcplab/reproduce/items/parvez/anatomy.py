@@ -255,6 +255,11 @@ def anatomy_of(ctx: Context, i: int) -> dict:
     }
 
 
+#: The title of the anatomy table in the items that keep the NewReno flow's traces.
+ANATOMY_TITLE = (
+    "The NewReno flow's loss events and timeouts, from its traces (timeouts after the warm-up, by cause)"
+)
+
 ANATOMY_HEAD = [
     "run",
     "p",

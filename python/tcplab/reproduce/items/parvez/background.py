@@ -7,6 +7,7 @@ from __future__ import annotations
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, register
 from tcplab.reproduce.items.parvez.anatomy import (
     ANATOMY_HEAD,
+    ANATOMY_TITLE,
     CONTROL_P,
     EQ29_HEAD,
     TRACE_KEEP,
@@ -151,8 +152,7 @@ def _bg_evaluate(ctx: Context) -> Outcome:
         notes=notes,
         extra=[
             (
-                "The NewReno flow's loss events and timeouts, from its traces (timeouts after the "
-                "warm-up, by cause)",
+                ANATOMY_TITLE,
                 anatomy,
             )
         ],
@@ -309,8 +309,7 @@ def _multi_evaluate(ctx: Context) -> Outcome:
         notes=notes,
         extra=[
             (
-                "The NewReno flow's loss events and timeouts, from its traces (timeouts after the "
-                "warm-up, by cause)",
+                ANATOMY_TITLE,
                 anatomy,
             ),
             (

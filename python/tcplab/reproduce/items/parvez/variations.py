@@ -11,6 +11,7 @@ from tcplab.models.newreno_paper import pftk_over_newreno_max, ratio_band
 from tcplab.reproduce.core import Check, Context, Item, Job, Outcome, register
 from tcplab.reproduce.items.parvez.anatomy import (
     ANATOMY_HEAD,
+    ANATOMY_TITLE,
     CONTROL_P,
     TRACE_KEEP,
     TRACE_SETS,
@@ -480,8 +481,7 @@ def _buffer_evaluate(ctx: Context) -> Outcome:
         notes=notes,
         extra=[
             (
-                "The NewReno flow's loss events and timeouts, from its traces (timeouts after the "
-                "warm-up, by cause)",
+                ANATOMY_TITLE,
                 anatomy,
             )
         ],

@@ -83,7 +83,7 @@ pub struct Packet {
     pub kind: PacketKind,
     /// The IP ECN field as the packet travels: the sender's codepoint (`Segment::ecn`), made
     /// CE by a queue that marks it. The receiving endpoint reads it from its segment, where
-    /// the world copies it on delivery (`sim/dispatch.rs`).
+    /// the world writes it on delivery (`Segments::set_ecn`, in `sim/dispatch.rs`).
     pub ecn: Ecn,
 }
 
@@ -178,6 +178,19 @@ impl Segments {
             id.0
         );
         &self.segs[id.0 as usize]
+    }
+
+    /// Sets the IP ECN field of `id`'s segment: the codepoint its packet arrived with, which
+    /// the receiving endpoint reads (a queue marks the packet, not the segment).
+    #[inline]
+    pub fn set_ecn(&mut self, id: SegId, ecn: Ecn) {
+        #[cfg(debug_assertions)]
+        assert!(
+            self.taken[id.0 as usize],
+            "segment {} written after its release",
+            id.0
+        );
+        self.segs[id.0 as usize].ecn = ecn;
     }
 
     /// Asks for `id`'s segment to be brought into the cache ahead of its reading.

@@ -48,20 +48,11 @@ impl Simulation {
                 if self.emulating {
                     self.dropped_at_dequeue(link);
                 }
-                if self.trace.traces_packets(link) {
-                    // Packets the queue dropped at dequeue (CoDel) before the next one started,
-                    // and its marks at dequeue (the next one's, before its `dequeue`).
-                    self.trace_drops(now, link);
-                    self.trace_marks(now, link);
-                }
                 if let Some(t) = next {
                     self.started(now, link, t);
-                    if self.trace.traces_packets(link) {
-                        let l = &self.links[link as usize];
-                        let p = l.on_wire(self.q.key(), &self.flight).expect("just started");
-                        self.trace
-                            .packet(now, link, PacketEventKind::Dequeue, p, &self.segs, None);
-                    }
+                }
+                if self.trace.traces_packets(link) {
+                    self.trace_tx_done(now, link, next.is_some());
                 }
                 self.release_dropped(link);
                 self.trace_queue(now, link);
@@ -130,16 +121,14 @@ impl Simulation {
         if self.emulating && self.flows[flow as usize].external {
             return self.arrived_outside(now, side, pkt);
         }
-        // The packet's life ends here; its segment's place is free for the first one the
-        // endpoint sends (still in cache).
-        let seg = Segment {
-            ecn: pkt.ecn,
-            ..*self.segs.get(pkt.seg)
-        };
-        self.segs.release(pkt.seg);
+        // The endpoint reads the segment where it is kept (no copy), with the IP ECN field
+        // the packet arrives with (CE if a queue marked it). Then the packet's life ends: its
+        // segment's place is free for the first one the endpoint sends (still in cache).
+        self.segs.set_ecn(pkt.seg, pkt.ecn);
         let mut out = std::mem::take(&mut self.out);
         let f = &mut self.flows[flow as usize];
-        f.on_segment(side, now, &seg, &mut out);
+        f.on_segment(side, now, self.segs.get(pkt.seg), &mut out);
+        self.segs.release(pkt.seg);
         if side == Side::Sender && f.finite && f.completed.is_none() && f.sender.all_acked() {
             f.completed = Some(now);
             self.finite_flows_left -= 1;

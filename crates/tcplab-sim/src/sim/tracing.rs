@@ -14,9 +14,25 @@ impl Simulation {
         self.trace.queue(now, link, q.len() as u64, q.bytes());
     }
 
+    /// The packet events of a TxDone on a traced link: the packets the queue dropped at
+    /// dequeue (CoDel) before the next one started, its marks at dequeue (the next one's,
+    /// before its `dequeue`), and the next one's dequeue if one `started`. (Out of line, as
+    /// `trace_offer` is: the packet path of untraced links only tests the flag.)
+    #[inline(never)]
+    pub(super) fn trace_tx_done(&mut self, now: SimTime, link: u32, started: bool) {
+        self.trace_drops(now, link);
+        self.trace_marks(now, link);
+        if started {
+            let l = &self.links[link as usize];
+            let p = l.on_wire(self.q.key(), &self.flight).expect("just started");
+            self.trace.packet(now, link, Ev::Dequeue, p, &self.segs, None);
+        }
+    }
+
     /// The events of a packet offered to a traced link: enqueue (and dequeue if the
     /// transmitter was idle), the queue's drops with their causes (the arrival, or packets
     /// dropped to make room for it, which is then enqueued), or a loss-module drop.
+    #[inline(never)]
     pub(super) fn trace_offer(&mut self, now: SimTime, link: u32, pkt: &Packet, offer: Offer) {
         let (t, s) = (&mut self.trace, &self.segs);
         match offer {

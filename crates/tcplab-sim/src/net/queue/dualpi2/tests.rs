@@ -29,6 +29,7 @@ fn p_prime_follows_fig_6_with_the_default_gains() {
     c.update(&prm, at(20));
     let e2 = e1 + (0.16 * (0.02 - 0.015) + 3.2 * (0.02 - 0.02));
     assert_eq!((c.p, c.p_cl, c.p_c), (e2, 2.0 * e2, e2 * e2));
+    assert!((e2 - 0.0656).abs() < 1e-15);
     // Update 3: down to 5 ms.
     c.update(&prm, at(5));
     let e3 = e2 + (0.16 * (0.005 - 0.015) + 3.2 * (0.005 - 0.02));

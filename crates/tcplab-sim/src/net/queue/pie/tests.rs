@@ -31,7 +31,7 @@ fn drop_probability_follows_sec_4_2_with_the_auto_tuning_divisors() {
     step(&mut v, &p, 20);
     let e1 = (0.125 * (0.02 - 0.015) + 1.25 * (0.02 - 0.0)) / 2048.0;
     assert_eq!(v.drop_prob, e1);
-    assert!(e1 > 0.00001 && e1 < 0.0001, "{e1}: next divisor 128");
+    assert!((0.00001..0.0001).contains(&e1), "{e1}: next divisor 128");
     // Update 2: 20 ms again (no proportional term), 1e-5 <= drop_prob < 1e-4: divisor 128.
     step(&mut v, &p, 20);
     let e2 = e1 + (0.125 * (0.02 - 0.015) + 1.25 * (0.02 - 0.02)) / 128.0;
@@ -40,12 +40,12 @@ fn drop_probability_follows_sec_4_2_with_the_auto_tuning_divisors() {
     step(&mut v, &p, 100);
     let e3 = e2 + (0.125 * (0.1 - 0.015) + 1.25 * (0.1 - 0.02)) / 128.0;
     assert_eq!(v.drop_prob, e3);
-    assert!(e3 >= 0.0001 && e3 < 0.001, "{e3}: next divisor 32");
+    assert!((0.0001..0.001).contains(&e3), "{e3}: next divisor 32");
     // Update 4: 300 ms: divisor 32.
     step(&mut v, &p, 300);
     let e4 = e3 + (0.125 * (0.3 - 0.015) + 1.25 * (0.3 - 0.1)) / 32.0;
     assert_eq!(v.drop_prob, e4);
-    assert!(e4 >= 0.001 && e4 < 0.01, "{e4}: next divisor 8");
+    assert!((0.001..0.01).contains(&e4), "{e4}: next divisor 8");
     // Update 5: back to 10 ms: the adjustment is negative, divisor 8.
     step(&mut v, &p, 10);
     let e5 = e4 + (0.125 * (0.01 - 0.015) + 1.25 * (0.01 - 0.3)) / 8.0;

@@ -130,21 +130,25 @@ fn dualpi2_marks_the_l_queue_at_its_step_and_drops_the_classic_not_ect_flows() {
     let r = run(DUALPI2, "ect1");
     let t = tally(&r);
     let step = t.marks.iter().filter(|m| m.2 == MarkCause::Threshold).count();
-    let coupled = t.marks.iter().filter(|m| m.2 == MarkCause::Early).count();
+    let coupled = t.marks.iter().filter(|m| m.2 == MarkCause::Sojourn).count();
     assert!(step > 20 && coupled > 20, "step {step}, coupled {coupled}");
     // Only the ECT(1) datagrams (the L queue) are marked; the TCP flows (Not-ECT, C queue) are
-    // dropped by p_C (early), never marked.
+    // dropped by p_C at dequeue (sojourn), never marked.
     assert!(t.marks.iter().all(|m| m.0 == PacketKind::Udp && m.1 == Ecn::Ect1));
-    let early_tcp = t
+    let pi2_tcp = t
         .drops
         .iter()
-        .filter(|d| **d == (PacketKind::Data, "early"))
+        .filter(|d| **d == (PacketKind::Data, "sojourn"))
         .count();
-    assert!(early_tcp > 10, "{early_tcp}");
+    assert!(pi2_tcp > 10, "{pi2_tcp}");
     let l = &r.links[bottleneck(&r)];
-    assert!(l.marks_early > 0 && l.marks_threshold > 0);
-    assert_eq!(l.marks, l.marks_early + l.marks_threshold);
-    assert!(l.marks_early <= coupled as u64 && l.marks_threshold <= step as u64);
+    assert!(l.marks_sojourn > 0 && l.marks_threshold > 0);
+    assert_eq!(l.marks, l.marks_sojourn + l.marks_threshold);
+    assert!(l.marks_sojourn <= coupled as u64 && l.marks_threshold <= step as u64);
+    assert_eq!(
+        (l.drops_early, l.drops_queue),
+        (0, l.drops_sojourn + l.drops_overflow)
+    );
     // Sent ECT(0), the datagrams join the C queue: no step marks, only p_C's.
     let c = run(DUALPI2, "ect0");
     let t = tally(&c);
@@ -152,7 +156,7 @@ fn dualpi2_marks_the_l_queue_at_its_step_and_drops_the_classic_not_ect_flows() {
     assert!(t
         .marks
         .iter()
-        .all(|m| *m == (PacketKind::Udp, Ecn::Ect0, MarkCause::Early)));
+        .all(|m| *m == (PacketKind::Udp, Ecn::Ect0, MarkCause::Sojourn)));
     // The L queue's delay stays near its step: datagrams in it wait far less than in C.
     let wait = |r: &RunResult, kind: PacketKind| mean_wait(r, kind);
     let (l_wait, c_wait) = (wait(&r, PacketKind::Udp), wait(&c, PacketKind::Udp));
@@ -247,6 +251,6 @@ fn not_ect_traffic_through_dualpi2_sees_only_the_classic_queue() {
     let r = run(DUALPI2, "not_ect");
     let t = tally(&r);
     assert!(t.marks.is_empty());
-    assert!(t.drops.iter().any(|d| d.1 == "early"));
-    assert!(t.drops.iter().all(|d| d.1 == "early" || d.1 == "overflow"));
+    assert!(t.drops.iter().any(|d| d.1 == "sojourn"));
+    assert!(t.drops.iter().all(|d| d.1 == "sojourn" || d.1 == "overflow"));
 }

@@ -14,6 +14,8 @@
 //!   Sec. 2.5.1.1; Linux's `step_thresh`; strictly above, `do_step_aqm`), or else with
 //!   probability p_CL (the combining function p_L = max(p'_L, p_CL) with a step p'_L in
 //!   {0, 1}). A C packet is marked (ECT(0)) or dropped (Not-ECT) with probability p_C.
+//!   These decisions are at dequeue, by a delay-driven controller: their cause is `sojourn`
+//!   (as CoDel's), the step's `threshold` (as CoDel's `ce_threshold`).
 //! - **Overload** (Sec. 4.2.3, App. A.1 Fig. 4): once p_CL reaches p_Lmax = 1 the L queue
 //!   drops with probability p_C and marks the rest with probability p_CL; the C queue drops
 //!   ECN-capable packets too once p_C >= p_Cmax = min(1/k^2, 1). With
@@ -449,14 +451,14 @@ impl QueueDiscipline for DualPi2 {
                     if self.above_step(now, &pkt) {
                         Verdict::Mark(MarkCause::Threshold)
                     } else if Self::decide(prm.marking, &mut self.l, &mut self.rng, p_cl) {
-                        Verdict::Mark(MarkCause::Early)
+                        Verdict::Mark(MarkCause::Sojourn)
                     } else {
                         Verdict::Send
                     }
                 } else if Self::decide(prm.marking, &mut self.l, &mut self.rng, p_c) {
                     Verdict::Drop
                 } else if Self::decide(prm.marking, &mut self.l, &mut self.rng, p_cl) {
-                    Verdict::Mark(MarkCause::Early)
+                    Verdict::Mark(MarkCause::Sojourn)
                 } else {
                     Verdict::Send
                 }
@@ -465,14 +467,14 @@ impl QueueDiscipline for DualPi2 {
                 if !pkt.ecn.is_capable() || overload {
                     Verdict::Drop
                 } else {
-                    Verdict::Mark(MarkCause::Early)
+                    Verdict::Mark(MarkCause::Sojourn)
                 }
             } else {
                 Verdict::Send
             };
             match verdict {
                 Verdict::Drop => {
-                    drops.push((pkt, DropCause::Early));
+                    drops.push((pkt, DropCause::Sojourn));
                     continue;
                 }
                 Verdict::Mark(cause) => {

@@ -77,7 +77,7 @@ fn take(q: &mut DualPi2, now: SimTime) -> Option<Vec<(u64, char, Option<MarkCaus
     let (mut d, mut m) = (Drops::new(), Marks::new());
     let got = q.dequeue(now, &mut d, &mut m);
     let mut out: Vec<_> = d.iter().map(|(x, _)| (x.seg.0 as u64, 'd', None)).collect();
-    assert!(d.iter().all(|(_, c)| *c == DropCause::Early));
+    assert!(d.iter().all(|(_, c)| *c == DropCause::Sojourn));
     // Drops made by a dequeue that then finds the queue empty count too (the link reports them).
     let Some(p) = got else {
         assert!(m.is_empty());
@@ -169,7 +169,7 @@ fn coupled_and_squared_marks_follow_recur() {
         .into_iter()
         .filter(|x| x.1 == 'm')
         .map(|x| {
-            assert_eq!(x.2, Some(MarkCause::Early));
+            assert_eq!(x.2, Some(MarkCause::Sojourn));
             x.0
         })
         .collect();

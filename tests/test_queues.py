@@ -51,6 +51,17 @@ Q = "network.path.hops.0.queue"
             "fq_codel.flows",
             "expected 1..=65536",
         ),
+        ({f"{Q}.discipline": "pie", f"{Q}.pie": {"beta": 40}}, "pie.beta", "expected 0 < beta <= 32"),
+        (
+            {f"{Q}.discipline": "pie", f"{Q}.pie": {"ecn": True, "mark_ecnth": 2}},
+            "pie.mark_ecnth",
+            "expected 0 <= mark_ecnth <= 1",
+        ),
+        (
+            {f"{Q}.discipline": "dualpi2", f"{Q}.dualpi2": {"coupling": 0.5}},
+            "dualpi2.coupling",
+            "expected 1 <= coupling <= 255",
+        ),
         ({f"{Q}.codel": {"target": "5ms"}}, "codel", 'does not apply to discipline "droptail"'),
         (
             {f"{Q}.discipline": "red", f"{Q}.fq_codel": {"flows": 4}},

@@ -26,6 +26,7 @@ mod pcap;
 mod pcap_ecn;
 mod pcap_read;
 mod pcap_roundtrip;
+mod pi_queues;
 mod properties;
 mod queues;
 mod rack;

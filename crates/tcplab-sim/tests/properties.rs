@@ -32,6 +32,12 @@ fn discipline() -> impl Strategy<Value = String> {
         (1u32..9, 1500u32..4000, 1u32..20).prop_map(|(flows, quantum, t)| format!(
             ", discipline = \"fq_codel\", fq_codel = {{ flows = {flows}, quantum = {quantum}, target = \"{t}ms\" }}"
         )),
+        (1u32..30, any::<bool>()).prop_map(|(t, ecn)| format!(
+            ", discipline = \"pie\", pie = {{ target = \"{t}ms\", ecn = {ecn} }}"
+        )),
+        (1u32..30, 1u32..4).prop_map(|(t, k)| format!(
+            ", discipline = \"dualpi2\", dualpi2 = {{ target = \"{t}ms\", coupling = {k} }}"
+        )),
     ]
 }
 

@@ -355,8 +355,8 @@ fn bad_queue_options_are_named() {
             "{at}.codel.tagret: unknown field `tagret`, expected one of `target`, `interval`, `maxpacket`, `ecn`, `ce_threshold` (did you mean `target`?)"
         )
     );
-    assert!(err("{ discipline = \"pie\" }").starts_with(&format!(
-        "{at}.discipline: unknown variant `pie`, expected one of `droptail`, `red`, `random_drop`, `drop_front`, `codel`, `fq_codel`"
+    assert!(err("{ discipline = \"cake\" }").starts_with(&format!(
+        "{at}.discipline: unknown variant `cake`, expected one of `droptail`, `red`, `random_drop`, `drop_front`, `codel`, `fq_codel`"
     )));
 }
 

@@ -34,6 +34,8 @@ disciplines! {
     codel::Codel = "codel" { codel } boxed, "CoDel (RFC 8289), options in `codel`.";
     fq_codel::FqCodel = "fq_codel" { fq_codel } boxed, "FQ-CoDel (RFC 8290), options in `fq_codel`.";
     step::Step = "step" { step } boxed, "Mark ECN-capable arrivals CE while the queue is at least a threshold (DCTCP), options in `step`.";
+    pie::Pie = "pie" { pie } boxed, "PIE (RFC 8033), options in `pie`.";
+    dualpi2::DualPi2 = "dualpi2" { dualpi2 } boxed, "DualPI2, the coupled dual queue of RFC 9332 (L queue: ECT(1) and CE), options in `dualpi2`.";
 }
 
 /// A queue's capacity, in packets or in bytes.

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from tcplab import _core
-from tcplab.inputs import InputTooLarge, read_bytes
+from tcplab.inputs import InputTooLarge, not_found, read_scenario_bytes
 
 ScenarioError = _core.ScenarioError
 
@@ -62,25 +62,6 @@ def _without_nones(value: Any, at: str = "") -> Any:
     return value
 
 
-def _read_or_shipped(path: Path) -> bytes:
-    """The file's bytes; a `scenarios/papers/<paper>/<file>` that is not there (outside a
-    checkout) is read from the copy the package ships (tcplab/reproduce/scenarios/), so the
-    paths the reproduction report names work from any folder."""
-    try:
-        return read_bytes(path)
-    except FileNotFoundError:
-        parts = path.parts
-        at = next((i for i in range(len(parts) - 2) if parts[i : i + 2] == ("scenarios", "papers")), None)
-        if at is None:
-            raise
-        from importlib import resources
-
-        shipped = resources.files("tcplab.reproduce").joinpath("scenarios", *parts[at + 2 :])
-        if not shipped.is_file():
-            raise
-        return shipped.read_bytes()
-
-
 def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
     """(text, format) of a scenario given as a path, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
@@ -90,11 +71,11 @@ def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, st
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
         try:
-            return _read_or_shipped(path).decode("utf-8"), "toml"
+            return read_scenario_bytes(path).decode("utf-8"), "toml"
         except InputTooLarge as e:
             raise ScenarioError(f"{path}: {e}") from None
         except FileNotFoundError:
-            raise ScenarioError(f"{path}: no such scenario file") from None
+            raise ScenarioError(f"{path}: {not_found(path)}") from None
         except IsADirectoryError:
             raise ScenarioError(f"{path}: is a directory (expected a scenario file)") from None
         except OSError as e:

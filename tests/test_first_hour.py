@@ -660,6 +660,16 @@ def test_check_finds_the_paper_scenarios_from_any_folder(tmp_path):
             "network.path.hops[1].loss",
             "bernoulli",
         ),
+        # Values inside an option table, and names of the network's links and nodes.
+        ({"flows.0.cc": {"algorithm": "cubic", "hystart": "of"}}, "flows[0].cc.hystart", "off"),
+        (
+            {"flows.0.tcp": {"variant": "newreno", "partial_ack_timer": "impatiant"}},
+            "flows[0].tcp.partial_ack_timer",
+            "impatient",
+        ),
+        ({"flows.0.cc": {"ssthresh_rule": "flightsize"}}, "flows[0].cc.ssthresh_rule", "flight_size"),
+        ({"trace.links": ["hop0.fwd", "hop1.fwdd"]}, "trace.links[1]", "hop1.fwd"),
+        ({"trace.pcap": {"link": ["hop1.rve"], "file": "x.pcap"}}, "trace.pcap[0].link[0]", "hop1.rev"),
     ],
 )
 def test_a_misspelt_value_gets_the_nearest_valid_one(sets, field, meant):

@@ -147,7 +147,8 @@ def run(
             err=True,
         )
     if json_out:
-        sys.stdout.write(result.to_json() + "\n")
+        result.write_json(sys.stdout)
+        sys.stdout.write("\n")
     else:
         from tcplab.report import print_result
 

@@ -261,7 +261,7 @@ class RunResult:
 
     def write_json(self, out: TextIO) -> None:
         """`to_json`'s document, the same bytes, written to `out` record by record: a run of a
-        million flows never holds its document (about 2.8 kB a flow) or a dict per flow."""
+        million flows never holds its document or a dict per flow (docs/limits.md)."""
         tables = {"flows": self.flows, "links": self.links, "totals": self.totals, "traffic": self.traffic}
         values = {
             "seed": self.seed,

@@ -531,3 +531,150 @@ def test_the_quick_reproduction_keeps_its_traces_when_asked(reproduced_quick):
     folder = reproduced_quick[3]
     assert (folder / "traces").is_dir() and any((folder / "traces").iterdir())
     assert (folder / "store").is_dir() and (folder / "report.html").exists()
+
+
+# --- round 3: one seq plot, check's paper scenarios, suggested values -----------------------
+
+
+@pytest.fixture(scope="module")
+def quickstart_traced(tmp_path_factory):
+    """The quickstart with the first hop's packets and the cwnd recorded, and a capture at the
+    sender's node: the three sources of a time-sequence graph."""
+    d = tmp_path_factory.mktemp("seq")
+    sets = {
+        "duration": "10s",
+        "warmup": "2s",
+        "trace.cwnd": True,
+        "trace.links": ["hop0.fwd", "hop0.rev"],
+        "trace.pcap": {"node": "n0", "file": str(d / "n0.pcap")},
+    }
+    from tcplab.cli import write_traces
+
+    write_traces(tcplab.run(QUICKSTART, sets=sets), d / "traces")
+    return d / "traces", d / "n0.pcap"
+
+
+def _data_bars(fig) -> list[tuple[float, float, float]]:
+    """The data segments of a time-sequence graph: (time, first byte, end) of each bar."""
+    from matplotlib.collections import LineCollection
+
+    (bars,) = [
+        c
+        for c in fig.axes[0].collections
+        if isinstance(c, LineCollection) and c.get_label().startswith("data")
+    ]
+    return sorted((round(s[0][0], 9), s[0][1], s[1][1]) for s in bars.get_segments())
+
+
+@pytest.mark.parametrize("kind", ["seq", "cwnd"])
+def test_plot_and_trace_plot_draw_a_runs_flow_as_one_figure(quickstart_traced, tmp_path, kind):
+    """`tcplab plot DIR --kind seq|cwnd` and `tcplab trace plot DIR` take the same flow and zoom
+    flags and write the same figure."""
+    traces, _ = quickstart_traced
+    window = ["--flow", "0", "--from", "3s", "--to", "6s"]
+    a, b = tmp_path / "plot.png", tmp_path / "trace-plot.png"
+    for cmd, out in ((["plot", str(traces)], a), (["trace", "plot", str(traces)], b)):
+        r = subprocess.run(
+            [*TCLI, *cmd, "--kind", kind, *window, "-o", str(out)], capture_output=True, text=True
+        )
+        assert r.returncode == 0, r.stderr
+    assert a.read_bytes() == b.read_bytes()
+    fig = plots.plot_trace(traces, kind, flows=[0], start=3.0, end=6.0)
+    assert fig.axes[0].get_xlim() == (3.0, 6.0)
+
+
+def test_a_runs_seq_plot_and_its_captures_are_in_bytes_and_agree(quickstart_traced):
+    from tcplab.capture import analyze, draw
+    from tcplab.capture.plots import plot
+    from tcplab.capture.run_plots import flow_frames
+
+    traces, pcap = quickstart_traced
+    run_fig = plots.plot_trace(traces, "seq")
+    cap_fig = plot(analyze(pcap, conn=0), conn=0, kind="seq")
+    assert run_fig.axes[0].get_ylabel() == cap_fig.axes[0].get_ylabel() == draw.SEQ_YLABEL
+    # The bars are the segments' bytes: the run's trace, and the capture at the sender the same.
+    sent = flow_frames(traces, 0)["sent"].filter(~pl.col("retransmit"))
+    run_bars = _data_bars(run_fig)
+    assert [(s, e) for _, s, e in run_bars] == sorted(
+        zip(sent["seq"].to_list(), (sent["seq"] + sent["len"]).to_list(), strict=True)
+    )
+    cap_bars = _data_bars(cap_fig)
+    assert [(s, e) for _, s, e in cap_bars] == [(s, e) for _, s, e in run_bars]
+    assert max(e for _, _, e in run_bars) > 1e6  # bytes, not segments
+
+
+def test_a_simulated_cwnd_and_a_captures_flight_size_say_which_they_are(quickstart_traced):
+    from tcplab.capture import analyze, draw
+    from tcplab.capture.plots import plot
+
+    traces, pcap = quickstart_traced
+    run_fig = plots.plot_trace(traces, "cwnd")
+    cap_fig = plot(analyze(pcap, conn=0), conn=0, kind="cwnd")
+    assert run_fig._suptitle.get_text() == draw.CWND[0] and run_fig.axes[0].get_ylabel() == "window (bytes)"
+    assert cap_fig._suptitle.get_text() == draw.FLIGHT[0]
+    assert "not the sender's cwnd" in draw.FLIGHT[0]
+    assert legend_labels(run_fig) == ["flow 0 cwnd", "flow 0 ssthresh"]
+
+
+def test_check_finds_the_paper_scenarios_from_any_folder(tmp_path):
+    from tcplab.reproduce import core
+
+    name = next(s for it in core.items("all") for s in it.scenarios)
+    r = subprocess.run(
+        [*TCLI, "check", f"scenarios/papers/{name}"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert r.returncode == 0, r.stderr
+    assert "a valid scenario" in r.stdout
+    missing = "scenarios/papers/mathis/no-such.toml"
+    run = subprocess.run([*TCLI, "run", missing], capture_output=True, text=True, cwd=tmp_path)
+    check = subprocess.run([*TCLI, "check", missing], capture_output=True, text=True, cwd=tmp_path)
+    note = "(nor in the package's copy of scenarios/papers: "
+    assert run.returncode == check.returncode == 2
+    assert run.stderr.startswith(f"error: {missing}: no such scenario file {note}")
+    assert check.stderr.startswith(f"error: {missing}: no such scenario or sweep file {note}")
+    assert run.stderr.split(note)[1] == check.stderr.split(note)[1]
+
+
+@pytest.mark.parametrize(
+    ("sets", "field", "meant"),
+    [
+        ({"flows.0.cc": "cubik"}, "flows[0].cc", "cubic"),
+        ({"flows.0.cc": {"algorithm": "cubik"}}, "flows[0].cc.algorithm", "cubic"),
+        ({"flows.0.tcp": "newrenoo"}, "flows[0].tcp", "newreno"),
+        ({"flows.0.tcp": {"variant": "sak"}}, "flows[0].tcp", "sack"),
+        ({"flows.0.ecn": "clasic"}, "flows[0].ecn", "classic"),
+        ({"flows.0.ack": "delayd"}, "flows[0].ack", "delayed"),
+        ({"flows.0.profile": "linx"}, "flows[0].profile", "linux"),
+        (
+            {"network.path.hops.1.queue.discipline": "codell"},
+            "network.path.hops[1].queue.discipline",
+            "codel",
+        ),
+        (
+            {"network.path.hops.1.queue.discipline": "droptial"},
+            "network.path.hops[1].queue.discipline",
+            "droptail",
+        ),
+        (
+            {"network.path.hops.1.loss": {"model": "bernouli", "p": 0.01}},
+            "network.path.hops[1].loss",
+            "bernoulli",
+        ),
+        # Values inside an option table, and names of the network's links and nodes.
+        ({"flows.0.cc": {"algorithm": "cubic", "hystart": "of"}}, "flows[0].cc.hystart", "off"),
+        (
+            {"flows.0.tcp": {"variant": "newreno", "partial_ack_timer": "impatiant"}},
+            "flows[0].tcp.partial_ack_timer",
+            "impatient",
+        ),
+        ({"flows.0.cc": {"ssthresh_rule": "flightsize"}}, "flows[0].cc.ssthresh_rule", "flight_size"),
+        ({"trace.links": ["hop0.fwd", "hop1.fwdd"]}, "trace.links[1]", "hop1.fwd"),
+        ({"trace.pcap": {"link": ["hop1.rve"], "file": "x.pcap"}}, "trace.pcap[0].link[0]", "hop1.rev"),
+    ],
+)
+def test_a_misspelt_value_gets_the_nearest_valid_one(sets, field, meant):
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.resolve(QUICKSTART, sets=sets)
+    message = str(e.value)
+    assert message.startswith(field), message
+    assert message.endswith(f"(did you mean `{meant}`?)"), message

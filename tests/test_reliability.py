@@ -322,3 +322,28 @@ def test_ctrl_c_stops_a_reproduction_with_130_and_a_readable_store(tmp_path):
             break
         time.sleep(0.1)
     assert leftover == "", leftover
+
+
+def test_run_json_is_written_record_by_record_and_is_the_same_document():
+    """`tcplab run --json` streams the document (a million flows would hold ~3 GB of JSON and a
+    dict per flow: docs/limits.md): the bytes are those of one json.dumps, NaN as null."""
+    import io
+    import json
+
+    from tcplab.simulation import json_records
+
+    for sets in ({}, {"flows.0.bytes": "10KB"}):  # the second: a transfer done before warm-up, NaNs
+        r = tcplab.run(ROOT / "scenarios" / "dumbbell.toml", duration="6s", warmup="2s", sets=sets)
+        whole = json.dumps(
+            {
+                **{t: json_records(getattr(r, t)) for t in ("flows", "links", "totals", "traffic")},
+                **{k: getattr(r, k) for k in ("seed", "duration_s", "warmup_s", "window_s", "events")},
+                "warnings": r.warnings,
+            },
+            sort_keys=True,
+            allow_nan=False,
+        )
+        out = io.StringIO()
+        r.write_json(out)
+        assert out.getvalue() == r.to_json() == whole
+    assert "null" in whole

@@ -279,7 +279,7 @@ def test_cli_version_stdin_and_check(cli, root, tmp_path):
     r = cli("check", str(bad))
     assert r.returncode == 2 and "sweep.base: cannot read" in r.stderr and r.stderr.count("\n") == 1
     r = cli("check", str(tmp_path / "missing.toml"))
-    assert r.returncode == 2 and "no such file" in r.stderr
+    assert r.returncode == 2 and "no such scenario or sweep file" in r.stderr
 
 
 BAD_CLI = [

@@ -59,6 +59,8 @@ KINDS = ("window-vs-p", "model-vs-sim")
 TRACE_KINDS = ("cwnd", "queue", "seq")
 FORMATS = (".png", ".svg", ".pdf")
 MAX_GROUPS = 8
+#: The resolution of the figures written (`tcplab plot` and `tcplab trace plot`).
+DPI = 150
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
 
 _DURATIONS = {
@@ -167,7 +169,7 @@ def save(fig: Figure, out: str | Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     try:
-        fig.savefig(tmp, format=out.suffix[1:].lower(), dpi=150)
+        fig.savefig(tmp, format=out.suffix[1:].lower(), dpi=DPI)
         os.replace(tmp, out)
     finally:
         tmp.unlink(missing_ok=True)
@@ -471,15 +473,21 @@ def plot_trace(
     out: str | Path | None = None,
     title: str | None = None,
     mss: int | None = None,
+    flows: Sequence[int] | None = None,
+    start: float | None = None,
+    end: float | None = None,
 ) -> Figure:
     """Draws a run's trace: `traces` is a `--trace-out` directory, a RunResult or {name: frame}
     (e.g. {"cwnd": result.trace("cwnd")}, with the `run` and `links` frames of `run_context`
-    if at hand). cwnd is shown in packets of `mss` bytes if given, else in bytes.
+    if at hand). cwnd is in bytes (in packets of `mss` bytes if given), sequence numbers in
+    bytes, as `tcplab trace plot` draws a capture (`tcplab.capture.draw`). `flows` keeps those
+    flows (cwnd, seq); `start` and `end` (seconds) zoom on a stretch of the run.
 
     At most `MAX_GROUPS` lines are drawn: the queues of the links that matter (the shared links,
     the bottleneck first, then the others by mean queue), the first flows' windows; a note
     above the axes names what was left out, and says where a trace stopped at
     `trace.max_points`. The legend is outside the axes."""
+    from tcplab.capture import draw
     from tcplab.simulation import TRACES, RunResult
 
     if kind not in TRACE_KINDS:
@@ -488,15 +496,21 @@ def plot_trace(
         raise FitError(
             f"{out}: unknown figure format {Path(out).suffix or '(none)'!r}, expected {', '.join(FORMATS)}"
         )
+    if start is not None and end is not None and end <= start:
+        raise FitError(f"--to {end:g}s: expected a time after --from {start:g}s")
     if isinstance(traces, RunResult):
         traces = {**{n: traces.trace(n) for n in TRACES}, **run_context(traces)}
     elif not isinstance(traces, Mapping):
         traces = load_traces(traces)
     need = {"cwnd": "cwnd", "queue": "queue", "seq": "packets"}[kind]
     df = traces.get(need)
-    enable = {"cwnd": "trace.cwnd=true", "queue": "trace.queue=true", "seq": 'trace.links=["hop0.fwd"]'}[kind]
+    enable = {"cwnd": "trace.cwnd=true", "queue": "trace.queue=true", "seq": SEQ_LINKS}[kind]
     if df is None or df.height == 0:
         raise FitError(f"--kind {kind}: no {need} trace recorded (run with --set '{enable}' --trace-out DIR)")
+    if flows is not None and kind != "queue":
+        df = df.filter(pl.col("flow").is_in(list(flows)))
+        if df.height == 0:
+            raise FitError(f"flow {', '.join(map(str, flows))} has no {need} records (is there such a flow?)")
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(9, 6), layout="constrained")
@@ -504,64 +518,35 @@ def plot_trace(
     notes = []
     run = traces.get("run")
     last = float(cast(float, df["time_s"].max()))
-    end = float(run["duration_s"][0]) if run is not None and run.height else last
+    stop = float(run["duration_s"][0]) if run is not None and run.height else last
+    shown_df = draw.zoom(df, start, end)
     if kind == "cwnd":
         scale, unit = (mss, "packets") if mss else (1, "bytes")
-        flows = sorted(df.partition_by("flow", as_dict=True).items())
-        for flow, g in flows[:MAX_GROUPS]:
-            (line,) = ax.step(
-                g["time_s"], g["cwnd_bytes"] / scale, where="post", lw=1.0, label=f"flow {flow[0]} cwnd"
-            )
-            ss = g.filter(pl.col("ssthresh_bytes").is_not_null())
-            if ss.height:
-                ax.step(
-                    ss["time_s"],
-                    ss["ssthresh_bytes"] / scale,
-                    where="post",
-                    lw=0.8,
-                    ls="--",
-                    color=line.get_color(),
-                    label=f"flow {flow[0]} ssthresh",
-                )
-        rest = [f"flow {f[0]}" for f, _ in flows[MAX_GROUPS:]]
-        notes.append(_left_out(MAX_GROUPS, len(flows), "flows", "the first by index", rest))
+        groups = sorted(shown_df.partition_by("flow", as_dict=True).items())
+        for flow, g in groups[:MAX_GROUPS]:
+            draw.cwnd(ax, g, prefix=f"flow {flow[0]} ", scale=scale)
+        rest = [f"flow {f[0]}" for f, _ in groups[MAX_GROUPS:]]
+        notes.append(_left_out(MAX_GROUPS, len(groups), "flows", "the first by index", rest))
         ax.set_ylabel(f"window ({unit})")
     elif kind == "queue":
-        names, order = _queue_order(df, traces, end)
+        names, order = _queue_order(df, traces, stop)
         for i, name in enumerate(names[:MAX_GROUPS]):  # the one that matters most on top
-            g = df.filter(pl.col("link_name").cast(pl.String) == name)
+            g = shown_df.filter(pl.col("link_name").cast(pl.String) == name)
             ax.step(g["time_s"], g["packets"], where="post", lw=1.0, label=name, zorder=3 - i / 100)
         notes.append(
             _left_out(MAX_GROUPS, len(names), "link directions that queued", order, names[MAX_GROUPS:])
         )
         ax.set_ylabel("queue (packets waiting)")
     else:
-        data = df.filter(pl.col("kind").cast(pl.String) == "data")
-        links = data.get_column("link_name").cast(pl.String).unique().sort().to_list()
-        link = links[0] if links else None
-        data = data.filter(pl.col("link_name").cast(pl.String) == link)
-        flows = sorted(data.partition_by("flow", as_dict=True).items())
-        for flow, g in flows[:MAX_GROUPS]:
-            size = max(1, int(cast(int, g["len"].max()) or 1))
-            sent = g.filter(pl.col("event").cast(pl.String) == "enqueue")
-            dots = ax.scatter(sent["time_s"], sent["seq"] / size, s=2, label=f"flow {flow[0]} sent")
-            lost = g.filter(pl.col("event").cast(pl.String).is_in(["drop", "lost"]))
-            if lost.height:
-                ax.scatter(
-                    lost["time_s"],
-                    lost["seq"] / size,
-                    s=18,
-                    marker="x",
-                    color=dots.get_facecolor()[0],
-                    label=f"flow {flow[0]} dropped",
-                )
-        rest = [f"flow {f[0]}" for f, _ in flows[MAX_GROUPS:]]
-        notes.append(_left_out(MAX_GROUPS, len(flows), "flows", "the first by index", rest))
-        ax.set_ylabel(f"sequence number (segments) at {link}")
+        from tcplab.capture.run_plots import draw_flows
+
+        drawn = draw_flows(ax, df, MAX_GROUPS, start, end)
+        rest = [f"flow {f}" for f in drawn[MAX_GROUPS:]]
+        notes.append(_left_out(MAX_GROUPS, len(drawn), "flows", "the first by index", rest))
     notes.append(_truncation(traces, df))
-    if run is not None and run.height:
-        ax.set_xlim(0, end)
-        if notes[-1]:
+    if run is not None and run.height or start is not None or end is not None:
+        ax.set_xlim(start or 0.0, end if end is not None else stop)
+        if notes[-1] and (end is None or last <= end):
             ax.axvline(last, color="red", lw=0.8, ls=":", label="trace.max_points reached")
     ax.set_xlabel("time (s)")
     ax.grid(True, alpha=0.3)
@@ -572,9 +557,15 @@ def plot_trace(
 
         text = "\n".join(line for n in shown for line in textwrap.wrap(n, 110))
         ax.set_title(text, fontsize=7.5, loc="left", color="firebrick")
-    fig.suptitle(
-        title or {"cwnd": "Congestion window", "queue": "Queue length", "seq": "Sequence numbers"}[kind]
-    )
+    default = {"cwnd": draw.CWND[0], "queue": "Queue length", "seq": draw.SEQ[0]}[kind]
+    if flows is not None and kind != "queue":
+        default += f" (flow {', '.join(map(str, flows))})"
+    fig.suptitle(title or default)
     if out is not None:
         save(fig, out)
     return fig
+
+
+#: What the seq figure needs recorded: the links a flow's data enters and its ACKs reach the
+#: sender on (in a path, the first hop's two directions).
+SEQ_LINKS = 'trace.links=["hop0.fwd","hop0.rev"]'

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import polars as pl
 
 from tcplab import _core
-from tcplab.inputs import InputTooLarge, read_bytes
+from tcplab.inputs import InputTooLarge, not_found, read_scenario_bytes
 
 ScenarioError = _core.ScenarioError
 
@@ -62,25 +63,6 @@ def _without_nones(value: Any, at: str = "") -> Any:
     return value
 
 
-def _read_or_shipped(path: Path) -> bytes:
-    """The file's bytes; a `scenarios/papers/<paper>/<file>` that is not there (outside a
-    checkout) is read from the copy the package ships (tcplab/reproduce/scenarios/), so the
-    paths the reproduction report names work from any folder."""
-    try:
-        return read_bytes(path)
-    except FileNotFoundError:
-        parts = path.parts
-        at = next((i for i in range(len(parts) - 2) if parts[i : i + 2] == ("scenarios", "papers")), None)
-        if at is None:
-            raise
-        from importlib import resources
-
-        shipped = resources.files("tcplab.reproduce").joinpath("scenarios", *parts[at + 2 :])
-        if not shipped.is_file():
-            raise
-        return shipped.read_bytes()
-
-
 def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, str]:
     """(text, format) of a scenario given as a path, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
@@ -90,11 +72,11 @@ def scenario_document(scenario: str | Path | Mapping[str, Any]) -> tuple[str, st
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
         try:
-            return _read_or_shipped(path).decode("utf-8"), "toml"
+            return read_scenario_bytes(path).decode("utf-8"), "toml"
         except InputTooLarge as e:
             raise ScenarioError(f"{path}: {e}") from None
         except FileNotFoundError:
-            raise ScenarioError(f"{path}: no such scenario file") from None
+            raise ScenarioError(f"{path}: {not_found(path)}") from None
         except IsADirectoryError:
             raise ScenarioError(f"{path}: is a directory (expected a scenario file)") from None
         except OSError as e:
@@ -273,22 +255,34 @@ class RunResult:
     def to_json(self) -> str:
         """The tables and the run's figures as one JSON document (what `tcplab run --json`
         prints): NaN is written as null."""
-        return json.dumps(
-            {
-                "flows": json_records(self.flows),
-                "links": json_records(self.links),
-                "totals": json_records(self.totals),
-                "traffic": json_records(self.traffic),
-                "seed": self.seed,
-                "duration_s": self.duration_s,
-                "warmup_s": self.warmup_s,
-                "window_s": self.window_s,
-                "events": self.events,
-                "warnings": self.warnings,
-            },
-            sort_keys=True,
-            allow_nan=False,
-        )
+        out = io.StringIO()
+        self.write_json(out)
+        return out.getvalue()
+
+    def write_json(self, out: TextIO) -> None:
+        """`to_json`'s document, the same bytes, written to `out` record by record: a run of a
+        million flows never holds its document or a dict per flow (docs/limits.md)."""
+        tables = {"flows": self.flows, "links": self.links, "totals": self.totals, "traffic": self.traffic}
+        values = {
+            "seed": self.seed,
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "window_s": self.window_s,
+            "events": self.events,
+            "warnings": self.warnings,
+        }
+        out.write("{")
+        for i, key in enumerate(sorted([*tables, *values])):
+            out.write(("" if i == 0 else ", ") + json.dumps(key) + ": ")
+            if key not in tables:
+                out.write(json.dumps(values[key], sort_keys=True, allow_nan=False))
+                continue
+            out.write("[")
+            for j, row in enumerate(tables[key].iter_rows(named=True)):
+                record = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+                out.write(("" if j == 0 else ", ") + json.dumps(record, sort_keys=True, allow_nan=False))
+            out.write("]")
+        out.write("}")
 
 
 def run(

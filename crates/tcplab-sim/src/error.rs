@@ -46,20 +46,78 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// A deserializer's "unknown field `msss`, expected one of `mss`, ..." (or "unknown variant")
-/// with the nearest expected name suggested: "... (did you mean `mss`?)". Other messages are
-/// returned as they are.
+/// The nearest candidate to `given` as the end of a message, " (did you mean `x`?)", or ""
+/// when none is near (or `given` is one of them). For the sites that hold the whole list of
+/// valid names (a network's links and nodes, of which a message shows only the first few).
+pub fn suggest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    match nearest(given, candidates) {
+        Some(name) if name != given => format!(" (did you mean `{name}`?)"),
+        _ => String::new(),
+    }
+}
+
+/// A message that names a value and the values expected, with the nearest expected one
+/// suggested: "... (did you mean `mss`?)". The one rule for every enumeration, whatever wrote
+/// the message: a deserializer's "unknown field `msss`, expected one of `mss`, ..." or
+/// "unknown variant `cubik`, expected one of `aimd`, `cubic`, ..." (every option table's
+/// names and values, the registries' lists of controllers, recoveries, disciplines and loss
+/// models), or a check's "\"hop0.fwdd\" is not a link direction of this network (expected one
+/// of hop0.fwd, ...)". Other messages, and messages that already suggest, are returned as
+/// they are.
 pub fn with_suggestion(message: &str) -> String {
-    if !(message.starts_with("unknown field `") || message.starts_with("unknown variant `")) {
+    if message.contains("(did you mean") {
         return message.to_string();
     }
-    let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
-    match quoted.split_first() {
-        Some((given, names)) => match nearest(given, names.iter().copied()) {
-            Some(name) if name != *given => format!("{message} (did you mean `{name}`?)"),
-            _ => message.to_string(),
-        },
-        None => message.to_string(),
+    let (given, rest) = if let Some(tail) = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| message.strip_prefix(p))
+    {
+        match tail.split_once('`') {
+            Some(parts) => parts,
+            None => return message.to_string(),
+        }
+    } else if let Some(tail) = message.strip_prefix('"') {
+        match tail.split_once('"') {
+            Some(parts) => parts,
+            None => return message.to_string(),
+        }
+    } else {
+        return message.to_string();
+    };
+    let Some(at) = rest.find("expected") else {
+        return message.to_string();
+    };
+    let expected = &rest[at..];
+    let candidates: Vec<&str> = if expected.contains('`') {
+        expected.split('`').skip(1).step_by(2).collect()
+    } else {
+        let list = expected
+            .trim_start_matches("expected one of")
+            .trim_start_matches("expected");
+        let list = list.split(')').next().unwrap_or_default();
+        list.split(',')
+            .map(|c| c.trim().trim_matches('"'))
+            .filter(|c| !c.is_empty() && !c.contains(' ') && *c != "...")
+            .collect()
+    };
+    format!("{message}{}", suggest(given, candidates))
+}
+
+impl Error {
+    /// The error with `with_suggestion` applied to its message: what `crate::load` and
+    /// `crate::load_value` return, so every enumeration a scenario names is checked by it.
+    pub fn suggested(self) -> Self {
+        match self {
+            Error::Invalid { field, message } => Error::Invalid {
+                message: with_suggestion(&message),
+                field,
+            },
+            Error::Override { path, message } => Error::Override {
+                message: with_suggestion(&message),
+                path,
+            },
+            e => e,
+        }
     }
 }
 
@@ -79,5 +137,24 @@ mod tests {
         assert_eq!(with_suggestion("invalid type: string"), "invalid type: string");
         assert_eq!(nearest("MSS", ["mss"]), Some("mss"));
         assert_eq!(nearest("rwnd", ["rate", "delay"]), None);
+        // A value of an option table, and a value checked against the network's names.
+        let m = "unknown variant `of`, expected one of `off`, `linux`, `rfc9406`";
+        assert_eq!(with_suggestion(m), format!("{m} (did you mean `off`?)"));
+        let m = "unknown variant `clasic`, expected `off` or `classic`";
+        assert_eq!(with_suggestion(m), format!("{m} (did you mean `classic`?)"));
+        let m = "\"hop0.fwdd\" is not a link direction of this network (expected one of hop0.fwd, hop0.rev)";
+        assert_eq!(with_suggestion(m), format!("{m} (did you mean `hop0.fwd`?)"));
+        let m = "\"n9\" is not a node (expected one of \"n0\", \"n1\", ...)";
+        assert_eq!(with_suggestion(m), format!("{m} (did you mean `n0`?)"));
+        // Already suggested, or nothing near: as it was.
+        let m = "unknown variant `cubik`, expected one of `cubic` (did you mean `cubic`?)";
+        assert_eq!(with_suggestion(m), m);
+        let m = "\"x\" is also the sender's node (expected two different nodes)";
+        assert_eq!(with_suggestion(m), m);
+        assert_eq!(
+            suggest("hop0.fwdd", ["hop0.fwd", "hop0.rev"]),
+            " (did you mean `hop0.fwd`?)"
+        );
+        assert_eq!(suggest("hop0.fwd", ["hop0.fwd"]), "");
     }
 }

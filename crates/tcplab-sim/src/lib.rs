@@ -49,12 +49,16 @@ pub fn run_with(scenario: &Scenario, interrupted: impl FnMut() -> bool) -> Optio
 /// `scenario::parse`), then the placement of flows and traffic in the network (node names,
 /// bottleneck indices, round trips), by building the topology.
 pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Error> {
-    placed(scenario::parse(text, overrides)?)
+    scenario::parse(text, overrides)
+        .and_then(placed)
+        .map_err(Error::suggested)
 }
 
 /// `load` for a TOML value (what Python dicts become), overrides already applied.
 pub fn load_value(doc: toml::Value) -> Result<Scenario, Error> {
-    placed(scenario::from_value(doc)?)
+    scenario::from_value(doc)
+        .and_then(placed)
+        .map_err(Error::suggested)
 }
 
 /// Checks what refers to the network: the placement of flows and traffic (by building the
@@ -71,7 +75,10 @@ fn placed(sc: Scenario) -> Result<Scenario, Error> {
             };
             return Err(scenario::invalid(
                 format!("trace.links[{i}]"),
-                format!("{name:?} is not a link direction of this network (expected one of {shown})"),
+                format!(
+                    "{name:?} is not a link direction of this network (expected one of {shown}){}",
+                    error::suggest(name, names.iter().copied())
+                ),
             ));
         }
     }
@@ -82,8 +89,9 @@ fn placed(sc: Scenario) -> Result<Scenario, Error> {
                 return Err(scenario::invalid(
                     format!("trace.pcap[{i}].link[{j}]"),
                     format!(
-                        "{name:?} is not a link direction of this network (expected one of {})",
-                        shown(&names)
+                        "{name:?} is not a link direction of this network (expected one of {}){}",
+                        shown(&names),
+                        error::suggest(name, names.iter().copied())
                     ),
                 ));
             }
@@ -94,8 +102,9 @@ fn placed(sc: Scenario) -> Result<Scenario, Error> {
                 return Err(scenario::invalid(
                     format!("trace.pcap[{i}].node"),
                     format!(
-                        "{node:?} is not a node of this network (expected one of {})",
-                        shown(&names)
+                        "{node:?} is not a node of this network (expected one of {}){}",
+                        shown(&names),
+                        error::suggest(node, names.iter().copied())
                     ),
                 ));
             }

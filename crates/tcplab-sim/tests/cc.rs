@@ -271,7 +271,7 @@ fn every_option_is_checked_against_its_algorithm_and_range() {
         ("cc = { growth = \"fast\" }", "flows[0].cc.growth: unknown variant `fast`, expected `per_ack` or `abc`"),
         ("cc = { abc_limit = 2 }", "flows[0].cc.abc_limit: applies only with growth = \"abc\" (set flows[0].cc.growth)"),
         ("cc = { growth = \"abc\", abc_limit = 0 }", "flows[0].cc.abc_limit: 0 (expected at least 1 segment)"),
-        ("cc = { ssthresh_rule = \"rwnd\" }", "flows[0].cc.ssthresh_rule: unknown variant `rwnd`, expected `flight_size` or `cwnd`"),
+        ("cc = { ssthresh_rule = \"rwnd\" }", "flows[0].cc.ssthresh_rule: unknown variant `rwnd`, expected `flight_size` or `cwnd` (did you mean `cwnd`?)"),
         ("cc = \"vegas\"", "flows[0].cc: unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `none`"),
         ("cc = { algorithm = \"bbr\", d = 0.7 }", "flows[0].cc.d: not an option of bbr (bbr has no options)"),
         ("cc = 7", "flows[0].cc: invalid type: integer `7`, expected a congestion control (\"aimd\") or a table { algorithm = \"aimd\", <its options> }"),

@@ -151,7 +151,7 @@ fn bad_captures_are_refused_before_the_run_naming_the_field() {
     let e = load_err(&lossy(f, "").replace("node = \"n0\"", "link = [\"hop0.fwd\", \"hop9.fwd\"]"));
     assert_eq!(
         e,
-        "trace.pcap[0].link[1]: \"hop9.fwd\" is not a link direction of this network (expected one of hop0.fwd, hop0.rev)"
+        "trace.pcap[0].link[1]: \"hop9.fwd\" is not a link direction of this network (expected one of hop0.fwd, hop0.rev) (did you mean `hop0.fwd`?)"
     );
     let e = load_err(&lossy(f, "").replace("node = \"n0\"", "node = \"x\""));
     assert_eq!(

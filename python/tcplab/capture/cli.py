@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from tcplab.cli.common import fail, write_atomically
+from tcplab.cli.common import fail, seconds_option, write_atomically
 
 trace_app = typer.Typer(
     help="Packet captures: the papers' instruments on pcap/pcapng files, and their graphs.",
@@ -20,29 +20,13 @@ trace_app = typer.Typer(
 KINDS = ("seq", "cwnd", "rtt")
 
 
-def _seconds(text: str | None, flag: str) -> float | None:
-    if text is None:
-        return None
-    from tcplab import units
-
-    try:
-        float(text)
-    except ValueError:
-        pass
-    else:
-        fail(f"{flag} {text}: no unit (write a duration with its unit, e.g. 10s or 500ms)")
-    try:
-        return units.parse_duration(text)
-    except ValueError as e:
-        fail(f"{flag}: {e}")
-    return None
-
-
 def _load(file: Path, start: str | None, end: str | None, conn: int | None = None):
     from tcplab.capture.analysis import CaptureError, analyze
 
     try:
-        a = analyze(file, start=_seconds(start, "--from") or 0.0, end=_seconds(end, "--to"), conn=conn)
+        a = analyze(
+            file, start=seconds_option(start, "--from") or 0.0, end=seconds_option(end, "--to"), conn=conn
+        )
     except CaptureError as e:
         fail(str(e))
     for w in a.warnings:
@@ -266,8 +250,8 @@ def plot_cmd(
             0 if flow is None else flow,
             kind,
             output,
-            _seconds(start, "--from") or 0.0,
-            _seconds(end, "--to"),
+            seconds_option(start, "--from") or 0.0,
+            seconds_option(end, "--to"),
         )
         return
     if flow is not None:
@@ -282,7 +266,7 @@ def plot_cmd(
         fig = plot(a, conn=conn, direction=direction, kind=kind)
     except ValueError as e:
         fail(str(e))
-    write_atomically(output, lambda tmp: fig.savefig(tmp, format=output.suffix.lstrip(".") or "png", dpi=120))
+    _write(fig, output)
     typer.echo(f"wrote {output}", err=True)
 
 
@@ -295,8 +279,15 @@ def _plot_run(directory: Path, flow: int, kind: str, output: Path, start: float,
         fig = plot(directory, flow=flow, kind=kind, start=start, end=end)
     except RunTraceError as e:
         fail(str(e))
-    write_atomically(output, lambda tmp: fig.savefig(tmp, format=output.suffix.lstrip(".") or "png", dpi=120))
+    _write(fig, output)
     typer.echo(f"wrote {output}", err=True)
+
+
+def _write(fig, output: Path) -> None:
+    """The figure at `output` as `tcplab plot` writes one (its format and resolution)."""
+    from tcplab.plots import DPI
+
+    write_atomically(output, lambda tmp: fig.savefig(tmp, format=output.suffix.lstrip(".") or "png", dpi=DPI))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,13 +1,16 @@
 """Figures of one connection of a capture (``tcplab trace plot``): the time-sequence graph
 of Jacobson's Figs. 3-9 and tcptrace (data segments, the ACK line, the receive window's edge,
 retransmissions and SACK blocks marked), the bytes in flight (the window estimate), and the RTT
-samples. The global matplotlib backend is left alone.
+samples, drawn as a simulated run's (`tcplab.capture.draw`). The global matplotlib backend is
+left alone.
 """
 
 from __future__ import annotations
 
 import polars as pl
 from matplotlib.figure import Figure
+
+from tcplab.capture import draw
 
 __all__ = ["plot"]
 
@@ -30,40 +33,13 @@ def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
         title += " (records truncated)"
     seg = a.segments.filter(pl.col("dir") == direction)
     if kind == "seq":
-        data = seg.filter(pl.col("kind") == "data")
-        new = data.filter(~pl.col("retransmit"))
-        rtx = data.filter(pl.col("retransmit"))
-        acks = seg.filter(pl.col("kind") == "ack")
-        ax.vlines(new["time_s"], new["seq"], new["seq"] + new["len"], color="black", lw=1, label="data")
-        ax.scatter(
-            rtx["time_s"],
-            rtx["seq"],
-            marker="x",
-            color="red",
-            s=24,
-            zorder=3,
-            label=f"retransmission ({rtx.height})",
+        draw.seq(
+            ax,
+            data=seg.filter(pl.col("kind") == "data"),
+            acks=seg.filter(pl.col("kind") == "ack"),
+            window_edge=True,
+            sack=True,
         )
-        ax.step(acks["time_s"], acks["seq"], where="post", color="tab:blue", lw=1, label="ACK")
-        ax.step(
-            acks["time_s"],
-            acks["window_edge"],
-            where="post",
-            color="tab:green",
-            lw=0.8,
-            label="receive window edge",
-        )
-        sack = acks.filter(pl.col("sack_end") > pl.col("sack_start"))
-        if sack.height:
-            ax.vlines(
-                sack["time_s"],
-                sack["sack_start"],
-                sack["sack_end"],
-                color="tab:purple",
-                lw=2,
-                label="SACK block",
-            )
-        ax.set_ylabel("sequence (bytes from the first byte seen)")
     elif kind == "cwnd":
         ax.step(
             seg["time_s"],
@@ -80,7 +56,7 @@ def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
             lw=1,
             label=f"time average {r['mean_flight_bytes']:.0f} B",
         )
-        ax.set_ylabel("bytes in flight (window estimate)")
+        ax.set_ylabel(draw.FLIGHT[1])
     elif kind == "rtt":
         rtt = a.rtt.filter(pl.col("dir") == direction)
         names = {
@@ -106,6 +82,7 @@ def plot(a, *, conn: int, direction: int = 0, kind: str = "seq") -> Figure:
         ax.set_xlim(a.start, a.end if a.end is not None else float(seg["time_s"].max()))
     ax.set_xlabel("time after the capture's first packet (s)")
     ax.set_title(title, fontsize=9)
+    fig.suptitle({"seq": draw.SEQ[0], "cwnd": draw.FLIGHT[0], "rtt": "Round-trip times"}[kind])
     fig.legend(loc="outside lower center", ncols=3, fontsize=8)
     ax.grid(alpha=0.3)
     return fig

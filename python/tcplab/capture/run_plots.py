@@ -60,7 +60,13 @@ def flow_frames(directory: Path, flow: int) -> dict[str, pl.DataFrame]:
     pk = _read(directory, "packets")
     if pk is None:
         return out
-    pk = pk.filter(pl.col("flow") == flow).with_columns(
+    return out | packet_frames(pk, flow)
+
+
+def packet_frames(packets: pl.DataFrame, flow: int) -> dict[str, pl.DataFrame]:
+    """`flow_frames`' frames that come from a packets trace (all but `cwnd`)."""
+    out: dict[str, pl.DataFrame] = {}
+    pk = packets.filter(pl.col("flow") == flow).with_columns(
         pl.col("event").cast(pl.String), pl.col("kind").cast(pl.String), pl.col("link_name").cast(pl.String)
     )
     data = pk.filter(pl.col("kind") == "data")
@@ -82,6 +88,33 @@ def flow_frames(directory: Path, flow: int) -> dict[str, pl.DataFrame]:
     if "sent" in out and "acks" in out:
         out["rtt"] = _karn(out["sent"], out["acks"])
     return out
+
+
+def draw_flows(ax, packets: pl.DataFrame, most: int, start: float | None, end: float | None) -> list[int]:
+    """Draws the time-sequence graph of the first `most` flows with data in a packets trace
+    (one colour each when there are several), zoomed on [start, end]; returns every flow with
+    data, in order (the caller names the ones left out)."""
+    import matplotlib as mpl
+
+    from tcplab.capture import draw
+
+    kinds = packets.get_column("kind").cast(pl.String)
+    with_data = sorted(set(packets.filter(kinds == "data").get_column("flow").to_list()))
+    colors = mpl.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, flow in enumerate(with_data[:most]):
+        fr = {k: draw.zoom(v, start, end) for k, v in packet_frames(packets, flow).items()}
+        several = len(with_data) > 1
+        draw.seq(
+            ax,
+            data=fr["sent"],
+            acks=fr.get("acks"),
+            drops=fr["drops"],
+            color=colors[i % len(colors)] if several else None,
+            prefix=f"flow {flow} " if several else "",
+            data_label=f"data at {fr['data_link']['link'][0]}",
+            ack_label=f"ACK at {fr['ack_link']['link'][0]}" if "ack_link" in fr else "ACK",
+        )
+    return with_data
 
 
 def _karn(sent: pl.DataFrame, acks: pl.DataFrame) -> pl.DataFrame:
@@ -137,95 +170,40 @@ def plot(
     directory: str | Path, *, flow: int = 0, kind: str = "seq", start: float = 0.0, end: float | None = None
 ) -> Figure:
     """A Figure of flow `flow` of the run traced in `directory`: kind seq, cwnd or rtt, over
-    [start, end] seconds of simulated time."""
+    [start, end] seconds of simulated time. seq and cwnd are `tcplab plot DIR --kind seq|cwnd
+    --flow N`'s figures (`tcplab.plots.plot_trace`), the same drawing as a capture's."""
+    from tcplab.fit import FitError
+    from tcplab.plots import plot_trace
+
     directory = Path(directory)
+    if kind in ("seq", "cwnd"):
+        if not directory.is_dir():
+            raise RunTraceError(
+                f"{directory}: not a directory (expected a `tcplab run --trace-out DIR` folder)"
+            )
+        try:
+            return plot_trace(directory, kind, flows=[flow], start=start or None, end=end)
+        except FitError as e:
+            raise RunTraceError(f"{directory}: {e}") from None
+    if kind != "rtt":
+        raise RunTraceError(f"--kind {kind!r}: expected seq, cwnd or rtt")
     fr = flow_frames(directory, flow)
-    window = pl.col("time_s") >= start
-    if end is not None:
-        window &= pl.col("time_s") <= end
-    fr = {k: (v.filter(window) if "time_s" in v.columns else v) for k, v in fr.items()}
+    if "sent" not in fr:
+        have = (
+            "no packets trace"
+            if not (directory / "packets.parquet").exists()
+            else f"no data segments of flow {flow} in the packets trace"
+        )
+        raise RunTraceError(f"{directory}: {have}: {LINKS_HINT}")
+    if "rtt" not in fr:
+        raise RunTraceError(f"{directory}: no ACKs of flow {flow} in the packets trace: {LINKS_HINT}")
+    from tcplab.capture import draw
+
+    r = draw.zoom(fr["rtt"], start, end)
     fig = Figure(figsize=(9, 5))
     ax = fig.add_subplot()
-    if kind == "cwnd":
-        cw = fr.get("cwnd")
-        if cw is None:
-            raise RunTraceError(
-                f"{directory}: no cwnd trace (run with --set trace.cwnd=true --trace-out DIR)"
-            )
-        if cw.height == 0:
-            raise RunTraceError(f"{directory}: flow {flow} has no cwnd records (is there a flow {flow}?)")
-        ax.step(cw["time_s"], cw["cwnd_bytes"], where="post", color="black", lw=1, label="cwnd")
-        ss = cw.filter(pl.col("ssthresh_bytes").is_not_null())
-        if ss.height:
-            ax.step(
-                ss["time_s"],
-                ss["ssthresh_bytes"],
-                where="post",
-                color="tab:blue",
-                ls="--",
-                lw=1,
-                label="ssthresh",
-            )
-        ax.set_ylabel("bytes (the sender's own cwnd and ssthresh)")
-    elif kind in ("seq", "rtt"):
-        if "sent" not in fr:
-            have = (
-                "no packets trace"
-                if not (directory / "packets.parquet").exists()
-                else f"no data segments of flow {flow} in the packets trace"
-            )
-            raise RunTraceError(f"{directory}: {have}: {LINKS_HINT}")
-        if kind == "seq":
-            sent = fr["sent"]
-            new, rtx = sent.filter(~pl.col("retransmit")), sent.filter(pl.col("retransmit"))
-            ax.vlines(
-                new["time_s"],
-                new["seq"],
-                new["seq"] + new["len"],
-                color="black",
-                lw=1,
-                label=f"data at {fr['data_link']['link'][0]}",
-            )
-            ax.scatter(
-                rtx["time_s"],
-                rtx["seq"],
-                marker="o",
-                facecolors="none",
-                edgecolors="red",
-                s=24,
-                zorder=3,
-                label=f"retransmission ({rtx.height})",
-            )
-            d = fr["drops"]
-            if d.height:
-                ax.scatter(
-                    d["time_s"],
-                    d["seq"],
-                    marker="x",
-                    color="red",
-                    s=24,
-                    zorder=4,
-                    label=f"dropped or lost ({d.height})",
-                )
-            if "acks" in fr:
-                a = fr["acks"]
-                ax.step(
-                    a["time_s"],
-                    a["ack"],
-                    where="post",
-                    color="tab:blue",
-                    lw=1,
-                    label=f"ACK at {fr['ack_link']['link'][0]}",
-                )
-            ax.set_ylabel("sequence (bytes from the start of the stream)")
-        else:
-            if "rtt" not in fr:
-                raise RunTraceError(f"{directory}: no ACKs of flow {flow} in the packets trace: {LINKS_HINT}")
-            r = fr["rtt"]
-            ax.scatter(r["time_s"], r["rtt_s"] * 1e3, s=4, color="black", label=f"karn ({r.height})")
-            ax.set_ylabel("RTT (ms)")
-    else:
-        raise RunTraceError(f"--kind {kind!r}: expected seq, cwnd or rtt")
+    ax.scatter(r["time_s"], r["rtt_s"] * 1e3, s=4, color="black", label=f"karn ({r.height})")
+    ax.set_ylabel("RTT (ms)")
     ax.set_xlabel("time (s)")
     ax.set_title(f"{directory}: flow {flow}", fontsize=9)
     ax.legend(loc="upper left", fontsize=8)

@@ -147,7 +147,8 @@ def run(
             err=True,
         )
     if json_out:
-        sys.stdout.write(result.to_json() + "\n")
+        result.write_json(sys.stdout)
+        sys.stdout.write("\n")
     else:
         from tcplab.report import print_result
 
@@ -162,17 +163,17 @@ def check(
     """Validate a scenario or a sweep file without running it (a sweep: every one of its runs)."""
     import tomllib
 
-    from tcplab.inputs import InputTooLarge, read_text
+    from tcplab.inputs import InputTooLarge, not_found, read_scenario_bytes
     from tcplab.simulation import ScenarioError, resolve
     from tcplab.sweep import SweepError, load
 
     sets = dict(parse_sets(set_))
     try:
-        text = read_text(file)
+        text = read_scenario_bytes(file).decode("utf-8")
     except InputTooLarge as e:
         fail(f"{file}: {e}")
     except FileNotFoundError:
-        fail(f"{file}: no such file")
+        fail(f"{file}: {not_found(file, 'scenario or sweep file')}")
     except UnicodeDecodeError:
         fail(f"{file}: not UTF-8 text (expected a TOML scenario or sweep file)")
     except OSError as e:

@@ -76,6 +76,25 @@ def parse_sets(sets: list[str], example: str = "flows.0.tcp=tahoe") -> list[tupl
     return out
 
 
+def seconds_option(text: str | None, flag: str) -> float | None:
+    """A duration option (`--from 20s`) in seconds, None when not given; a bare number or a
+    malformed duration is one error line naming the flag."""
+    if text is None:
+        return None
+    from tcplab import units
+
+    try:
+        float(text)
+    except ValueError:
+        pass
+    else:
+        fail(f"{flag} {text}: no unit (write a duration with its unit, e.g. 10s or 500ms)")
+    try:
+        return units.parse_duration(text)
+    except ValueError as e:
+        fail(f"{flag}: {e}")
+
+
 def check_output(path: Path, flag: str) -> None:
     """Fails with one line unless `path` can be written, before any work starts: the folder it
     goes in (the nearest one that exists, or `path` itself when it is a folder) must take a new

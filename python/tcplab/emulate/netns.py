@@ -5,7 +5,10 @@ the flow's sysctls and routes.
 
 Everything is named ``tcplab-<pid>-...`` and removed on exit, on Ctrl-C and on SIGTERM; a run
 that was killed (SIGKILL, a crash) leaves namespaces whose pid is gone, and the next run
-removes them first (`clean_stale`). Deleting a namespace deletes its TUN device.
+removes them first (`clean_stale`), with the temporary folder of its capture
+(`clean_stale_files`). Deleting a namespace deletes what is in it: the sysctls and routes set
+there, and the TUN device (which the kernel already removed when the killed process's
+descriptor closed: the devices are not persistent).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +69,7 @@ def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return r
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -85,9 +89,29 @@ def clean_stale() -> list[str]:
     removed = []
     for name in _namespaces():
         m = re.fullmatch(rf"{PREFIX}(\d+)-.*", name)
-        if m and not _pid_alive(int(m.group(1))):
+        if m and not pid_alive(int(m.group(1))):
             _ip("netns", "del", name, check=False)
             removed.append(name)
+    return removed
+
+
+#: The temporary folder of a run's capture: `tcplab-emulate-<pid>-<random>` in the temp folder.
+TMP_PREFIX = f"{PREFIX}emulate-"
+
+
+def temporary_folder() -> tempfile.TemporaryDirectory:
+    """The run's temporary folder (its capture when none was asked for), named by its pid."""
+    return tempfile.TemporaryDirectory(prefix=f"{TMP_PREFIX}{os.getpid()}-")
+
+
+def clean_stale_files() -> list[Path]:
+    """Removes the temporary folders of tcplab runs whose process is gone; returns them."""
+    removed = []
+    for d in Path(tempfile.gettempdir()).glob(f"{TMP_PREFIX}*"):
+        m = re.fullmatch(rf"{TMP_PREFIX}(\d+)-.*", d.name)
+        if m and d.is_dir() and not pid_alive(int(m.group(1))):
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
     return removed
 
 

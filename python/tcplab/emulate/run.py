@@ -7,7 +7,6 @@ import math
 import os
 import signal
 import struct
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -17,7 +16,14 @@ from typing import Any, cast
 import polars as pl
 
 from tcplab.emulate.kernel import EmulationError, KernelFlow, kernel_flows
-from tcplab.emulate.netns import Network, clean_stale, missing_requirements, sender_ip
+from tcplab.emulate.netns import (
+    Network,
+    clean_stale,
+    clean_stale_files,
+    missing_requirements,
+    sender_ip,
+    temporary_folder,
+)
 from tcplab.simulation import flow_specs
 
 #: Where `tcplab emulate --self-check` keeps the highest rate this machine held.
@@ -217,9 +223,12 @@ def emulate(
     removed = clean_stale()
     if removed:
         warnings.append(f"removed {len(removed)} namespace(s) left by an earlier run that was killed")
+    files = clean_stale_files()
+    if files:
+        warnings.append(f"removed {len(files)} temporary folder(s) left by an earlier run that was killed")
     tmpdir = None
     if capture is None:
-        tmpdir = tempfile.TemporaryDirectory(prefix="tcplab-emulate-")
+        tmpdir = temporary_folder()
         pcap = Path(tmpdir.name) / "senders.pcap"
     else:
         pcap = Path(capture)

@@ -10,7 +10,7 @@ from typing import cast
 
 import typer
 
-from tcplab.cli.common import check_output, fail, parse_sets
+from tcplab.cli.common import check_output, fail, parse_sets, seconds_option
 
 
 def _columns(value: str) -> list[str]:
@@ -388,6 +388,13 @@ def plot(
         help="Draw Table 1's constants and PFTK as reference lines (window-vs-p).",
     ),
     title: str | None = typer.Option(None, "--title", help="Figure title."),
+    flow: list[int] = typer.Option(
+        [], "--flow", help="A run's traces (cwnd, seq): only this flow (repeatable; default the first 8)."
+    ),
+    start: str | None = typer.Option(
+        None, "--from", help="A run's traces: start of the window in simulated time (e.g. 20s)."
+    ),
+    end: str | None = typer.Option(None, "--to", help="A run's traces: end of the window (e.g. 30s)."),
 ) -> None:
     """Plot sweep results in the style of Mathis et al. 1997 Fig. 3 and Fig. 4, or a run's traces."""
     from tcplab import plots, results
@@ -395,9 +402,16 @@ def plot(
 
     kind = kind_.value
     check_output(out, "--out")
+    if kind not in plots.TRACE_KINDS and (flow or start or end):
+        fail(f"--flow, --from, --to: for a run's traces (cwnd, queue, seq), not --kind {kind}")
+    if any(f < 0 for f in flow):
+        fail(f"--flow {min(flow)}: expected a flow index >= 0")
+    window = seconds_option(start, "--from"), seconds_option(end, "--to")
     try:
         if kind in plots.TRACE_KINDS:
-            plots.plot_trace(source, kind, out=out, title=title)
+            plots.plot_trace(
+                source, kind, out=out, title=title, flows=flow or None, start=window[0], end=window[1]
+            )
         else:
             df = results.load(_store_path(source))
             plots.plot(

@@ -444,7 +444,11 @@ impl GraphSpec {
                 if !index.contains_key(v.as_str()) {
                     return Err(invalid(
                         format!("network.graph.flows[{i}].{f}"),
-                        format!("{v:?} is not a node (expected one of {})", quoted(&nodes)),
+                        format!(
+                            "{v:?} is not a node (expected one of {}){}",
+                            quoted(&nodes),
+                            crate::error::suggest(v, nodes.iter().map(String::as_str))
+                        ),
                     ));
                 }
             }

@@ -1,0 +1,196 @@
+"""docs/validation/ecn.md from its three parts (`python -m tcplab.validation.ecn`)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+#: Target of part 1: the median over the cases of |tcplab / ns-3 - 1|, goodput and alpha.
+NS3_MEDIAN = 0.10
+
+
+def _log(m: str) -> None:
+    print(m, file=sys.stderr, flush=True)
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def ns3_section(rows: list[dict]) -> tuple[list[str], list[tuple[str, bool, str]]]:
+    from tcplab.emulate.validate import median
+    from tcplab.validation import ecn_ns3
+
+    ref = ecn_ns3.load_reference()
+    lines = [
+        "## 1. DCTCP against ns-3 3.44, per run",
+        "",
+        f"The reference runs are bench/ns3_dctcp/ ({ref.get('ns3', 'ns-3')}; its README states every "
+        "case, and `tcplab.validation.ecn_ns3` builds each as a tcplab scenario field by field). "
+        "Per case: the flows' summed goodput over the case's window, their mean time-averaged alpha "
+        "(ns-3: TcpDctcp's `CongestionEstimate` trace held between updates; tcplab: the flows' "
+        "`ecn_alpha_mean`), the bottleneck's CE marks per second and its mean queue (packets in the "
+        "queue disc, not the device queue). Ratios are tcplab / ns-3.",
+        "",
+        "| case | flows | goodput Mbit/s ns-3 / tcplab | ratio | alpha ns-3 / tcplab | ratio "
+        "| marks/s ns-3 / tcplab | mean queue ns-3 / tcplab | drops ns-3 / tcplab |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        g3, gt = sum(r["ns3_goodput"]), sum(r["tcplab_goodput"])
+        a3, at = statistics.mean(r["ns3_alpha"]), statistics.mean(r["tcplab_alpha"])
+        r["goodput_ratio"], r["alpha_ratio"] = _ratio(gt, g3), _ratio(at, a3)
+        lines.append(
+            f"| {r['case']} | {r['flows']} | {g3 / 1e6:.2f} / {gt / 1e6:.2f} | {r['goodput_ratio']:.3f} "
+            f"| {a3:.4f} / {at:.4f} | {r['alpha_ratio']:.3f} | {r['ns3_marks_per_s']:.0f} / "
+            f"{r['tcplab_marks_per_s']:.0f} | {r['ns3_queue']:.1f} / {r['tcplab_queue']:.1f} "
+            f"| {r['ns3_drops']} / {r['tcplab_drops']} |"
+        )
+    fig = next((r for r in rows if r["case"] == "fig17"), None)
+    if fig:
+        lines += [
+            "",
+            "Fig. 17 by group (mean per flow; flows 0-9 S1 -> R1, 10-29 S2 -> R2, 30-39 S3 -> R1):",
+            "",
+        ]
+        lines += ["| group | goodput Mbit/s ns-3 / tcplab | alpha ns-3 / tcplab |", "|---|---:|---:|"]
+        for group, sl in (("S1", slice(0, 10)), ("S2", slice(10, 30)), ("S3", slice(30, 40))):
+            lines.append(
+                f"| {group} | {statistics.mean(fig['ns3_goodput'][sl]) / 1e6:.1f} / "
+                f"{statistics.mean(fig['tcplab_goodput'][sl]) / 1e6:.1f} | "
+                f"{statistics.mean(fig['ns3_alpha'][sl]):.3f} / {statistics.mean(fig['tcplab_alpha'][sl]):.3f} |"
+            )
+    dg = [abs(r["goodput_ratio"] - 1) for r in rows]
+    da = [abs(r["alpha_ratio"] - 1) for r in rows]
+    checks = [
+        ("median |goodput ratio - 1| <= 0.10", median(dg) <= NS3_MEDIAN, f"{median(dg):.3f}"),
+        ("median |alpha ratio - 1| <= 0.10", median(da) <= NS3_MEDIAN, f"{median(da):.3f}"),
+    ]
+    lines += ["", "What is not set as ns-3 has it:", ""]
+    lines += [f"- `{k}*`: {v}" for k, v in ecn_ns3.APPROXIMATIONS.items()]
+    over = [
+        r for r in rows if abs(r["goodput_ratio"] - 1) > NS3_MEDIAN or abs(r["alpha_ratio"] - 1) > NS3_MEDIAN
+    ]
+    lines += ["", "Cases beyond 10 % in goodput or alpha, and why:", ""]
+    if not over:
+        lines.append("- none.")
+    for r in over:
+        lines.append(
+            f"- {r['case']} (goodput {r['goodput_ratio']:.3f}, alpha {r['alpha_ratio']:.3f}): {cause(r['case'])}"
+        )
+    series = [r for r in rows if "series_checks" in r]
+    if series:
+        lines += [
+            "",
+            "tcp-validation.cc's own checks over time (bench/ns3_dctcp.py's `EXAMPLE_CHECKS`, on 200 ms "
+            "intervals; tcplab's every 0.5 s, each from a run whose window is that interval):",
+            "",
+            "| case | quantity | time s | range | ns-3 | tcplab |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in series:
+            for c in r["series_checks"]:
+                lines.append(
+                    f"| {r['case']} | {c['what']} | {c['t'][0]}-{c['t'][1]} | {c['v'][0]}-{c['v'][1]} "
+                    f"| {c['ns3']} | {c['tcplab']} |"
+                )
+    return lines + [""], checks
+
+
+#: Why a case differs by more than 10 % (keyed by case name prefix): the cause traced in the
+#: sources. Filled from the investigation; a case beyond 10 % with no entry says so.
+CAUSES: dict[str, str] = {}
+
+
+def cause(case: str) -> str:
+    for prefix, text in CAUSES.items():
+        if case.startswith(prefix):
+            return text
+    return "not traced yet."
+
+
+def analysis_section(rows: list[dict]) -> tuple[list[str], list[tuple[str, bool, str]]]:
+    from tcplab.validation import ecn_analysis as a
+
+    lines = [
+        "## 2. The DCTCP analysis (Alizadeh et al. 2010, Sec. 3.3)",
+        "",
+        "N DCTCP flows (an ACK per segment, g = 1/16) through a 10 Gbit/s bottleneck, base RTT 100 us "
+        "(C x RTT = 83.3 packets), marking every ECT arrival that finds K or more waiting (the step "
+        "queue), against `tcplab model dctcp` (`tcplab.models.dctcp`: Q_max = K + N, A = N D, "
+        "Q_min = Q_max - A, alpha from Eq. 6 and its approximation sqrt(2 / W*), W* = (C x RTT + K) / N). "
+        "Measured from the bottleneck's queue trace after the warm-up: *Q_max* the median of the "
+        "cycles' peaks, *A* the median of peak - trough, *Q_min* the median trough (a cycle: the "
+        "queue rising through its mean, 1 packet of hysteresis), the absolute maximum beside them; "
+        "alpha the flows' mean `ecn_alpha_mean`.",
+        "",
+        "| N | K | W* | cycles | Q_max model / tcplab (max) | A model / tcplab | Q_min model / tcplab "
+        "| alpha Eq. 6 / Eq. 7 / tcplab | utilization |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['n']} | {r['k']} | {r['w_star']:.1f} | {r['cycles']} | {r['model_q_max']:.0f} / "
+            f"{r['q_max']:.0f} ({r['q_max_abs']}) | {r['model_amplitude']:.1f} / {r['amplitude']:.1f} "
+            f"| {r['model_q_min']:.1f} / {r['q_min']:.1f} | {r['model_alpha_exact']:.3f} / "
+            f"{r['model_alpha']:.3f} / {r['alpha']:.3f} | {r['utilization']:.3f} |"
+        )
+    return lines + [""], a.checks(rows)
+
+
+def write(docs: Path, quick: bool, kernel_data: Path, redo_tcplab: bool) -> int:
+    from tcplab.validation import ecn_analysis, ecn_kernel, ecn_ns3
+
+    started = time.monotonic()
+    ns3_rows = ecn_ns3.run_cases(quick, _log)
+    if not quick:
+        ecn_ns3.add_series_checks(ns3_rows, _log)
+    part1, checks1 = ns3_section(ns3_rows)
+    analysis_rows = ecn_analysis.run(quick, _log)
+    part2, checks2 = analysis_section(analysis_rows)
+    try:
+        data = json.loads(kernel_data.read_text()) if kernel_data.exists() else {"rows": []}
+    except ValueError as e:
+        print(f"error: {kernel_data}: not kernel runs saved by --kernel ({e})", file=sys.stderr)
+        return 2
+    if redo_tcplab and data.get("rows"):
+        t = time.monotonic()
+        for row in data["rows"]:
+            row["tcplab"] = ecn_kernel.simulate_cell(row, data.get("quick", False))
+        data["redone"] = (
+            f" tcplab's side simulated again by `--redo-tcplab` on {time.strftime('%Y-%m-%d')} "
+            f"({(time.monotonic() - t) / 60:.1f} min), the kernel's runs kept."
+        )
+        from tcplab.validation.ecn import header
+
+        data["header"] = header(data)
+        kernel_data.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    part3 = ecn_kernel.section(data)
+    checks3 = ecn_kernel.checks(ecn_kernel.summarize(data.get("rows", [])))
+    checks = [("1. ns-3", *c) for c in checks1] + [("2. analysis", *c) for c in checks2]
+    checks += [("3. kernel", *c) for c in checks3]
+    lines = [
+        "# ECN: tcplab's DCTCP and classic ECN against ns-3, the DCTCP analysis and the kernel",
+        "",
+        f"Generated by `python -m tcplab.validation.ecn{' --quick' if quick else ''}` on "
+        f"{time.strftime('%Y-%m-%d')} ({(time.monotonic() - started) / 60:.1f} min); parts 1 and 2 "
+        "are simulated by every run of the command, part 3 is rendered from the stored kernel runs "
+        "(`python/tcplab/validation/data/ecn_kernel.json`, made by `--kernel`).",
+        "",
+        "## Targets",
+        "",
+        "| part | target | met | value |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {p} | {what} | {'yes' if ok else '**no**'} | {v} |" for p, what, ok, v in checks]
+    lines += ["", *part1, *part2, *part3]
+    docs.mkdir(parents=True, exist_ok=True)
+    out = docs / "ecn.md"
+    tmp = out.with_suffix(".md.tmp")
+    tmp.write_text("\n".join(lines).rstrip() + "\n")
+    tmp.replace(out)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0 if all(ok for _, _, ok, _ in checks) else 1

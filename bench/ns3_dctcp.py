@@ -103,13 +103,11 @@ def ns3_binary() -> str:
     return exe
 
 
-def run_case(exe: str, name: str, args: list[str]) -> dict:
+def run_case(exe: str, name: str, args: list[str], series: bool = True) -> dict:
     os.makedirs(OUT_SERIES, exist_ok=True)
-    series = os.path.join(OUT_SERIES, f"{name}.csv")
+    csv = [f"--series={os.path.join(OUT_SERIES, f'{name}.csv')}"] if series else []
     t = time.time()
-    out = subprocess.run(
-        ["nice", "-n", "10", exe, *args, f"--series={series}"], capture_output=True, text=True
-    )
+    out = subprocess.run(["nice", "-n", "10", exe, *args, *csv], capture_output=True, text=True)
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None or out.returncode != 0:
         sys.stderr.write(out.stdout[-2000:] + out.stderr[-4000:])
@@ -283,6 +281,12 @@ def main() -> None:
         help="the validation series against tcp-validation.cc's own criteria (no ns-3 run)",
     )
     ap.add_argument(
+        "--recovery",
+        choices=["classic"],
+        help="run the cases with TcpClassicRecovery (the ECE reduction at once, as tcplab's) and store "
+        "them under classic_recovery in reference.json: a counterfactual beside the cases as stated",
+    )
+    ap.add_argument(
         "--upstream-example",
         metavar="TCP_VALIDATION_CC",
         help="instead of the cases: ns-3's own examples/tcp/tcp-validation.cc (its path in an ns-3.44 checkout)",
@@ -309,6 +313,11 @@ def main() -> None:
     for name, args in CASES.items():
         if a.only and name not in a.only:
             continue
+        if a.recovery:
+            r = run_case(exe, name, [*args, f"--recovery={a.recovery}"], series=False)
+            print(f"{name} (--recovery={a.recovery}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}")
+            _store({"classic_recovery": {name: r}})
+            continue
         r = run_case(exe, name, args)
         print(
             f"{name}: goodput {r['goodput_total_bps'] / 1e6:.2f} Mbit/s, alpha "
@@ -329,8 +338,8 @@ def _store(update: dict) -> None:
     doc["ns3"] = "3.44 (PyPI wheel ns3), bench/ns3_dctcp/dctcp_cases.cc"
     doc["command"] = "NS3_PYTHON=... python3 bench/ns3_dctcp.py [--only CASE ...] [--upstream-example FILE]"
     for key, value in update.items():
-        if key == "cases":
-            doc.setdefault("cases", {}).update(value)
+        if key in ("cases", "classic_recovery"):
+            doc.setdefault(key, {}).update(value)
         else:
             doc[key] = value
     tmp = OUT_JSON + ".tmp"

@@ -34,7 +34,7 @@ pub struct FlowCounters {
     pub segments_received: u64,
     pub ce_received: u64,
     // -- ECN congestion estimate (docs/validation/ecn.md) --
-    /// Integral of the controller's congestion estimate (DCTCP's alpha) over time (x s), and
+    /// Integral of the controller's congestion estimate (DCTCP's alpha) over time (x ns), and
     /// the time it was known (ns): 0 for controllers without one.
     pub estimate_area: f64,
     pub estimate_ns: u64,

@@ -330,4 +330,20 @@ def add_series_checks(rows: list[dict], log) -> None:
             for case, what, t_range, v_range in checks
             if case == r["case"]
         ]
+        at = {round(p["t"], 3): p["goodput"] for p in theirs}
+        devs = [abs(p["goodput"] / at[round(p["t"], 3)] - 1) for p in mine if at.get(round(p["t"], 3))]
+        r["series_goodput_dev"] = statistics.median(devs) if devs else float("nan")
         log(f"{r['case']}: series checks done ({len(mine)} tcplab points)")
+
+
+def device_queue_alphas(name: str, case: dict, sizes=(0, 6)) -> dict[int, float]:
+    """tcplab's alpha of a validation case with other fixed device queues than the 3 packets
+    that stand for ns-3's ring under BQL: how much that approximation can move it."""
+    from tcplab.simulation import run as simulate
+
+    out = {}
+    for n in sizes:
+        sc = validation(case, name)
+        sc["network"]["dumbbell"]["bottleneck"]["device_queue"] = n
+        out[n] = simulate(sc).flows.row(0, named=True)["ecn_alpha_mean"]
+    return out

@@ -168,7 +168,7 @@ impl Instruments {
     pub fn integrate_estimate(&mut self, now: SimTime) {
         if let Some((value, since)) = &mut self.estimate {
             let dt = now.ns().saturating_sub(since.ns());
-            self.counters.estimate_area += *value * dt as f64 * 1e-9;
+            self.counters.estimate_area += *value * dt as f64;
             self.counters.estimate_ns += dt;
             *since = (*since).max(now);
         }
@@ -235,10 +235,10 @@ mod tests {
         i.estimate(SimTime::from_secs(1), 1.0);
         i.estimate(SimTime::from_secs(3), 0.5);
         i.integrate_estimate(SimTime::from_secs(4));
-        assert_eq!(i.counters.estimate_area, 2.5);
+        assert_eq!(i.counters.estimate_area, 2.5e9);
         assert_eq!(i.counters.estimate_ns, 3_000_000_000);
         // Integrating twice to the same instant adds nothing.
         i.integrate_estimate(SimTime::from_secs(4));
-        assert_eq!(i.counters.estimate_area, 2.5);
+        assert_eq!(i.counters.estimate_area, 2.5e9);
     }
 }

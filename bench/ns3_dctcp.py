@@ -315,7 +315,9 @@ def main() -> None:
             continue
         if a.recovery:
             r = run_case(exe, name, [*args, f"--recovery={a.recovery}"], series=False)
-            print(f"{name} (--recovery={a.recovery}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}")
+            print(
+                f"{name} (--recovery={a.recovery}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}"
+            )
             _store({"classic_recovery": {name: r}})
             continue
         r = run_case(exe, name, args)

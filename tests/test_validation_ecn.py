@@ -49,7 +49,9 @@ def test_alpha_mean_is_one_when_every_packet_is_marked_and_nan_without_an_estima
 def test_alpha_mean_is_zero_after_an_unmarked_window_with_g_one():
     # g = 1: alpha = M of the last window; nothing is marked (threshold above any queue), so
     # alpha is 0 from the first window's end (well before the 1 s warm-up) to the end.
-    res = tcplab.run(_path(50, [{"cc": {"algorithm": "dctcp", "g": 1.0}, "ecn": "classic", "rwnd": 20 * 1460}]))
+    res = tcplab.run(
+        _path(50, [{"cc": {"algorithm": "dctcp", "g": 1.0}, "ecn": "classic", "rwnd": 20 * 1460}])
+    )
     assert res.flows.row(0, named=True)["ecn_alpha_mean"] == 0.0
     assert res.links["marks"].sum() == 0
 

@@ -46,12 +46,23 @@ def kernel_batch(path: Path, quick: bool, ccs: list[str] | None, rtts: list[int]
     if missing:
         print(f"error: {missing}", file=sys.stderr)
         return 2
+    try:
+        data = load_kernel(path)
+    except ValueError as e:
+        print(f"error: {path}: not kernel runs saved by --kernel ({e})", file=sys.stderr)
+        return 2
+    if data.get("rows") and data.get("quick", False) != quick:
+        kind = "quick" if data.get("quick") else "full"
+        print(
+            f"error: {path} holds {kind} runs; a {'quick' if quick else 'full'} batch is another grid "
+            "(--kernel-data FILE: another file)",
+            file=sys.stderr,
+        )
+        return 2
     cells = [c for c in k.grid(quick) if (not ccs or c[3] in ccs) and (not rtts or c[0] in rtts)]
     started = time.monotonic()
     rows = k.run_kernel(cells, k.SEEDS, quick, lambda m: print(m, file=sys.stderr, flush=True))
-    data = load_kernel(path)
-    if data.get("quick", quick) != quick:
-        data = {"rows": []}  # a quick batch and a full one are different grids
+    data = load_kernel(path)  # again: another batch may have written it meanwhile
     data.update(k.kernel_facts())
     data["quick"] = quick
     data["rows"] = k.merge(data.get("rows", []), rows)

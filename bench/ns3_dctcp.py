@@ -287,6 +287,12 @@ def main() -> None:
         "them under classic_recovery in reference.json: a counterfactual beside the cases as stated",
     )
     ap.add_argument(
+        "--ack-every-segment",
+        action="store_true",
+        help="run the cases with DelAckCount 1 (an ACK per segment; the validation cases delay ACKs) and "
+        "store them under ack_every_segment (with --recovery: classic_recovery_ack_every_segment)",
+    )
+    ap.add_argument(
         "--upstream-example",
         metavar="TCP_VALIDATION_CC",
         help="instead of the cases: ns-3's own examples/tcp/tcp-validation.cc (its path in an ns-3.44 checkout)",
@@ -313,12 +319,14 @@ def main() -> None:
     for name, args in CASES.items():
         if a.only and name not in a.only:
             continue
-        if a.recovery:
-            r = run_case(exe, name, [*args, f"--recovery={a.recovery}"], series=False)
-            print(
-                f"{name} (--recovery={a.recovery}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}"
-            )
-            _store({"classic_recovery": {name: r}})
+        if a.recovery or a.ack_every_segment:
+            extra = [f"--recovery={a.recovery}"] if a.recovery else []
+            extra += ["--ns3::TcpSocket::DelAckCount=1"] if a.ack_every_segment else []
+            on = (("classic_recovery", a.recovery), ("ack_every_segment", a.ack_every_segment))
+            key = "_".join(k for k, flag in on if flag)
+            r = run_case(exe, name, [*args, *extra], series=False)
+            print(f"{name} ({' '.join(extra)}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}")
+            _store({key: {name: r}})
             continue
         r = run_case(exe, name, args)
         print(
@@ -331,6 +339,10 @@ def main() -> None:
         _store({"cases": {name: r}})
 
 
+#: The counterfactual runs' keys in reference.json (beside "cases").
+COUNTERFACTUALS = ("classic_recovery", "ack_every_segment", "classic_recovery_ack_every_segment")
+
+
 def _store(update: dict) -> None:
     """Merges `update` into reference.json (re-read first: one key per case or section)."""
     doc: dict = {"cases": {}}
@@ -340,7 +352,7 @@ def _store(update: dict) -> None:
     doc["ns3"] = "3.44 (PyPI wheel ns3), bench/ns3_dctcp/dctcp_cases.cc"
     doc["command"] = "NS3_PYTHON=... python3 bench/ns3_dctcp.py [--only CASE ...] [--upstream-example FILE]"
     for key, value in update.items():
-        if key in ("cases", "classic_recovery"):
+        if key in ("cases", *COUNTERFACTUALS):
             doc.setdefault(key, {}).update(value)
         else:
             doc[key] = value

@@ -171,3 +171,12 @@ def test_kernel_data_that_is_not_json_is_a_clear_error(tmp_path, capsys):
     assert ecn.main(["--quick", "--docs", str(tmp_path), "--kernel-data", str(bad)]) == 2
     assert "not kernel runs saved by --kernel" in capsys.readouterr().err
     assert not (tmp_path / "ecn.md").exists()
+
+
+def test_a_quick_kernel_batch_does_not_mix_into_full_runs(tmp_path, capsys):
+    full = tmp_path / "full.json"
+    full.write_text(ecn.KERNEL_DATA.read_text())
+    before = full.read_text()
+    assert ecn.main(["--kernel", "--quick", "--kernel-data", str(full)]) == 2
+    assert "holds full runs; a quick batch is another grid" in capsys.readouterr().err
+    assert full.read_text() == before

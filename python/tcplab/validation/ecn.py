@@ -42,10 +42,6 @@ def kernel_batch(path: Path, quick: bool, ccs: list[str] | None, rtts: list[int]
     from tcplab.emulate.validate import machine
     from tcplab.validation import ecn_kernel as k
 
-    missing = missing_requirements()
-    if missing:
-        print(f"error: {missing}", file=sys.stderr)
-        return 2
     try:
         data = load_kernel(path)
     except ValueError as e:
@@ -58,6 +54,10 @@ def kernel_batch(path: Path, quick: bool, ccs: list[str] | None, rtts: list[int]
             "(--kernel-data FILE: another file)",
             file=sys.stderr,
         )
+        return 2
+    missing = missing_requirements()
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
         return 2
     cells = [c for c in k.grid(quick) if (not ccs or c[3] in ccs) and (not rtts or c[0] in rtts)]
     started = time.monotonic()

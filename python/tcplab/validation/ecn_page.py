@@ -314,7 +314,10 @@ def write(docs: Path, quick: bool, kernel_data: Path, redo_tcplab: bool) -> int:
         "| part | target | met | value |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {p} | {what} | {'yes' if ok else '**no**'} | {v} |" for p, what, ok, v in checks]
+    cell = lambda x: str(x).replace("|", "\\|")  # noqa: E731 - a pipe inside a table cell
+    lines += [
+        f"| {p} | {cell(what)} | {'yes' if ok else '**no**'} | {cell(v)} |" for p, what, ok, v in checks
+    ]
     lines += ["", *part1, *part2, *part3]
     docs.mkdir(parents=True, exist_ok=True)
     out = docs / "ecn.md"

@@ -110,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
         "--redo-tcplab", action="store_true", help="simulate tcplab's side of the stored kernel runs again"
     )
     a = ap.parse_args(argv)
+    from tcplab.validation.ecn_kernel import RTT_MS
+
+    bad = sorted(set(a.rtt or ()) - set(RTT_MS))
+    if bad:
+        ap.error(f"--rtt {bad[0]}: expected one of {', '.join(map(str, RTT_MS))} (ms)")
     if a.kernel:
         return kernel_batch(a.kernel_data, a.quick, a.cc, a.rtt)
     from tcplab.validation import ecn_page

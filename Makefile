@@ -11,7 +11,7 @@ TEST_PROFILE   ?= test-release
 PYTEST_WORKERS ?= auto
 export VIRTUAL_ENV := $(abspath $(VENV))
 
-.PHONY: run test lint install install-test rust-test py-test bench clean docs-validation
+.PHONY: run test lint install install-test rust-test py-test bench clean docs-validation docs-ecn
 
 run: install
 	$(BIN)/tcplab run scenarios/quickstart.toml
@@ -57,3 +57,9 @@ clean:
 docs-validation: install
 	$(BIN)/tcplab reproduce all --quick --out .reproduce-quick --workers 1 --no-progress
 	for p in jacobson mathis barakat parvez ns2; do cp .reproduce-quick/$$p.md docs/validation/$$p.md; done
+
+# docs/validation/ecn.md: DCTCP against ns-3's reference runs and the DCTCP analysis (simulated,
+# about ten minutes), the kernel's stored runs rendered (`python -m tcplab.validation.ecn
+# --kernel` reruns them, as root, in real time). Not in CI; tests/test_validation_ecn.py runs --quick.
+docs-ecn: install
+	$(BIN)/python -m tcplab.validation.ecn --docs docs/validation

@@ -103,13 +103,11 @@ def ns3_binary() -> str:
     return exe
 
 
-def run_case(exe: str, name: str, args: list[str]) -> dict:
+def run_case(exe: str, name: str, args: list[str], series: bool = True) -> dict:
     os.makedirs(OUT_SERIES, exist_ok=True)
-    series = os.path.join(OUT_SERIES, f"{name}.csv")
+    csv = [f"--series={os.path.join(OUT_SERIES, f'{name}.csv')}"] if series else []
     t = time.time()
-    out = subprocess.run(
-        ["nice", "-n", "10", exe, *args, f"--series={series}"], capture_output=True, text=True
-    )
+    out = subprocess.run(["nice", "-n", "10", exe, *args, *csv], capture_output=True, text=True)
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("RESULT ")), None)
     if line is None or out.returncode != 0:
         sys.stderr.write(out.stdout[-2000:] + out.stderr[-4000:])
@@ -283,6 +281,18 @@ def main() -> None:
         help="the validation series against tcp-validation.cc's own criteria (no ns-3 run)",
     )
     ap.add_argument(
+        "--recovery",
+        choices=["classic"],
+        help="run the cases with TcpClassicRecovery (the ECE reduction at once, as tcplab's) and store "
+        "them under classic_recovery in reference.json: a counterfactual beside the cases as stated",
+    )
+    ap.add_argument(
+        "--ack-every-segment",
+        action="store_true",
+        help="run the cases with DelAckCount 1 (an ACK per segment; the validation cases delay ACKs) and "
+        "store them under ack_every_segment (with --recovery: classic_recovery_ack_every_segment)",
+    )
+    ap.add_argument(
         "--upstream-example",
         metavar="TCP_VALIDATION_CC",
         help="instead of the cases: ns-3's own examples/tcp/tcp-validation.cc (its path in an ns-3.44 checkout)",
@@ -309,6 +319,15 @@ def main() -> None:
     for name, args in CASES.items():
         if a.only and name not in a.only:
             continue
+        if a.recovery or a.ack_every_segment:
+            extra = [f"--recovery={a.recovery}"] if a.recovery else []
+            extra += ["--ns3::TcpSocket::DelAckCount=1"] if a.ack_every_segment else []
+            on = (("classic_recovery", a.recovery), ("ack_every_segment", a.ack_every_segment))
+            key = "_".join(k for k, flag in on if flag)
+            r = run_case(exe, name, [*args, *extra], series=False)
+            print(f"{name} ({' '.join(extra)}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}")
+            _store({key: {name: r}})
+            continue
         r = run_case(exe, name, args)
         print(
             f"{name}: goodput {r['goodput_total_bps'] / 1e6:.2f} Mbit/s, alpha "
@@ -320,6 +339,10 @@ def main() -> None:
         _store({"cases": {name: r}})
 
 
+#: The counterfactual runs' keys in reference.json (beside "cases").
+COUNTERFACTUALS = ("classic_recovery", "ack_every_segment", "classic_recovery_ack_every_segment")
+
+
 def _store(update: dict) -> None:
     """Merges `update` into reference.json (re-read first: one key per case or section)."""
     doc: dict = {"cases": {}}
@@ -329,8 +352,8 @@ def _store(update: dict) -> None:
     doc["ns3"] = "3.44 (PyPI wheel ns3), bench/ns3_dctcp/dctcp_cases.cc"
     doc["command"] = "NS3_PYTHON=... python3 bench/ns3_dctcp.py [--only CASE ...] [--upstream-example FILE]"
     for key, value in update.items():
-        if key == "cases":
-            doc.setdefault("cases", {}).update(value)
+        if key in ("cases", *COUNTERFACTUALS):
+            doc.setdefault(key, {}).update(value)
         else:
             doc[key] = value
     tmp = OUT_JSON + ".tmp"

@@ -16,6 +16,16 @@
 namespace
 {
 
+// --recovery: "prr" (the cases as stated), or "classic", a counterfactual: TcpClassicRecovery
+// sets cwnd to ssthresh at once when an ECE enters CWR, where PRR lowers it over the round trip.
+std::string g_recovery = "prr";
+
+TypeId
+RecoveryTypeId()
+{
+    return g_recovery == "classic" ? TcpClassicRecovery::GetTypeId() : TcpPrrRecovery::GetTypeId();
+}
+
 // ------------------------------------------------------ tcp-validation.cc (dctcp-10ms / -80ms)
 int
 Validation(Time baseRtt, Time stopTime, DataRate linkRate, Time ceThreshold, double warm,
@@ -25,7 +35,7 @@ Validation(Time baseRtt, Time stopTime, DataRate linkRate, Time ceThreshold, dou
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(32768000));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(32768000));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpPrrRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(RecoveryTypeId()));
     Config::SetDefault("ns3::CoDelQueueDisc::CeThreshold", TimeValue(ceThreshold));
     Config::SetDefault("ns3::FqCoDelQueueDisc::CeThreshold", TimeValue(ceThreshold));
     Config::SetDefault("ns3::CoDelQueueDisc::UseEcn", BooleanValue(true));
@@ -119,7 +129,7 @@ Dumbbell(uint32_t n, const std::string& aqm, uint32_t k, Time ceThreshold, DataR
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpDctcp::GetTypeId()));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpPrrRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(RecoveryTypeId()));
     Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
 
     NodeContainer senders;
@@ -265,7 +275,13 @@ main(int argc, char* argv[])
     cmd.AddValue("convergence", "fig17: convergence time (s)", convergence);
     cmd.AddValue("measurement", "fig17: measurement window (s)", measurement);
     cmd.AddValue("series", "CSV time series of flow 0 (goodput, alpha)", series);
+    cmd.AddValue("recovery", "prr | classic (the ECE reduction at once: a counterfactual)", g_recovery);
     cmd.Parse(argc, argv);
+    if (g_recovery != "prr" && g_recovery != "classic")
+    {
+        std::cerr << "--recovery: expected prr or classic, not " << g_recovery << std::endl;
+        return 2;
+    }
     if (scenario == "validation")
     {
         return Validation(baseRtt, stopTime, linkRate, ceThreshold, warm, series);

@@ -33,6 +33,12 @@ pub struct FlowCounters {
     pub ecn_reductions: u64,
     pub segments_received: u64,
     pub ce_received: u64,
+    // -- ECN congestion estimate (docs/validation/ecn.md) --
+    /// Integral of the controller's congestion estimate (DCTCP's alpha) over time (x ns), and
+    /// the time it was known (ns): 0 for controllers without one.
+    pub estimate_area: f64,
+    pub estimate_ns: u64,
+    // -- end ECN congestion estimate --
 }
 
 impl FlowCounters {
@@ -113,7 +119,9 @@ counter_arithmetic!(FlowCounters {
     ece_acks,
     ecn_reductions,
     segments_received,
-    ce_received
+    ce_received,
+    estimate_area,
+    estimate_ns
 });
 counter_arithmetic!(LinkCounters {
     arrivals,
@@ -187,6 +195,9 @@ pub struct FlowResult {
     pub ecn_reductions: u64,
     /// ce_received per data segment received (0 without segments).
     pub marking_rate: f64,
+    /// Time-average of the controller's congestion estimate over the window (DCTCP's alpha);
+    /// NaN for controllers without one.
+    pub ecn_alpha_mean: f64,
 }
 
 /// One background traffic group's aggregate results over the measurement window.

@@ -13,6 +13,7 @@ impl Simulation {
     fn integrate_all(&mut self, now: SimTime) {
         for f in &mut self.flows {
             f.sender.instruments_mut().integrate(now);
+            f.sender.instruments_mut().integrate_estimate(now);
         }
         for l in &mut self.links {
             l.integrate(now);
@@ -141,6 +142,7 @@ impl Simulation {
                     } else {
                         0.0
                     },
+                    ecn_alpha_mean: per_ns(c.estimate_area, c.estimate_ns),
                 }
             })
             .collect();

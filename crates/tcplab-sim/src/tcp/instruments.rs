@@ -37,6 +37,9 @@ pub struct Instruments {
     started: bool,
     /// The receive window in bytes (0: none): the usable window is min(cwnd, this).
     window_limit: u64,
+    /// An ECN controller's congestion estimate (DCTCP's alpha) as last reported, and since
+    /// when (for `counters.estimate_area`); None for the other controllers.
+    estimate: Option<(f64, SimTime)>,
     /// Boxed: most senders are not traced (8 bytes instead of 32 in each).
     trace: Option<Box<WindowTrace>>,
 }
@@ -153,6 +156,24 @@ impl Instruments {
         }
     }
 
+    /// The controller's congestion estimate after an event at `now` (DCTCP's alpha, once per
+    /// window of data): the previous value is integrated up to `now`.
+    pub fn estimate(&mut self, now: SimTime, value: f64) {
+        self.integrate_estimate(now);
+        self.estimate = Some((value, now));
+    }
+
+    /// Brings the time integral of the congestion estimate up to `now` (kept apart from
+    /// `integrate`, which runs at every event: the estimate changes once per window).
+    pub fn integrate_estimate(&mut self, now: SimTime) {
+        if let Some((value, since)) = &mut self.estimate {
+            let dt = now.ns().saturating_sub(since.ns());
+            self.counters.estimate_area += *value * dt as f64;
+            self.counters.estimate_ns += dt;
+            *since = (*since).max(now);
+        }
+    }
+
     /// The window trace, and whether it hit its limit.
     pub fn take_trace(&mut self) -> Option<(Vec<CwndPoint>, bool)> {
         let t = self.trace.take()?;
@@ -202,5 +223,22 @@ mod tests {
         assert_eq!(t.len(), 3);
         assert_eq!(t[0].ssthresh_bytes, None);
         assert_eq!(t[2].ssthresh_bytes, Some(1000));
+    }
+
+    #[test]
+    fn congestion_estimate_is_held_until_the_next_report() {
+        // Alpha 1 from 1 s, 0.5 from 3 s, integrated to 4 s: 1 x 2 + 0.5 x 1 = 2.5 over 3 s.
+        // Without a report (a controller with no estimate) nothing accumulates.
+        let mut i = Instruments::default();
+        i.integrate_estimate(SimTime::from_secs(1));
+        assert_eq!((i.counters.estimate_area, i.counters.estimate_ns), (0.0, 0));
+        i.estimate(SimTime::from_secs(1), 1.0);
+        i.estimate(SimTime::from_secs(3), 0.5);
+        i.integrate_estimate(SimTime::from_secs(4));
+        assert_eq!(i.counters.estimate_area, 2.5e9);
+        assert_eq!(i.counters.estimate_ns, 3_000_000_000);
+        // Integrating twice to the same instant adds nothing.
+        i.integrate_estimate(SimTime::from_secs(4));
+        assert_eq!(i.counters.estimate_area, 2.5e9);
     }
 }

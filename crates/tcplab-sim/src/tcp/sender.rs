@@ -115,6 +115,9 @@ impl Sender {
         let w = self.core.win;
         self.core.inst.set_window_limit(self.core.cfg.rwnd);
         self.core.inst.start(now, w.cwnd, w.ssthresh);
+        if let Some(a) = self.cc.ecn_estimate() {
+            self.core.inst.estimate(now, a);
+        }
         self.send(now, out);
         self.core.record_trace(now);
     }
@@ -337,6 +340,11 @@ impl Sender {
         let ece = ack.flags.has(TcpFlags::ECE);
         let e = c.ecn.ack(acked, ece, c.snd_una, c.snd_max);
         cc.on_ecn_ack(&e);
+        if e.window_end {
+            if let Some(a) = cc.ecn_estimate() {
+                c.inst.estimate(now, a);
+            }
+        }
         if !ece {
             return;
         }

@@ -146,6 +146,10 @@ impl Controller for Dctcp {
         }
     }
 
+    fn ecn_estimate(&self) -> Option<f64> {
+        Some(self.alpha)
+    }
+
     /// RFC 8257 Sec. 3.3 step 9: cwnd x (1 - alpha / 2), at least 2 SMSS.
     fn on_ecn_echo(&mut self, w: &mut Window, _: &Loss) -> bool {
         let cut = (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;

@@ -209,6 +209,12 @@ pub trait Controller {
     /// that counts marks reads (DCTCP's alpha, RFC 8257 Sec. 3.3).
     fn on_ecn_ack(&mut self, _e: &EcnAck) {}
 
+    /// The congestion estimate a controller that counts marks keeps (DCTCP's alpha, RFC 8257
+    /// Sec. 3.3), for the flow's time-average `ecn_alpha_mean`; None for the others.
+    fn ecn_estimate(&self) -> Option<f64> {
+        None
+    }
+
     /// An ACK carried ECE and no reduction's window is outstanding (RFC 3168 Sec. 6.1.2: at
     /// most once per window of data, the sender in `ecn.rs` decides): the response, without
     /// a retransmission. Returns whether it reduced the window. The default is Linux's

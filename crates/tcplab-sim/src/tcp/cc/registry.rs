@@ -357,6 +357,9 @@ macro_rules! controllers {
             fn on_ecn_ack(&mut self, e: &$crate::tcp::cc::EcnAck) {
                 match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.on_ecn_ack(e), )* }
             }
+            fn ecn_estimate(&self) -> Option<f64> {
+                match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.ecn_estimate(), )* }
+            }
             fn on_ecn_echo(&mut self, w: &mut Window, loss: &Loss) -> bool {
                 match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.on_ecn_echo(w, loss), )* }
             }

@@ -62,7 +62,7 @@ RE_FACTORS = (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)
 AT_3PCT = 250e3
 
 
-def _re_points() -> list[tuple[int, float]]:
+def re_points() -> list[tuple[int, float]]:
     return [(m, _bound(m) * f) for m in RE_MSS for f in RE_FACTORS] + [(536, 0.03)]
 
 
@@ -83,7 +83,7 @@ def _last_digit(x: float) -> float:
 
 def _jobs(quick: bool) -> list[Job]:
     """The same in the quick form: every run together simulates in about a second."""
-    return _modem_jobs() + [Job(RE, _re_sets(m, p)) for m, p in _re_points()] + _control_jobs()
+    return _modem_jobs() + [Job(RE, _re_sets(m, p)) for m, p in re_points()] + _control_jobs()
 
 
 def _crossing(points: list[tuple[float, float]], level: float) -> float:
@@ -126,7 +126,7 @@ def _near(points: list[tuple[float, dict]], p: float) -> tuple[float, dict]:
 
 def _evaluate(ctx: Context) -> Outcome:
     rows = ctx.rows().to_dicts()
-    mp, rp = MODEM_P, _re_points()
+    mp, rp = MODEM_P, re_points()
     modem, re_rows = rows[: len(mp)], rows[len(mp) : len(mp) + len(rp)]
     (limit4,) = rows[len(mp) + len(rp) :]
     checks: list[Check] = []
@@ -184,7 +184,9 @@ def _evaluate(ctx: Context) -> Outcome:
             at3["goodput_bps"] / g_left >= 1 - SAME,
         )
     )
-    knee = next((p for p, f in zip(mp, modem, strict=True) if f["goodput_bps"] < (1 - SAME) * g_left), math.nan)
+    knee = next(
+        (p for p, f in zip(mp, modem, strict=True) if f["goodput_bps"] < (1 - SAME) * g_left), math.nan
+    )
     checks.append(
         Check(
             f"modem: the first p on L whose goodput is below {1 - SAME:.0%} of the left edge's",
@@ -352,7 +354,7 @@ def _evaluate(ctx: Context) -> Outcome:
         "says fast retransmit fails, so C is well below 1, and the 4352-byte packets lengthen the RTT; Eq. 14 "
         "with the C and RTT measured there in place of 1 and 100 ms puts the bound at the simulated "
         "crossing (fourth reason). The paper "
-        "itself qualifies the 11% (\"in practice, we need to consider the actual value of C ... the details "
+        'itself qualifies the 11% ("in practice, we need to consider the actual value of C ... the details '
         "of the particular TCP implementation\"); its figure's numbers are not in the extracted text."
     )
     return Outcome(

@@ -24,7 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SCENARIO = "parvez/emulation.toml"
+from tcplab.reproduce.items.parvez.shared import EMULATION as SCENARIO
+
 LOSS = "network.path.hops.2.loss.p"
 #: The paper's imposed loss rates (Sec. V-C: 0.5% to 3% in steps of 0.5%).
 RATES = (0.005, 0.01, 0.015, 0.02, 0.025, 0.03)
@@ -118,9 +119,7 @@ def measure_one(stack: str, p: float, seed: int, sets: dict[str, Any]) -> dict[s
     }
 
 
-def measure(
-    stacks: tuple[str, ...], log: Callable[[str], None] = lambda m: None
-) -> dict[str, Any]:
+def measure(stacks: tuple[str, ...], log: Callable[[str], None] = lambda m: None) -> dict[str, Any]:
     """Every run of `stacks` through the kernel (real time: about 12.5 minutes per stack)."""
     rows = []
     for stack, p, seed, sets in runs(stacks):

@@ -423,6 +423,6 @@ register(
         (MODEM, RE),
         _jobs,
         _evaluate,
-        quick="the same as the full form (its 35 runs simulate in about a second)",
+        quick="the same as the full form (its runs simulate in about a second in all)",
     )
 )

@@ -374,3 +374,38 @@ def test_parvez_emulation_without_kernel_results_has_no_checks(monkeypatch):
     monkeypatch.setattr(k, "load_stored", lambda path=None: None)
     out = item.evaluate(RowsContext(item, rows))
     assert out.checks == [] and out.status == core.NOT_YET
+
+
+def test_parvez_emulation_asked_to_emulate_without_root_says_so(monkeypatch):
+    from tcplab.emulate import netns
+    from tcplab.reproduce.items.parvez import kernel as k
+
+    item = next(i for i in core.items("parvez") if i.id == "parvez-emulation")
+    stored, rows = _emulation_world()
+    monkeypatch.setattr(k, "load_stored", lambda path=None: stored)
+    monkeypatch.setattr(k, "measure", lambda *a, **kw: pytest.fail("must not run the kernel"))
+    monkeypatch.setattr(netns, "missing_requirements", lambda: "emulation needs root")
+    ctx = RowsContext(item, rows)
+    ctx.emulate = True
+    out = item.evaluate(ctx)
+    assert "`--emulate` was asked, but emulation needs root" in out.notes
+    assert out.status == core.REPRODUCED
+
+
+def test_parvez_kernel_results_merge_by_stack_on_one_machine():
+    from tcplab.reproduce.items.parvez import kernel as k
+
+    machine = {"kernel": "6.x", "cpu": "cpu", "cores": 2}
+    old = {
+        "date": "2026-11-27",
+        "machine": machine,
+        "rows": [{"stack": "reno", "p": 0.01, "seed": 1, "g": 1}],
+    }
+    new = {"date": "2026-11-28", "machine": machine, "rows": [{"stack": "cubic-sack", "p": 0.01, "seed": 1}]}
+    merged = k.merge(old, new)
+    assert [r["stack"] for r in merged["rows"]] == ["reno", "cubic-sack"]
+    assert merged["date"] == "2026-11-27 and 2026-11-28"
+    again = k.merge(merged, {**new, "rows": [{"stack": "reno", "p": 0.01, "seed": 1, "g": 2}]})
+    assert [r.get("g") for r in again["rows"]] == [2, None]
+    with pytest.raises(ValueError, match="cannot merge"):
+        k.merge(old, {**new, "machine": {**machine, "kernel": "5.x"}})

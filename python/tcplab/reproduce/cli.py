@@ -32,6 +32,13 @@ def reproduce(
         "once the report is written, and a resumed reproduction runs again the simulations whose "
         "traces an item reads.",
     ),
+    emulate: bool = typer.Option(
+        False,
+        "--emulate",
+        help="Run the items that compare real kernel TCP (parvez-emulation) through `tcplab emulate`: "
+        "root, real time, about 40 minutes. Without it they use the results stored in the package, "
+        "with their date and kernel.",
+    ),
 ) -> None:
     """Reproduce the tables and figures of a paper (or of all): tcplab's numbers beside the paper's.
 
@@ -62,6 +69,7 @@ def reproduce(
             scheduler=scheduler,
             progress=progress,
             keep_traces=keep_traces,
+            emulate=emulate,
         )
     except ReproduceError as e:
         typer.echo(f"error: {e}", err=True)

@@ -187,7 +187,9 @@ class Item:
 
 
 class Context:
-    """What an evaluation reads: the store rows and traces of its jobs."""
+    """What an evaluation reads: the store rows and traces of its jobs. `emulate`: the user asked
+    for the real-time kernel runs (`tcplab reproduce --emulate`); an item that has them makes
+    them (when it can) and may keep them under `out`, the reproduction's folder."""
 
     def __init__(
         self,
@@ -197,9 +199,13 @@ class Context:
         keys: list[str],
         rows: pl.DataFrame | None,
         trace_dir: Any,
+        *,
+        emulate: bool = False,
+        out: Any = None,
     ):
         self.item, self.quick, self.jobs, self.keys = item, quick, jobs, keys
         self._rows, self._trace_dir = rows, trace_dir
+        self.emulate, self.out = emulate, out
 
     def rows(self, job: Job | int | None = None) -> pl.DataFrame:
         """The store rows (one per flow) of one job, or of every job with its index as `job`."""

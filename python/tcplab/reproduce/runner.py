@@ -176,9 +176,12 @@ def reproduce(
     scheduler: str | None = None,
     progress: bool = True,
     keep_traces: bool = False,
+    emulate: bool = False,
 ) -> Reproduction:
     """Runs (or resumes) every item of `paper` into `out` and writes the report there. The runs'
-    traces (OUT/traces/) are deleted once the report is written, unless `keep_traces`."""
+    traces (OUT/traces/) are deleted once the report is written, unless `keep_traces`. `emulate`:
+    the items that compare kernel TCP run it through `tcplab emulate` (root, real time) instead
+    of reading their stored results."""
     from tcplab import results
     from tcplab.reproduce import report
 
@@ -224,7 +227,7 @@ def reproduce(
             continue
         jobs, keys, _ = plans.get(item.id, ([], [], []))
         rows = results.load(out / "store" / f"{item.id}.parquet") if jobs else None
-        ctx = Context(item, quick, jobs, keys, rows, out / "traces")
+        ctx = Context(item, quick, jobs, keys, rows, out / "traces", emulate=emulate, out=out)
         outcome = item.evaluate(ctx)
         status = NOT_YET if item.open else outcome.status
         shared = sum(len(owners[k]) > 1 for k in keys)

@@ -12,6 +12,7 @@ PAPER = "parvez"
 BURSTY = "parvez/bursty.toml"
 BERNOULLI = "parvez/bernoulli.toml"
 BACKGROUND = "parvez/background.toml"
+EMULATION = "parvez/emulation.toml"
 #: Eq. 29 evaluated as the paper does: W (Eq. 14) rounded up to a whole number of segments.
 WHOLE_W = True
 

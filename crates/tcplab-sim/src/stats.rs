@@ -196,8 +196,8 @@ pub struct FlowResult {
     /// ce_received per data segment received (0 without segments).
     pub marking_rate: f64,
     /// Time-average of the controller's congestion estimate over the window (DCTCP's alpha);
-    /// NaN for controllers without one.
-    pub ecn_alpha_mean: f64,
+    /// None for controllers without one.
+    pub ecn_alpha_mean: Option<f64>,
 }
 
 /// One background traffic group's aggregate results over the measurement window.

@@ -53,7 +53,7 @@ pub fn flows(rows: &[FlowResult]) -> Result<RecordBatch, ArrowError> {
         u64s("ece_acks", it().map(|f| f.ece_acks)),
         u64s("ecn_reductions", it().map(|f| f.ecn_reductions)),
         f64s("marking_rate", it().map(|f| f.marking_rate)),
-        f64s("ecn_alpha_mean", it().map(|f| f.ecn_alpha_mean)),
+        opt_f64s("ecn_alpha_mean", it().map(|f| f.ecn_alpha_mean)),
     ])
 }
 

@@ -142,7 +142,7 @@ impl Simulation {
                     } else {
                         0.0
                     },
-                    ecn_alpha_mean: per_ns(c.estimate_area, c.estimate_ns),
+                    ecn_alpha_mean: (c.estimate_ns > 0).then(|| c.estimate_area / c.estimate_ns as f64),
                 }
             })
             .collect();

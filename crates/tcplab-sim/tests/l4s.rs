@@ -298,6 +298,27 @@ fn ecn_negotiation_on_the_handshake_for_each_pair_of_settings() {
 }
 
 #[test]
+fn prague_negotiates_accecn_on_the_handshake_and_keeps_ect1_over_classic_feedback() {
+    let prague = "tcp = \"reno\"\ncc = \"prague\"\necn = \"accecn\"\nack = \"immediate\"\nhandshake = true";
+    for (rx, feedback) in [
+        ("true", EcnFeedback::AccEcn),
+        ("\"classic\"", EcnFeedback::Classic),
+    ] {
+        let flow = format!("{prague}\necn_receiver = {rx}");
+        let (log, s, r) = drive(&flow, &Script::default(), SimTime::from_ms(40));
+        assert_eq!(receiver(&r).ecn.feedback, feedback, "{rx}");
+        assert!(native(&s).core.ecn.on);
+        // The SYN asked for AccECN: (AE, CWR, ECE) = (1, 1, 1).
+        assert_eq!(ace(log.data[0].1.flags), 0b111);
+        assert!(log
+            .data
+            .iter()
+            .filter(|(_, d)| d.len > 0)
+            .all(|(_, d)| d.ecn == Ecn::Ect1));
+    }
+}
+
+#[test]
 fn accecn_acks_carry_the_ce_packet_count_mod_8_and_the_sender_counts_every_mark() {
     // 12 segments CE in a row (1..=12) with an ACK per segment: ACE = 5 + marks so far, mod 8;
     // it wraps twice.

@@ -1,7 +1,8 @@
 //! Explicit Congestion Notification in the RFC endpoints (RFC 3168 Sec. 6.1), the sender's and
-//! the receiver's halves. Flows start without a handshake, so ECN is "negotiated" by the
-//! configuration of both ends (`scenario::FlowSpec::ecn_in_use`): when it is not in use every
-//! field here stays off and the endpoints send what they sent before.
+//! the receiver's halves. Without the handshake (`handshake.rs`) ECN is "negotiated" by the
+//! configuration of both ends (`scenario::FlowSpec::ecn_mode`); with it, by the SYN-ACK. When it
+//! is not in use every field here stays off and the endpoints send what they sent before.
+//! Accurate ECN's feedback (RFC 9768) is `accecn.rs`, held here.
 //!
 //! **Sender** ([`SenderEcn`]):
 //! * new data leaves ECT(0); retransmissions and pure ACKs are Not-ECT (RFC 3168 Sec. 6.1.5;
@@ -94,6 +95,15 @@ impl SenderEcn {
             ect_always: on && ect_always,
             ect: Ecn::Ect0,
             ..Default::default()
+        }
+    }
+
+    /// Classic feedback (RFC 3168); data ECT(1) when `l4s` (an L4S controller keeps ECT(1)
+    /// whatever feedback was negotiated, as Linux's Prague sets TCP_ECN_ECT_1).
+    pub fn classic(ect_always: bool, l4s: bool) -> Self {
+        SenderEcn {
+            ect: if l4s { Ecn::Ect1 } else { Ecn::Ect0 },
+            ..SenderEcn::new(true, ect_always)
         }
     }
 

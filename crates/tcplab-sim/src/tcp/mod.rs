@@ -103,7 +103,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
     } else {
         s.core.ecn = match f.ecn_mode() {
             EcnSetting::Off => ecn::SenderEcn::default(),
-            EcnSetting::Classic => ecn::SenderEcn::new(true, needs),
+            EcnSetting::Classic => ecn::SenderEcn::classic(needs, l4s),
             EcnSetting::Accecn => ecn::SenderEcn::accecn(needs, l4s, f.mss),
         };
     }
@@ -146,10 +146,13 @@ pub fn receiver_for(f: &FlowSpec) -> Receiver {
     };
     let mut r = Receiver::new(f.header(), policy);
     let (needs, l4s) = (f.algorithm().needs_ecn(), f.algorithm().l4s());
+    // DCTCP's receiver echoes the CE state (RFC 8257 Sec. 3.2); Prague's, over classic
+    // feedback, is RFC 3168's (tcp_prague.c has no receiver-side CE state machine).
+    let dctcp = needs && !l4s;
     if f.handshake {
         r = r.with_handshake(handshake::Listener {
             supports: f.ecn_accepted(),
-            dctcp: needs,
+            dctcp,
             l4s,
             timestamps: f.timestamps,
             agreed: None,
@@ -159,7 +162,7 @@ pub fn receiver_for(f: &FlowSpec) -> Receiver {
             EcnSetting::Off => {}
             // The receiver's echo is its congestion control's: DCTCP's exact one, or RFC 3168's.
             EcnSetting::Classic => {
-                r = r.with_ecn(if needs {
+                r = r.with_ecn(if dctcp {
                     ecn::EcnFeedback::Dctcp
                 } else {
                     ecn::EcnFeedback::Classic

@@ -326,15 +326,17 @@ impl Receiver {
         self.acks_sent += 1;
         let sack = self.sack_blocks();
         self.pending_dsack = None;
-        let mut ack = Segment {
+        out.push(Segment {
             ts_ecr: self.ts_recent,
             sack,
             ..Segment::ack(self.rcv_nxt, self.ack_size + sack.option_bytes())
-        };
+        });
         if self.ecn.feedback != EcnFeedback::Off {
-            self.ecn.stamp(&mut ack, ece);
+            // Stamped where it lies: a flow without ECN builds its ACK in place.
+            if let Some(ack) = out.last_mut() {
+                self.ecn.stamp(ack, ece);
+            }
         }
-        out.push(ack);
     }
 }
 

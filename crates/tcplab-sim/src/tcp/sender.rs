@@ -386,7 +386,7 @@ impl Sender {
         let (needs_ecn, l4s) = self.ecn_setup;
         c.ecn = match agreed {
             crate::scenario::EcnSetting::Off => super::ecn::SenderEcn::default(),
-            crate::scenario::EcnSetting::Classic => super::ecn::SenderEcn::new(true, needs_ecn),
+            crate::scenario::EcnSetting::Classic => super::ecn::SenderEcn::classic(needs_ecn, l4s),
             crate::scenario::EcnSetting::Accecn => super::ecn::SenderEcn::accecn(needs_ecn, l4s, c.cfg.mss),
         };
         c.rto_deadline = None;

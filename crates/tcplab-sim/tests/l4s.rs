@@ -467,3 +467,48 @@ fn a_handshake_against_a_lost_syn_in_a_full_run_starts_the_data_at_one_second() 
     assert_eq!(first_data, 1.0 + 0.1 + 2.0 * 52.0 * 8.0 / 1e9);
     assert!(sent[1].retransmit, "the second SYN is a retransmission");
 }
+
+#[test]
+fn a_syn_into_a_full_queue_is_dropped_and_sent_again_at_one_second() {
+    // Flow 0 sends 10 segments at 0 into a 2-packet queue of a 1 Mbit/s hop (8.3 ms each):
+    // at 1 ms the queue is full, so flow 1's SYN is dropped; it goes again at 1.001 s.
+    let text = r#"
+duration = "3s"
+trace = { links = ["hop0.fwd"] }
+[network.path]
+hops = [{ rate = "1Mbit/s", delay = "10ms", queue = { limit = 2 } }]
+[[flows]]
+tcp = "reno"
+mss = 1000
+initial_window = 10
+bytes = 10000
+[[flows]]
+tcp = "reno"
+mss = 1000
+handshake = true
+start = "1ms"
+bytes = 5000
+"#;
+    let r = run(text);
+    use tcplab_sim::trace::PacketEventKind as Ev;
+    let syn_events: Vec<(u64, Ev)> = r
+        .traces
+        .packets
+        .iter()
+        .filter(|e| e.flow == 1 && e.kind == tcplab_sim::net::packet::PacketKind::Data && e.len == 0)
+        .filter(|e| matches!(e.event, Ev::Enqueue | Ev::Drop))
+        .map(|e| (e.time.ns(), e.event))
+        .collect();
+    // The SYN dropped at 1 ms, again at 1.001 s; the ACK of the SYN-ACK (and the data) at
+    // 1.001 s + 20 ms + the SYN's and the SYN-ACK's 416 us of serialization (52 bytes at
+    // 1 Mbit/s).
+    assert_eq!(
+        syn_events,
+        vec![
+            (1_000_000, Ev::Drop),
+            (1_001_000_000, Ev::Enqueue),
+            (1_021_832_000, Ev::Enqueue)
+        ]
+    );
+    assert_eq!(r.flows[1].bytes_delivered, 5000);
+}

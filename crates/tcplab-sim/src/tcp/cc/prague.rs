@@ -38,9 +38,10 @@
 //!   last (`prague_enter_cwr`).
 //!
 //! Not modelled: the classic-ECN fallback detection (`prague_classic_ecn_detection`), the
-//! undo after a spurious loss, and the switch to Reno (`prague_reno`) when AccECN is not
-//! negotiated (with the handshake and a receiver without AccECN this controller keeps its
-//! rules but sees no CE).
+//! undo after a spurious loss, and the switch to Reno (`prague_reno`) when the handshake agrees
+//! no ECN at all: this controller keeps its rules, grows from the bytes acknowledged, sees no
+//! CE and counts no rounds. Over classic feedback (a receiver without AccECN) it keeps ECT(1)
+//! and reads an ECE ACK as all of its packets CE.
 
 use super::{invalid, Ack, Controller, Delivery, EcnAck, FromOptions, Loss, Setup, Window};
 use crate::error::Error;
@@ -115,6 +116,8 @@ pub struct Prague {
     ack_delivered: u64,
     ack_ce: u64,
     round_end: bool,
+    /// `on_ecn_ack` ran for this ACK.
+    fed: bool,
     /// Smoothed RTT (RFC 6298's gains, as `tp->srtt_us`), from the ACKs' samples.
     srtt_ns: Option<u64>,
     alpha_stamp: SimTime,
@@ -164,6 +167,7 @@ impl FromOptions for Prague {
             ack_delivered: 0,
             ack_ce: 0,
             round_end: false,
+            fed: false,
             srtt_ns: None,
             alpha_stamp: SimTime::ZERO,
             cwr_stamp: None,
@@ -278,6 +282,11 @@ impl Controller for Prague {
             let r = r.ns();
             self.srtt_ns = Some(self.srtt_ns.map_or(r, |s| (7 * s + r) / 8));
         }
+        // Without ECN in use (no `on_ecn_ack`) the packets come from the bytes acknowledged.
+        if !self.fed {
+            self.ack_delivered = ack.acked.div_ceil(self.mss);
+        }
+        self.fed = false;
         let mut acked = self.ack_delivered.saturating_sub(self.ack_ce);
         if !ack.recovering && acked > 0 {
             let mut pkts = w.cwnd / self.mss;
@@ -353,6 +362,7 @@ impl Controller for Prague {
     }
 
     fn on_ecn_ack(&mut self, e: &EcnAck) {
+        self.fed = true;
         self.ack_delivered = e.delivered as u64;
         self.ack_ce = e.ce_packets as u64;
         self.delivered += e.delivered as u64;

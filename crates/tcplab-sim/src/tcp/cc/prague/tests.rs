@@ -171,3 +171,19 @@ fn loss_is_reno_and_options_are_checked_by_name() {
     let e = Prague::validate(&bad, "flows[0].cc").unwrap_err().to_string();
     assert!(e.contains("flows[0].cc.target_rtt") && e.contains("1ms to 100ms"), "{e}");
 }
+
+#[test]
+fn without_ecn_feedback_the_window_grows_from_the_bytes_acknowledged() {
+    // A handshake that agreed no ECN: no `on_ecn_ack`; slow start still counts the packets.
+    let mut p = prague(PragueOptions::default());
+    let mut w = p.initial_window();
+    let ack = Ack {
+        now: SimTime::from_ms(10),
+        acked: 2 * MSS,
+        rtt: None,
+        flight: 0,
+        recovering: false,
+    };
+    p.on_ack(&mut w, &ack);
+    assert_eq!(w.cwnd, 12 * MSS);
+}

@@ -182,11 +182,7 @@ fn a_lost_syn_is_sent_again_at_one_second_and_the_data_start_at_one_second_plus_
     // Without timestamps the SYN-ACK of a retransmitted SYN gives no sample (Karn): RFC 6298
     // Sec. 5.7's 3 s; cwnd stays the initial window after one retransmission (Linux).
     let n = native(&s);
-    assert_eq!(
-        n.core.rtt.srtt().is_some(),
-        true,
-        "the data's own samples came later"
-    );
+    assert!(n.core.rtt.srtt().is_some(), "the data's own samples came later");
     let (log, s, _) = drive(RENO, &script, SimTime::from_ms(1020));
     let n = native(&s);
     assert_eq!(

@@ -188,12 +188,12 @@ BAD_SEAM_OPTIONS = [
     (
         {"flows.0.cc": "vegas"},
         "flows[0].cc",
-        "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `none`",
+        "unknown variant `vegas`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `prague`, `none`",
     ),
     (
         {"flows.0.cc.algorithm": "reno"},
         "flows[0].cc.algorithm",
-        "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `none`",
+        "unknown variant `reno`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `prague`, `none`",
     ),
     (
         {"flows.0.cc": {"algorithm": "bbr", "beta": 0.7}},
@@ -319,8 +319,8 @@ def test_cli_set_reaches_the_congestion_controls_options(cli, root):
     shapes = {d: len(schema["definitions"][d]["anyOf"]) for d in ("TcpSpec", "CcSpec")}
     assert shapes == {
         "TcpSpec": 5,
-        "CcSpec": 6,
-    }  # a name, or one table per algorithm (aimd, cubic, bbr, dctcp, none)
+        "CcSpec": 7,
+    }  # a name, or one table per algorithm (aimd, cubic, bbr, dctcp, prague, none)
 
 
 def test_d_sets_the_reduction_of_every_variant():

@@ -18,6 +18,7 @@ mod family;
 mod frto;
 mod fuzz_corpus;
 mod known_answers;
+mod l4s;
 mod linux;
 mod marking;
 mod networks;

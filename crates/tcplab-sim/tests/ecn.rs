@@ -397,7 +397,7 @@ fn ecn_errors_name_the_field_and_the_allowed_values() {
         ),
         (
             "cc = \"dctcp\"\necn = \"off\"",
-            "flows[0].ecn: \"off\", but cc = \"dctcp\" needs ECN (expected \"classic\", or leave ecn out)",
+            "flows[0].ecn: \"off\", but cc = \"dctcp\" needs ECN (expected \"classic\" or \"accecn\", or leave ecn out)",
         ),
         (
             "cc = { algorithm = \"dctcp\", g = 2 }",
@@ -407,9 +407,12 @@ fn ecn_errors_name_the_field_and_the_allowed_values() {
     for (flow, want) in cases {
         assert_eq!(err(flow), want, "{flow}");
     }
-    let e = err("ecn = \"accecn\"");
+    let e = err("ecn = \"l4s\"");
     assert!(
-        e.starts_with("flows[0].ecn") && e.contains("`off`") && e.contains("`classic`"),
+        e.starts_with("flows[0].ecn")
+            && e.contains("`off`")
+            && e.contains("`classic`")
+            && e.contains("`accecn`"),
         "{e}"
     );
 }
@@ -421,10 +424,10 @@ fn the_linux_profile_maps_tcp_ecn_2() {
     let load = |flow: &str| tcplab_sim::load(&one_hop(flow, &[], "1s"), &[]).unwrap();
     let sc = load("profile = \"linux\"");
     let f = &sc.flows[0];
-    use tcplab_sim::scenario::EcnSetting;
+    use tcplab_sim::scenario::{EcnReceiver, EcnSetting};
     assert_eq!(
         (f.ecn, f.ecn_receiver, f.ecn_in_use()),
-        (Some(EcnSetting::Off), Some(true), false)
+        (Some(EcnSetting::Off), Some(EcnReceiver::Accepts(true)), false)
     );
     let sc = load("profile = \"linux\"\ncc = \"dctcp\"");
     let f = &sc.flows[0];

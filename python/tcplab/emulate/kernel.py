@@ -150,10 +150,18 @@ def kernel_flow(
             f"{where}.ecn_receiver: false with ecn = {ecn!r} is simulated only (both of a flow's "
             "namespaces get the same net.ipv4.tcp_ecn)"
         )
+    order = list(_TCP_ECN)
+    if ecn != "off" and isinstance(receiver, str) and order.index(receiver) < order.index(ecn):
+        # A receiver that supports less than the sender asks for: one sysctl cannot give the
+        # two ends different settings (one that supports more agrees to what is asked).
+        raise EmulationError(
+            f"{where}.ecn_receiver: {receiver!r} with ecn = {ecn!r} is simulated only (both of a "
+            "flow's namespaces get the same net.ipv4.tcp_ecn)"
+        )
     if tcp_ecn is None:
         # `ecn = "off"` with a receiver that accepts ECN (the default) is Linux's own default,
         # tcp_ecn = 2: no ECN requested, ECN accepted when asked.
-        sysctl = "2" if ecn == "off" and receiver is not False else _TCP_ECN[ecn]
+        sysctl = "2" if ecn == "off" and receiver not in (False, "off") else _TCP_ECN[ecn]
         ecn_sysctl, ecn_source = sysctl, f'{where}.ecn = "{ecn}"'
     else:
         ecn_sysctl, ecn_source = str(tcp_ecn), f"--tcp-ecn {tcp_ecn}"

@@ -6,7 +6,7 @@ mod ecn;
 mod tcp;
 
 pub use cc::{Algorithm, CcOptions, CcSpec, CubicStyle, HyStart, SsthreshRule, WindowGrowth, MAX_U};
-pub use ecn::EcnSetting;
+pub use ecn::{EcnReceiver, EcnSetting};
 pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
@@ -171,17 +171,25 @@ pub struct FlowSpec {
     /// ns-2 Sack1's partial_ack_ (profile = "ns2", tcp = "sack" only).
     #[serde(default)]
     pub partial_ack: Option<bool>,
-    /// Explicit Congestion Notification: "off" (default) or "classic" (RFC 3168; docs/ecn.md).
-    /// cc = "dctcp" uses it whatever this says (Linux's TCP_CONG_NEEDS_ECN). There is no
-    /// handshake, so ECN is in use when the sender asks for it and the receiver accepts it
-    /// (`ecn_receiver`).
+    /// Explicit Congestion Notification: "off" (default), "classic" (RFC 3168) or "accecn"
+    /// (Accurate ECN, RFC 9768); docs/tcp-family.md. cc = "dctcp" uses it whatever this says
+    /// (Linux's TCP_CONG_NEEDS_ECN; classic if left out), cc = "prague" needs "accecn".
+    /// Without `handshake` ECN is in use when the sender asks for it and the receiver
+    /// accepts it (`ecn_receiver`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<EcnSetting>,
-    /// The receiver accepts ECN (default true, as Linux's net.ipv4.tcp_ecn = 2 does); false
-    /// models a receiver without ECN: the negotiation fails (RFC 3168 Sec. 6.1.1) and the
-    /// flow's packets are Not-ECT.
+    /// What the receiver accepts: true (default: whatever the sender asks, as Linux's
+    /// net.ipv4.tcp_ecn = 2 does for classic ECN), false (a receiver without ECN: the
+    /// negotiation fails, RFC 3168 Sec. 6.1.1, and the flow's packets are Not-ECT), or the
+    /// most it supports: "off", "classic" (an AccECN request gets classic ECN, RFC 9768
+    /// Sec. 3.1.1) or "accecn".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_receiver: Option<bool>,
+    pub ecn_receiver: Option<EcnReceiver>,
+    /// The SYN / SYN-ACK / ACK exchange before the data, with its own retransmission timer and
+    /// ECN's negotiation (`tcp/handshake.rs`); default false: the sender starts with data and
+    /// the configuration of both ends decides ECN.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub handshake: bool,
 }
 
 /// The table key that names the algorithm of a flow key with a short form (`tcp = "reno"` is
@@ -301,7 +309,10 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
     // sender does not use it and the receiver accepts it; a controller that needs ECN (DCTCP)
     // asks whatever the sysctl says.
     let needs_ecn = match flow.get("cc") {
-        Some(Value::Table(t)) => t.get("algorithm").and_then(Value::as_str) == Some("dctcp"),
+        Some(Value::Table(t)) => matches!(
+            t.get("algorithm").and_then(Value::as_str),
+            Some("dctcp" | "prague")
+        ),
         _ => false,
     };
     if !needs_ecn {
@@ -316,6 +327,11 @@ fn start_at_zero() -> Window {
 
 fn yes() -> bool {
     true
+}
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 fn default_dupthresh() -> u32 {
     3

@@ -1,7 +1,8 @@
 //! Explicit Congestion Notification in the RFC endpoints (RFC 3168 Sec. 6.1), the sender's and
-//! the receiver's halves. Flows start without a handshake, so ECN is "negotiated" by the
-//! configuration of both ends (`scenario::FlowSpec::ecn_in_use`): when it is not in use every
-//! field here stays off and the endpoints send what they sent before.
+//! the receiver's halves. Without the handshake (`handshake.rs`) ECN is "negotiated" by the
+//! configuration of both ends (`scenario::FlowSpec::ecn_mode`); with it, by the SYN-ACK. When it
+//! is not in use every field here stays off and the endpoints send what they sent before.
+//! Accurate ECN's feedback (RFC 9768) is `accecn.rs`, held here.
 //!
 //! **Sender** ([`SenderEcn`]):
 //! * new data leaves ECT(0); retransmissions and pure ACKs are Not-ECT (RFC 3168 Sec. 6.1.5;
@@ -40,16 +41,22 @@
 //!   as Linux's `dctcp_ece_ack_update` sets ICSK_ACK_NOW. A DCTCP receiver's ACKs leave
 //!   ECT(0) (Linux's `tcp_ecn_send` leaves a DCTCP socket's ECT on pure ACKs).
 
+use super::accecn::{set_ace, AccEcnReceiver, AccEcnSender, CEP_INIT};
 use super::segment::{Segment, TcpFlags};
 use crate::net::packet::Ecn;
 
 /// The sender's ECN state.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SenderEcn {
-    /// ECN is in use: new data leaves ECT(0) and ECE is read.
+    /// ECN is in use: new data leaves ECT and the feedback is read.
     pub on: bool,
-    /// Retransmissions leave ECT(0) too (a controller that needs ECN: DCTCP).
+    /// Retransmissions leave ECT too (a controller that needs ECN: DCTCP, Prague).
     pub ect_always: bool,
+    /// The codepoint of the data: ECT(0), or ECT(1) for an L4S controller (RFC 9331).
+    pub ect: Ecn,
+    /// Accurate ECN feedback (`accecn.rs`): the ACE field and the option are read instead of
+    /// ECE, and no CWR is sent (RFC 9768 Sec. 3.2: AE, CWR and ECE are the sender's own ACE).
+    pub acc: Option<Box<AccEcnSender>>,
     /// The next new data segment carries CWR (Linux's TCP_ECN_QUEUE_CWR).
     cwr_pending: bool,
     /// The last reduction's window: one past the highest byte sent then (Linux's high_seq).
@@ -63,12 +70,19 @@ pub struct SenderEcn {
 }
 
 /// What an ACK tells a controller that counts marks (`Controller::on_ecn_ack`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EcnAck {
     /// Bytes the cumulative ACK newly acknowledged.
     pub acked: u64,
-    /// The ACK carried ECE.
+    /// The ACK carried ECE (classic), or reported new CE packets (AccECN).
     pub ece: bool,
+    /// Packets the cumulative ACK newly acknowledged (its bytes over SMSS, rounded up).
+    pub delivered: u32,
+    /// Packets and bytes that arrived CE, as the ACK reports them (`delivered_ce`): with
+    /// AccECN the exact counts (`accecn.rs`); with classic feedback, all or nothing of this
+    /// ACK's (`delivered` and `acked` when ECE is on).
+    pub ce_packets: u32,
+    pub ce_bytes: u64,
     /// snd_una passed the end of the observation window (RFC 8257 Sec. 3.3 step 3): the
     /// window of data is complete, and the next one ends at what has been sent now.
     pub window_end: bool,
@@ -79,18 +93,42 @@ impl SenderEcn {
         SenderEcn {
             on,
             ect_always: on && ect_always,
+            ect: Ecn::Ect0,
             ..Default::default()
         }
     }
 
-    /// Marks a segment about to leave: ECT(0) on new data (and on retransmissions with
-    /// `ect_always`), CWR on the first new data after a reduction.
+    /// Classic feedback (RFC 3168); data ECT(1) when `l4s` (an L4S controller keeps ECT(1)
+    /// whatever feedback was negotiated, as Linux's Prague sets TCP_ECN_ECT_1).
+    pub fn classic(ect_always: bool, l4s: bool) -> Self {
+        SenderEcn {
+            ect: if l4s { Ecn::Ect1 } else { Ecn::Ect0 },
+            ..SenderEcn::new(true, ect_always)
+        }
+    }
+
+    /// ECN with Accurate ECN feedback (RFC 9768) on segments of `mss` bytes; data ECT(1)
+    /// when `l4s`.
+    pub fn accecn(ect_always: bool, l4s: bool, mss: u32) -> Self {
+        SenderEcn {
+            ect: if l4s { Ecn::Ect1 } else { Ecn::Ect0 },
+            acc: Some(Box::new(AccEcnSender::new(mss))),
+            ..SenderEcn::new(true, ect_always)
+        }
+    }
+
+    /// Marks a segment about to leave: ECT on new data (and on retransmissions with
+    /// `ect_always`), CWR on the first new data after a reduction (classic); with AccECN, the
+    /// ACE field of the sender's own receive counter, which no CE on the ACKs moves (they
+    /// leave Not-ECT).
     #[inline]
     pub fn mark(&mut self, seg: &mut Segment) {
         if !seg.retransmit || self.ect_always {
-            seg.ecn = Ecn::Ect0;
+            seg.ecn = self.ect;
         }
-        if !seg.retransmit && self.cwr_pending {
+        if self.acc.is_some() {
+            set_ace(&mut seg.flags, CEP_INIT);
+        } else if !seg.retransmit && self.cwr_pending {
             seg.flags.set(TcpFlags::CWR, true);
             self.cwr_pending = false;
         }
@@ -117,14 +155,28 @@ impl SenderEcn {
 
     /// The facts of an ACK for a controller that counts marks; moves the observation window
     /// on when snd_una passes its end (to `snd_max`).
-    pub fn ack(&mut self, acked: u64, ece: bool, snd_una: u64, snd_max: u64) -> EcnAck {
+    pub fn ack(&mut self, ack: &Segment, acked: u64, mss: u64, snd_una: u64, snd_max: u64) -> EcnAck {
         let window_end = snd_una > self.window_end;
         if window_end {
             self.window_end = snd_max;
         }
+        let delivered = acked.div_ceil(mss) as u32;
+        let (ece, ce_packets, ce_bytes) = match &mut self.acc {
+            None => {
+                let ece = ack.flags.has(TcpFlags::ECE);
+                (ece, if ece { delivered } else { 0 }, if ece { acked } else { 0 })
+            }
+            Some(a) => {
+                let d = a.on_ack(ack, delivered);
+                (d.packets > 0, d.packets, d.bytes)
+            }
+        };
         EcnAck {
             acked,
             ece,
+            delivered,
+            ce_packets,
+            ce_bytes,
             window_end,
         }
     }
@@ -140,6 +192,8 @@ pub enum EcnFeedback {
     Classic,
     /// RFC 8257 Sec. 3.2: ECE is the CE state of the data acknowledged.
     Dctcp,
+    /// RFC 9768: the ACE counter and the AccECN option (`accecn.rs`).
+    AccEcn,
 }
 
 /// What the receiver's ACK policy must do because of an arrival's ECN bits.
@@ -154,8 +208,10 @@ pub struct EcnAction {
 }
 
 /// The receiver's ECN state and counts.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ReceiverEcn {
+    /// AccECN's counters (with `EcnFeedback::AccEcn`).
+    pub acc: Option<Box<AccEcnReceiver>>,
     pub feedback: EcnFeedback,
     /// Linux's rules for the ACK timing (`ack = "linux"`).
     pub linux: bool,
@@ -176,6 +232,15 @@ impl ReceiverEcn {
             feedback,
             linux,
             ..Default::default()
+        }
+    }
+
+    /// AccECN feedback (RFC 9768); the option in order 1 for an ECT(1) flow, beside the
+    /// timestamps if on.
+    pub fn accecn(linux: bool, order1: bool, timestamps: bool) -> Self {
+        ReceiverEcn {
+            acc: Some(Box::new(AccEcnReceiver::new(order1, timestamps))),
+            ..ReceiverEcn::new(EcnFeedback::AccEcn, linux)
         }
     }
 
@@ -209,6 +274,11 @@ impl ReceiverEcn {
                     Ecn::Ect0 | Ecn::Ect1 => self.seen_ect = true,
                 }
             }
+            EcnFeedback::AccEcn => {
+                if let Some(acc) = &mut self.acc {
+                    a.ack_now = acc.on_data(seg);
+                }
+            }
             EcnFeedback::Dctcp => {
                 if fresh && ce != self.ece {
                     a.flush_prior = true;
@@ -226,15 +296,22 @@ impl ReceiverEcn {
         self.prior_ece
     }
 
-    /// ECE and the IP codepoint of an ACK sent now.
-    #[inline]
-    pub fn stamp(&self, ack: &mut Segment, ece: bool) {
-        if self.feedback == EcnFeedback::Off {
-            return;
-        }
-        ack.flags.set(TcpFlags::ECE, ece);
-        if self.feedback == EcnFeedback::Dctcp {
-            ack.ecn = Ecn::Ect0;
+    /// ECE (or AccECN's ACE and option) and the IP codepoint of an ACK sent now (the
+    /// receiver calls it only with ECN in use, so a flow without pays one test).
+    #[inline(never)]
+    pub fn stamp(&mut self, ack: &mut Segment, ece: bool) {
+        match self.feedback {
+            EcnFeedback::Off => {}
+            EcnFeedback::Classic => ack.flags.set(TcpFlags::ECE, ece),
+            EcnFeedback::Dctcp => {
+                ack.flags.set(TcpFlags::ECE, ece);
+                ack.ecn = Ecn::Ect0;
+            }
+            EcnFeedback::AccEcn => {
+                if let Some(acc) = &mut self.acc {
+                    ack.size += acc.stamp(ack, ack.sack.option_bytes());
+                }
+            }
         }
     }
 

@@ -6,10 +6,12 @@
 //! Module graph (a DAG): sender -> recovery -> state -> cc; sender -> {state, cc};
 //! recovery -> cc. The congestion control depends on nothing else in `tcp`.
 
+pub mod accecn;
 pub mod cc;
 pub mod ecn;
 pub mod endpoint;
 mod frto;
+pub mod handshake;
 pub mod instruments;
 pub mod linux_ack;
 pub mod ns2;
@@ -23,7 +25,7 @@ pub mod sender;
 pub mod state;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{AckKind, Estimator, FlowSpec};
+use crate::scenario::{AckKind, EcnSetting, Estimator, FlowSpec};
 use crate::time::SimTime;
 use cc::CongestionControl;
 use endpoint::{AnyReceiver, AnySender, TcpSender};
@@ -93,9 +95,18 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
     let recovery = LossRecovery::build(f.tcp.options());
     let reads_delivered = recovery.reads_delivered();
     let mut s = Sender::new(flow, node, peer, cfg, recovery, cc_for(f), estimator_for(f));
-    // ECN (ecn.rs); a controller that needs it marks retransmissions ECT too (Linux's
-    // tcp_ecn_send with tcp_ca_needs_ecn).
-    s.core.ecn = ecn::SenderEcn::new(f.ecn_in_use(), f.algorithm().needs_ecn());
+    // ECN (ecn.rs, accecn.rs); a controller that needs it marks retransmissions ECT too
+    // (Linux's tcp_ecn_send with tcp_ca_needs_ecn). With the handshake the SYN-ACK decides.
+    let (needs, l4s) = (f.algorithm().needs_ecn(), f.algorithm().l4s());
+    if f.handshake {
+        s = s.with_handshake(f.ecn_asked(), needs, l4s);
+    } else {
+        s.core.ecn = match f.ecn_mode() {
+            EcnSetting::Off => ecn::SenderEcn::default(),
+            EcnSetting::Classic => ecn::SenderEcn::classic(needs, l4s),
+            EcnSetting::Accecn => ecn::SenderEcn::accecn(needs, l4s, f.mss),
+        };
+    }
     if let Some(sb) = &mut s.core.sb {
         // The recovery may read the segments each ACK delivers (RACK: RFC 8985 Sec. 6.2
         // steps 2-3); so does the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was
@@ -134,13 +145,33 @@ pub fn receiver_for(f: &FlowSpec) -> Receiver {
         AckKind::Linux => AckPolicy::Linux(linux_ack::LinuxAck::new(f.mss as u64, f.rwnd.0, f.min_rto.0)),
     };
     let mut r = Receiver::new(f.header(), policy);
-    if f.ecn_in_use() {
-        // The receiver's echo is its congestion control's: DCTCP's exact one, or RFC 3168's.
-        r = r.with_ecn(if f.algorithm().needs_ecn() {
-            ecn::EcnFeedback::Dctcp
-        } else {
-            ecn::EcnFeedback::Classic
+    let (needs, l4s) = (f.algorithm().needs_ecn(), f.algorithm().l4s());
+    // DCTCP's receiver echoes the CE state (RFC 8257 Sec. 3.2); Prague's, over classic
+    // feedback, is RFC 3168's (tcp_prague.c has no receiver-side CE state machine).
+    let dctcp = needs && !l4s;
+    if f.handshake {
+        r = r.with_handshake(handshake::Listener {
+            supports: f.ecn_accepted(),
+            dctcp,
+            l4s,
+            timestamps: f.timestamps,
+            agreed: None,
         });
+    } else {
+        match f.ecn_mode() {
+            EcnSetting::Off => {}
+            // The receiver's echo is its congestion control's: DCTCP's exact one, or RFC 3168's.
+            EcnSetting::Classic => {
+                r = r.with_ecn(if dctcp {
+                    ecn::EcnFeedback::Dctcp
+                } else {
+                    ecn::EcnFeedback::Classic
+                })
+            }
+            EcnSetting::Accecn => {
+                r.ecn = ecn::ReceiverEcn::accecn(r.linux_acks(), l4s, f.timestamps);
+            }
+        }
     }
     if f.sack_receiver() {
         // RFC 2018: 4 blocks fit the 40-byte option space, 3 beside the timestamp option.

@@ -4,6 +4,7 @@
 //! deadline.
 
 use super::ecn::{EcnFeedback, ReceiverEcn};
+use super::handshake::Listener;
 use super::linux_ack::LinuxAck;
 use super::segment::{SackBlocks, Segment};
 use crate::time::SimTime;
@@ -54,6 +55,8 @@ pub struct Receiver {
     pub acks_sent: u64,
     /// ECN feedback (`ecn.rs`): off unless the flow uses ECN.
     pub ecn: ReceiverEcn,
+    /// The SYN's answer, with `handshake` (`handshake.rs`).
+    pub listen: Option<Box<Listener>>,
 }
 
 impl Receiver {
@@ -75,7 +78,40 @@ impl Receiver {
             bytes_delivered: 0,
             acks_sent: 0,
             ecn: ReceiverEcn::default(),
+            listen: None,
         }
+    }
+
+    /// Waits for a SYN (`handshake.rs`), whose answer sets up ECN.
+    pub fn with_handshake(mut self, l: Listener) -> Self {
+        self.listen = Some(Box::new(l));
+        self
+    }
+
+    /// A SYN or the ACK of the SYN-ACK (`handshake.rs`): no payload, old sequence space.
+    fn on_control(&mut self, seg: &Segment, out: &mut Vec<Segment>) {
+        let Some(l) = &mut self.listen else { return };
+        if !seg.flags.has(super::segment::TcpFlags::SYN) {
+            return; // the ACK of the SYN-ACK: nothing to answer
+        }
+        let (mut synack, first) = l.on_syn(seg, self.ack_size);
+        let linux = matches!(self.policy, AckPolicy::Linux(_));
+        match first {
+            Some(crate::scenario::EcnSetting::Classic) => {
+                let f = if l.dctcp {
+                    EcnFeedback::Dctcp
+                } else {
+                    EcnFeedback::Classic
+                };
+                self.ecn = ReceiverEcn::new(f, linux);
+            }
+            Some(crate::scenario::EcnSetting::Accecn) => {
+                self.ecn = ReceiverEcn::accecn(linux, l.l4s, l.timestamps);
+            }
+            _ => {}
+        }
+        synack.ts_ecr = self.ts_recent;
+        out.push(synack);
     }
 
     /// Echoes congestion marks (RFC 3168 Sec. 6.1.3, or DCTCP's RFC 8257 Sec. 3.2).
@@ -94,6 +130,11 @@ impl Receiver {
     pub fn with_dsack(mut self) -> Self {
         self.dsack = true;
         self
+    }
+
+    /// Linux's ACK policy (`ack = "linux"`).
+    pub fn linux_acks(&self) -> bool {
+        matches!(self.policy, AckPolicy::Linux(_))
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -115,7 +156,7 @@ impl Receiver {
         self.arrivals += 1;
         let (start, end) = (seg.seq, seg.end());
         let mut ack_now = false;
-        if self.ecn.feedback != EcnFeedback::Off {
+        if self.ecn.feedback != EcnFeedback::Off && seg.len > 0 {
             let a = self.ecn.on_data(seg, end > self.rcv_nxt);
             if a.flush_prior && self.unacked_segments > 0 {
                 // RFC 8257 Sec. 3.2: the delayed ACK of the data before this segment leaves
@@ -129,6 +170,9 @@ impl Receiver {
             ack_now = a.ack_now;
         }
         if end <= self.rcv_nxt {
+            if seg.len == 0 {
+                return self.on_control(seg, out);
+            }
             // Entirely old data: a duplicate. ACK at once so the sender learns where we are
             // (Linux: `tcp_enter_quickack_mode` too), reporting it as a D-SACK.
             self.note_duplicate(start, end);
@@ -282,13 +326,17 @@ impl Receiver {
         self.acks_sent += 1;
         let sack = self.sack_blocks();
         self.pending_dsack = None;
-        let mut ack = Segment {
+        out.push(Segment {
             ts_ecr: self.ts_recent,
             sack,
             ..Segment::ack(self.rcv_nxt, self.ack_size + sack.option_bytes())
-        };
-        self.ecn.stamp(&mut ack, ece);
-        out.push(ack);
+        });
+        if self.ecn.feedback != EcnFeedback::Off {
+            // Stamped where it lies: a flow without ECN builds its ACK in place.
+            if let Some(ack) = out.last_mut() {
+                self.ecn.stamp(ack, ece);
+            }
+        }
     }
 }
 

@@ -317,6 +317,20 @@ impl RtoEstimator {
         }
     }
 
+    /// RFC 6298 Sec. 5.7: the handshake gave no RTT sample after a retransmission, so the
+    /// timer for the data starts at `rto` (3 s) and the backoff ends (the RFC 6298 estimator;
+    /// the others only end the backoff: the handshake is refused with them).
+    pub fn fallback(&mut self, rto: SimTime) {
+        match self {
+            RtoEstimator::Rfc6298(e) => {
+                e.base_rto_ns = rto.ns().clamp(e.min_ns, e.max_ns);
+                e.backoff = 0;
+            }
+            RtoEstimator::Jacobson88(e) => e.backoff = 0,
+            RtoEstimator::Rfc793(e) => e.backoff = 0,
+        }
+    }
+
     /// Consecutive expirations since the last sample.
     pub fn backoff(&self) -> u32 {
         match self {

@@ -68,6 +68,8 @@ impl TcpFlags {
     pub const ECE: u8 = 0x40;
     /// Congestion Window Reduced: the sender reduced for an ECE (RFC 3168 Sec. 6.1.2).
     pub const CWR: u8 = 0x80;
+    /// SYN: the handshake's first two segments (RFC 9293 Sec. 3.1; `tcp/handshake.rs`).
+    pub const SYN: u8 = 0x02;
     /// Accurate ECN's third counter bit (RFC 9768 Sec. 3.2.2; bit 7 of TCP header byte 12).
     pub const AE: u8 = 0x01;
 

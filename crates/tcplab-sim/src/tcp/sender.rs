@@ -16,6 +16,7 @@
 
 use super::cc::{Ack, CaState, CongestionControl, Controller, Delivery};
 use super::frto::{self, Frto, Observed, Verdict};
+use super::handshake::{self, SynSent};
 use super::rate::RateSample;
 use super::recovery::{AckEvent, Ctx, LossRecovery};
 use super::rto::RtoEstimator;
@@ -37,6 +38,11 @@ pub struct Sender {
     /// After a retransmit timeout, until `recover` is acknowledged (Linux's TCP_CA_Loss):
     /// told to a controller that reads delivery rates.
     in_loss: bool,
+    /// The SYN, while it is outstanding (`handshake.rs`); None once data may flow (always
+    /// without `handshake`).
+    pub syn: Option<Box<SynSent>>,
+    /// What ECN becomes when the SYN-ACK agrees to it: (needs ECN, L4S).
+    ecn_setup: (bool, bool),
 }
 
 impl Sender {
@@ -66,7 +72,17 @@ impl Sender {
             frto: None,
             spurious_timeouts: 0,
             in_loss: false,
+            syn: None,
+            ecn_setup: (false, false),
         }
+    }
+
+    /// Opens with the SYN exchange (`handshake.rs`): the SYN asks for `asked`; when agreed,
+    /// ECN is set up for a controller that needs it (`needs_ecn`) or sends ECT(1) (`l4s`).
+    pub fn with_handshake(mut self, asked: crate::scenario::EcnSetting, needs_ecn: bool, l4s: bool) -> Self {
+        self.syn = Some(Box::new(SynSent::new(asked)));
+        self.ecn_setup = (needs_ecn, l4s);
+        self
     }
 
     /// The rate the congestion control wants the send loop to pace at (payload bit/s), if
@@ -112,6 +128,20 @@ impl Sender {
     }
 
     pub fn start(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if let Some(h) = &mut self.syn {
+            let c = &mut self.core;
+            out.push(h.syn(
+                now,
+                c.cfg.header_bytes + handshake::syn_option_bytes(c.cfg.timestamps),
+            ));
+            c.rto_deadline = Some(c.rtt.deadline(now));
+            return;
+        }
+        self.start_data(now, out);
+    }
+
+    /// The data start: at once, or when the SYN-ACK arrives.
+    fn start_data(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         let w = self.core.win;
         self.core.inst.set_window_limit(self.core.cfg.rwnd);
         self.core.inst.start(now, w.cwnd, w.ssthresh);
@@ -137,6 +167,9 @@ impl Sender {
                 self.update_pacing();
             }
             self.core.cfg.total_bytes = Some(total + bytes);
+            if self.syn.is_some() {
+                return; // the data waits for the SYN-ACK
+            }
             self.send(now, out);
             self.core.record_trace(now);
         }
@@ -267,7 +300,8 @@ impl Sender {
                 rtt,
                 flight: c.flight_size(),
                 // No growth while an ECE response's window is out (Linux's CWR state).
-                recovering: r.window_set || (c.ecn.on && c.ecn.in_ece_round(c.snd_una)),
+                recovering: r.window_set
+                    || (c.ecn.on && c.ecn.in_ece_round(c.snd_una) && !self.cc.grows_in_cwr()),
             };
             self.cc.on_ack(&mut c.win, &sample);
             c.dupacks = 0;
@@ -278,7 +312,7 @@ impl Sender {
                 c.rto_deadline = Some(c.rtt.deadline(now));
             }
             c.inst.acked(c.snd_una, newly_acked);
-        } else if ack.ack == c.snd_una && c.snd_max > c.snd_una {
+        } else if ack.ack == c.snd_una && c.snd_max > c.snd_una && !ack.flags.has(TcpFlags::SYN) {
             // RFC 5681 Sec. 2: a duplicate ACK (no data, same window, data outstanding); with a
             // scoreboard, only one whose SACK blocks say something new counts (RFC 6675 Sec. 2).
             if c.sb.is_none() || sack_news || ack.sack.is_empty() {
@@ -296,6 +330,8 @@ impl Sender {
             if c.ecn.on {
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, 0);
             }
+        } else if self.syn.is_some() && ack.flags.has(TcpFlags::SYN) {
+            return self.on_synack(now, ack, out);
         }
         let ev = AckEvent {
             ack,
@@ -327,6 +363,40 @@ impl Sender {
         self.core.record_trace(now);
     }
 
+    /// The SYN-ACK (`handshake.rs`): the first RTT sample or RFC 6298 Sec. 5.7's fallback,
+    /// the window, ECN as agreed; then the ACK of the SYN-ACK and the first data leave.
+    fn on_synack(&mut self, now: SimTime, synack: &Segment, out: &mut Vec<Segment>) {
+        let Some(h) = self.syn.take() else { return };
+        let c = &mut self.core;
+        // Timestamps: the echo of the SYN that arrived; else Karn: only an unrepeated SYN.
+        let sent = if c.cfg.timestamps {
+            Some(synack.ts_ecr)
+        } else {
+            (h.syns == 1).then_some(h.sent)
+        };
+        match sent {
+            Some(sent) => {
+                c.rtt.sample(sent, now);
+                c.inst.rtt_sample(now - sent);
+            }
+            None => c.rtt.fallback(handshake::FALLBACK_RTO),
+        }
+        if h.syns > 2 {
+            // Linux's tcp_init_transfer: more than one SYN retransmission -> 1 segment.
+            c.win.cwnd = c.cfg.mss as u64;
+        }
+        let agreed = h.outcome(synack);
+        let (needs_ecn, l4s) = self.ecn_setup;
+        c.ecn = match agreed {
+            crate::scenario::EcnSetting::Off => super::ecn::SenderEcn::default(),
+            crate::scenario::EcnSetting::Classic => super::ecn::SenderEcn::classic(needs_ecn, l4s),
+            crate::scenario::EcnSetting::Accecn => super::ecn::SenderEcn::accecn(needs_ecn, l4s, c.cfg.mss),
+        };
+        c.rto_deadline = None;
+        out.push(h.ack(now, synack, agreed, c.cfg.header_bytes));
+        self.start_data(now, out);
+    }
+
     /// ECN's part of an ACK (`ecn.rs`): the controller counts it (DCTCP), and an ECE reduces
     /// the window once per window of data, not during a loss recovery (RFC 3168 Sec. 6.1.2).
     fn ecn_echo(
@@ -337,15 +407,15 @@ impl Sender {
         ack: &Segment,
         acked: u64,
     ) {
-        let ece = ack.flags.has(TcpFlags::ECE);
-        let e = c.ecn.ack(acked, ece, c.snd_una, c.snd_max);
+        let (una, max, mss) = (c.snd_una, c.snd_max, c.cfg.mss as u64);
+        let e = c.ecn.ack(ack, acked, mss, una, max);
         cc.on_ecn_ack(&e);
         if e.window_end {
             if let Some(a) = cc.ecn_estimate() {
                 c.inst.estimate(now, a);
             }
         }
-        if !ece {
+        if !e.ece {
             return;
         }
         c.inst.counters.ece_acks += 1;
@@ -384,6 +454,16 @@ impl Sender {
         match c.rto_deadline {
             Some(d) if d <= now => {}
             _ => return,
+        }
+        if let Some(h) = &mut self.syn {
+            // The SYN's timer (handshake.rs): the SYN again, the timer backed off.
+            c.rtt.back_off();
+            c.rto_deadline = Some(c.rtt.deadline(now));
+            out.push(h.syn(
+                now,
+                c.cfg.header_bytes + handshake::syn_option_bytes(c.cfg.timestamps),
+            ));
+            return;
         }
         // F-RTO step 1 (frto.rs), with the window before the timeout.
         self.frto = frto::start(self.frto, c, &self.recovery);

@@ -1,15 +1,19 @@
-//! A flow's `ecn` and `ecn_receiver` keys: Explicit Congestion Notification (RFC 3168) as the
-//! endpoints use it (`tcp/ecn.rs`), what "negotiated" means without a handshake, and the checks
-//! of where it cannot apply.
+//! A flow's `ecn`, `ecn_receiver` and `handshake` keys: Explicit Congestion Notification
+//! (RFC 3168; AccECN, RFC 9768) as the endpoints use it (`tcp/ecn.rs`, `tcp/accecn.rs`), what
+//! "negotiated" means, and the checks of where it cannot apply.
+//!
+//! Without `handshake` the outcome is decided by the configuration of both ends
+//! ([`FlowSpec::ecn_mode`]); with it, by the SYN exchange (`tcp/handshake.rs`), which reaches
+//! the same outcome unless the network interferes.
 
 use super::super::invalid;
-use super::{FlowSpec, Profile};
+use super::{Estimator, FlowSpec, Profile};
 use crate::error::Error;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Explicit Congestion Notification for a flow (`ecn`).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnSetting {
     /// No ECN: every packet Not-ECT, no ECE or CWR.
@@ -17,6 +21,10 @@ pub enum EcnSetting {
     /// RFC 3168: new data ECT(0), the receiver echoes CE with ECE until CWR, the sender
     /// reduces once per window of data.
     Classic,
+    /// Accurate ECN (RFC 9768): the receiver counts CE packets in the ACE field (AE, CWR,
+    /// ECE) and the bytes of each codepoint in the AccECN option, so the sender knows how many
+    /// packets and bytes were marked.
+    Accecn,
 }
 
 impl EcnSetting {
@@ -24,45 +32,126 @@ impl EcnSetting {
         match self {
             EcnSetting::Off => "off",
             EcnSetting::Classic => "classic",
+            EcnSetting::Accecn => "accecn",
+        }
+    }
+}
+
+/// What the receiver accepts (`ecn_receiver`): true (whatever the sender asks), false (no
+/// ECN), or the most it supports, "off", "classic" or "accecn".
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum EcnReceiver {
+    Accepts(bool),
+    Supports(EcnSetting),
+}
+
+impl EcnReceiver {
+    /// The most this receiver negotiates.
+    pub fn most(self) -> EcnSetting {
+        match self {
+            EcnReceiver::Accepts(true) => EcnSetting::Accecn,
+            EcnReceiver::Accepts(false) => EcnSetting::Off,
+            EcnReceiver::Supports(s) => s,
         }
     }
 }
 
 impl FlowSpec {
-    /// Does the sender ask for ECN (`ecn = "classic"`, or a controller that needs it)?
+    /// What the sender asks for: `ecn`, or classic ECN for a controller that needs it when
+    /// `ecn` is left out.
+    pub fn ecn_asked(&self) -> EcnSetting {
+        match self.ecn {
+            Some(s) => s,
+            None if self.algorithm().needs_ecn() => EcnSetting::Classic,
+            None => EcnSetting::Off,
+        }
+    }
+
+    /// Does the sender ask for ECN (`ecn`, or a controller that needs it)?
     pub fn ecn_requested(&self) -> bool {
-        self.ecn == Some(EcnSetting::Classic) || self.algorithm().needs_ecn()
+        self.ecn_asked() != EcnSetting::Off
     }
 
-    /// Is ECN in use: asked for by the sender and accepted by the receiver (RFC 3168
-    /// Sec. 6.1.1's negotiation, by the configuration of both ends)?
+    /// The most the receiver negotiates (`ecn_receiver`, default: whatever is asked).
+    pub fn ecn_accepted(&self) -> EcnSetting {
+        self.ecn_receiver.map_or(EcnSetting::Accecn, EcnReceiver::most)
+    }
+
+    /// The ECN feedback the two ends agree on: the lower of what the sender asks and what the
+    /// receiver supports (RFC 3168 Sec. 6.1.1; RFC 9768 Sec. 3.1.1, Table 2: an AccECN SYN
+    /// answered by an RFC 3168 server gives classic ECN, by a server without ECN none).
+    pub fn ecn_mode(&self) -> EcnSetting {
+        self.ecn_asked().min(self.ecn_accepted())
+    }
+
+    /// Is ECN in use (negotiated by the configuration of both ends)?
     pub fn ecn_in_use(&self) -> bool {
-        self.ecn_requested() && self.ecn_receiver.unwrap_or(true)
+        self.ecn_mode() != EcnSetting::Off
     }
 
-    /// ECN's checks: a profile and a controller that can do it.
+    /// ECN's checks: a profile and a controller that can do it; AccECN for a controller
+    /// that needs it; the handshake's estimator.
     pub(super) fn validate_ecn(&self, at: &str) -> Result<(), Error> {
         let a = self.algorithm();
         match self.ecn {
-            Some(EcnSetting::Classic) if self.profile == Some(Profile::Ns2) => Err(invalid(
-                format!("{at}.ecn"),
-                "\"classic\" is not modelled by the ns2 profile's agents (expected \"off\")",
-            )),
-            Some(EcnSetting::Classic) if !a.ecn_capable() => Err(invalid(
-                format!("{at}.ecn"),
-                format!(
-                    "\"classic\" needs a congestion window to reduce, and cc = \"{}\" has none (expected \"off\", or a cc with a window)",
-                    a.name()
-                ),
-            )),
-            Some(EcnSetting::Off) if a.needs_ecn() => Err(invalid(
-                format!("{at}.ecn"),
-                format!(
-                    "\"off\", but cc = \"{}\" needs ECN (expected \"classic\", or leave ecn out)",
-                    a.name()
-                ),
-            )),
-            _ => Ok(()),
+            Some(s @ (EcnSetting::Classic | EcnSetting::Accecn))
+                if self.profile == Some(Profile::Ns2) =>
+            {
+                return Err(invalid(
+                    format!("{at}.ecn"),
+                    format!(
+                        "\"{}\" is not modelled by the ns2 profile's agents (expected \"off\")",
+                        s.name()
+                    ),
+                ))
+            }
+            Some(s @ (EcnSetting::Classic | EcnSetting::Accecn)) if !a.ecn_capable() => {
+                return Err(invalid(
+                    format!("{at}.ecn"),
+                    format!(
+                        "\"{}\" needs a congestion window to reduce, and cc = \"{}\" has none (expected \"off\", or a cc with a window)",
+                        s.name(),
+                        a.name()
+                    ),
+                ))
+            }
+            Some(EcnSetting::Off) if a.needs_ecn() => {
+                return Err(invalid(
+                    format!("{at}.ecn"),
+                    format!(
+                        "\"off\", but cc = \"{}\" needs ECN (expected {}, or leave ecn out)",
+                        a.name(),
+                        if a.needs_accecn() { "\"accecn\"" } else { "\"classic\" or \"accecn\"" }
+                    ),
+                ))
+            }
+            s if a.needs_accecn() && s != Some(EcnSetting::Accecn) => {
+                return Err(invalid(
+                    format!("{at}.ecn"),
+                    format!(
+                        "{}, but cc = \"{}\" needs Accurate ECN feedback (expected \"accecn\")",
+                        s.map_or("left out".to_string(), |s| format!("\"{}\"", s.name())),
+                        a.name()
+                    ),
+                ))
+            }
+            _ => {}
         }
+        if self.handshake {
+            if self.profile == Some(Profile::Ns2) {
+                return Err(invalid(
+                    format!("{at}.handshake"),
+                    "true is not modelled by the ns2 profile's agents (expected false)",
+                ));
+            }
+            if self.estimator() != Estimator::Rfc6298 {
+                return Err(invalid(
+                    format!("{at}.handshake"),
+                    "true needs rto_estimator = \"rfc6298\" (RFC 6298 Sec. 5.7's fallback) (expected false, or rto_estimator = \"rfc6298\")",
+                ));
+            }
+        }
+        Ok(())
     }
 }

@@ -130,15 +130,18 @@ impl Controller for Dctcp {
         self.reno.on_idle(w);
     }
 
-    /// RFC 8257 Sec. 3.3 steps 1-8.
+    /// RFC 8257 Sec. 3.3 steps 1-8. The bytes marked are the ACK's `ce_bytes`: with classic
+    /// feedback all of its bytes when it carries ECE (RFC 8257's rule), with AccECN the CE
+    /// bytes the AccECN option reports (Linux's DCTCP reads `tp->delivered_ce`, exact with
+    /// AccECN, in packets).
     fn on_ecn_ack(&mut self, e: &EcnAck) {
         self.acked += e.acked;
-        if e.ece {
-            self.marked += e.acked;
-        }
+        self.marked += e.ce_bytes;
         if e.window_end {
             if self.acked > 0 {
-                let m = self.marked as f64 / self.acked as f64;
+                // AccECN's CE bytes count at their arrival, so a window's may exceed what
+                // its ACKs covered: at most all of it.
+                let m = (self.marked as f64 / self.acked as f64).min(1.0);
                 self.alpha = (1.0 - self.g) * self.alpha + self.g * m;
             }
             self.acked = 0;
@@ -180,7 +183,9 @@ mod tests {
         EcnAck {
             acked,
             ece,
+            ce_bytes: if ece { acked } else { 0 },
             window_end,
+            ..Default::default()
         }
     }
 

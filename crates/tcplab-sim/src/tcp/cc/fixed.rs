@@ -111,7 +111,7 @@ cc = {cc}
             ("{ algorithm = \"fixed\", segments = \"x\" }", "flows[0].cc.segments: invalid type: string \"x\", expected u32"),
             ("{ algorithm = \"fixed\", d = 0.5 }", "flows[0].cc.d: not an option of fixed (options of fixed: segments)"),
             ("{ segments = 2 }", "flows[0].cc.segments: not an option of aimd (options of aimd: d, u, growth, abc_limit, ssthresh_rule, hystart)"),
-            ("\"fixd\"", "flows[0].cc: unknown variant `fixd`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `none`, `fixed` (did you mean `fixed`?)"),
+            ("\"fixd\"", "flows[0].cc: unknown variant `fixd`, expected one of `aimd`, `cubic`, `bbr`, `dctcp`, `prague`, `none`, `fixed` (did you mean `fixed`?)"),
         ];
         for (cc, want) in cases {
             assert_eq!(error(cc), want, "{cc}");

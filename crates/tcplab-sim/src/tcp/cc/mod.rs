@@ -226,6 +226,13 @@ pub trait Controller {
         w.cwnd = w.ssthresh;
         true
     }
+
+    /// Does the window grow while a CE response's round is out? Linux holds a controller's
+    /// growth in TCP_CA_CWR (PRR instead of `cong_avoid`), except one with its own
+    /// `cong_control` that grows there (Prague).
+    fn grows_in_cwr(&self) -> bool {
+        false
+    }
 }
 
 // The registry: one line per controller, `Variant(module::Type) = "name"`, `boxed` for a
@@ -243,6 +250,11 @@ controllers! {
     /// DCTCP (RFC 8257): Reno, and on ECE cwnd x (1 - alpha / 2), alpha the EWMA (weight g)
     /// of the fraction of bytes marked per window; its flows use ECN.
     Dctcp(dctcp::Dctcp) = "dctcp",
+    /// TCP Prague, experimental (draft-briscoe-iccrg-prague-congestion-control; the L4S
+    /// team's Linux tcp_prague.c): ECT(1) and AccECN feedback, DCTCP's alpha per round trip
+    /// (g = 1/16), cwnd x (1 - alpha / 2) once per round trip with marks, additive increase
+    /// over unmarked packets, pacing, Reno on loss, optional RTT independence.
+    Prague(prague::Prague) = "prague" boxed,
     /// No congestion control: the window is the receiver's (4.3BSD before Jacobson).
     None(none::NoControl) = "none",
     #[cfg(test)]

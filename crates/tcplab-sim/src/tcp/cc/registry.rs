@@ -69,6 +69,13 @@ pub trait FromOptions: Controller + Sized {
 
     /// It has a window to reduce for ECE (`ecn = "classic"` is refused without one).
     const ECN_CAPABLE: bool = true;
+
+    /// It needs Accurate ECN feedback (RFC 9768): its flows must say `ecn = "accecn"`
+    /// (TCP Prague).
+    const NEEDS_ACCECN: bool = false;
+
+    /// Its data leave ECT(1), the L4S identifier (RFC 9331 Sec. 5.1), instead of ECT(0).
+    const L4S: bool = false;
 }
 
 /// The options of a controller that has none.
@@ -363,6 +370,9 @@ macro_rules! controllers {
             fn on_ecn_echo(&mut self, w: &mut Window, loss: &Loss) -> bool {
                 match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.on_ecn_echo(w, loss), )* }
             }
+            fn grows_in_cwr(&self) -> bool {
+                match self { $( $(#[cfg($cfg)])? Self::$variant(c) => c.grows_in_cwr(), )* }
+            }
         }
 
         /// A congestion control's name in a scenario (`cc = "..."`, `algorithm = "..."`).
@@ -387,6 +397,16 @@ macro_rules! controllers {
             /// Does it need ECN (`FromOptions::NEEDS_ECN`)?
             pub fn needs_ecn(self) -> bool {
                 match self { $( $(#[cfg($cfg)])? Algorithm::$variant => <$ty as FromOptions>::NEEDS_ECN, )* }
+            }
+
+            /// Does it need Accurate ECN (`FromOptions::NEEDS_ACCECN`)?
+            pub fn needs_accecn(self) -> bool {
+                match self { $( $(#[cfg($cfg)])? Algorithm::$variant => <$ty as FromOptions>::NEEDS_ACCECN, )* }
+            }
+
+            /// Does it send ECT(1) (`FromOptions::L4S`)?
+            pub fn l4s(self) -> bool {
+                match self { $( $(#[cfg($cfg)])? Algorithm::$variant => <$ty as FromOptions>::L4S, )* }
             }
 
             /// Can a flow with it use ECN (`FromOptions::ECN_CAPABLE`)?

@@ -1,0 +1,189 @@
+//! Known answers of Prague's rules (tcp_prague.c's integer arithmetic), with scripted
+//! feedback: each ACK's packets delivered and CE-marked, the round's end.
+
+use super::*;
+
+const MSS: u64 = 1000;
+
+fn prague(o: PragueOptions) -> Prague {
+    let setup = Setup {
+        mss: MSS,
+        initial_window: 10 * MSS,
+        initial_ssthresh: u64::MAX / 4,
+        rwnd: 1 << 30,
+    };
+    Prague::build(&o, &setup)
+}
+
+fn feedback(p: &mut Prague, w: &mut Window, delivered: u32, ce: u32, round_end: bool) {
+    p.on_ecn_ack(&EcnAck {
+        acked: delivered as u64 * MSS,
+        ece: ce > 0,
+        delivered,
+        ce_packets: ce,
+        ce_bytes: ce as u64 * MSS,
+        window_end: round_end,
+    });
+    p.on_ack(
+        w,
+        &Ack {
+            now: SimTime::from_ms(10),
+            acked: delivered as u64 * MSS,
+            rtt: None,
+            flight: 0,
+            recovering: false,
+        },
+    );
+}
+
+fn loss(now_ms: u64) -> Loss {
+    Loss {
+        now: SimTime::from_ms(now_ms),
+        window: 21 * MSS,
+        flight_size: 21 * MSS,
+    }
+}
+
+#[test]
+fn alpha_is_updated_once_per_round_from_the_ce_fraction_after_the_first_mark() {
+    let mut p = prague(PragueOptions::default());
+    let mut w = Window {
+        cwnd: 20 * MSS,
+        ssthresh: 20 * MSS,
+    };
+    // No CE yet: the round ends, alpha stays at 1 (no proof of an AQM, `saw_ce`).
+    feedback(&mut p, &mut w, 4, 0, true);
+    assert_eq!(p.upscaled_alpha, 1 << 24);
+    // A round of 10 packets, 5 CE: F = 1/2, alpha = 15/16 + 1/32 = 31/32 (upscaled by 16:
+    // 2^24 - 2^20 + 2^19).
+    feedback(&mut p, &mut w, 6, 3, false);
+    assert_eq!(p.upscaled_alpha, 1 << 24, "only at the round's end");
+    feedback(&mut p, &mut w, 4, 2, true);
+    assert_eq!(p.upscaled_alpha, 16_252_928);
+    assert_eq!(p.alpha(), 31.0 / 32.0);
+    // A round without marks: alpha x 15/16 = 465/512.
+    feedback(&mut p, &mut w, 8, 0, true);
+    assert_eq!(p.upscaled_alpha, 15_237_120);
+    assert_eq!(p.alpha(), 465.0 / 512.0);
+}
+
+#[test]
+fn the_ce_response_takes_alpha_over_two_of_cwnd_in_segments_with_a_carry() {
+    let mut p = prague(PragueOptions::default());
+    let mut w = Window {
+        cwnd: 20 * MSS,
+        ssthresh: u64::MAX / 4,
+    };
+    // alpha = 1: half, and slow start ends (ssthresh = cwnd).
+    assert!(p.on_ecn_echo(&mut w, &loss(0)));
+    assert_eq!((w.cwnd, w.ssthresh, p.cwnd_cnt), (10 * MSS, 10 * MSS, 0));
+    // alpha = 31/32 (1015808 / 2^20): 10 x 31/64 = 4.84375 segments, rounded to nearest in
+    // 2^-20 units (5079040); 4 whole segments go now, -0.84375 stays in the carry.
+    p.upscaled_alpha = 16_252_928;
+    assert!(p.on_ecn_echo(&mut w, &loss(100)));
+    assert_eq!((w.cwnd, w.ssthresh), (6 * MSS, 6 * MSS));
+    assert_eq!(p.cwnd_cnt, -884_736);
+    // Additive increase on 1 unmarked packet: (2^20 + 3) / 6 = 174763; a CE-marked one adds
+    // nothing (unsaturated marking).
+    feedback(&mut p, &mut w, 1, 0, false);
+    assert_eq!(p.cwnd_cnt, -884_736 + 174_763);
+    feedback(&mut p, &mut w, 1, 1, false);
+    assert_eq!(p.cwnd_cnt, -884_736 + 174_763);
+    // Never below 2 segments.
+    let mut small = Window {
+        cwnd: 3 * MSS,
+        ssthresh: 3 * MSS,
+    };
+    p.upscaled_alpha = 1 << 24;
+    p.cwnd_cnt = 0;
+    p.on_ecn_echo(&mut small, &loss(200));
+    assert_eq!(small.cwnd, 2 * MSS);
+}
+
+#[test]
+fn additive_increase_is_one_segment_per_window_and_slow_start_counts_unmarked_packets() {
+    let mut p = prague(PragueOptions::default());
+    let mut w = Window {
+        cwnd: 10 * MSS,
+        ssthresh: 12 * MSS,
+    };
+    // Slow start: 3 packets, 1 CE -> + 2 segments (to ssthresh).
+    feedback(&mut p, &mut w, 3, 1, false);
+    assert_eq!(w.cwnd, 12 * MSS);
+    // Then 12 ACKs of one packet each: (2^20 + 6) / 12 = 87381 each, 1048572 in all: one
+    // segment short by 4 units, so the 13th ACK completes it.
+    for _ in 0..12 {
+        feedback(&mut p, &mut w, 1, 0, false);
+    }
+    assert_eq!((w.cwnd, p.cwnd_cnt), (12 * MSS, 1_048_572));
+    feedback(&mut p, &mut w, 1, 0, false);
+    assert_eq!((w.cwnd, p.cwnd_cnt), (13 * MSS, 1_048_572 + 87_381 - (1 << 20)));
+}
+
+#[test]
+fn rtt_scaling_slows_growth_below_the_target_rtt_after_the_transition() {
+    // rate: srtt 5 ms (39 units of 128 us), target 25 ms (195 units): ai = 2^20 x 39^2 /
+    // 195^2, rounded = 41943.
+    let mut p = prague(PragueOptions {
+        rtt_scaling: Some(RttScaling::Rate),
+        rtt_transition: Some(0),
+        ..Default::default()
+    });
+    p.srtt_ns = Some(5_000_000);
+    assert_eq!(p.ai_ack_increase(), 41_943);
+    // additive: target = 25 ms + srtt = 234 units: 2^20 x 39^2 / 234^2 = 29127.
+    p.scaling = RttScaling::Additive;
+    assert_eq!(p.ai_ack_increase(), 29_127);
+    // none, or before the transition: 2^20.
+    p.scaling = RttScaling::None;
+    assert_eq!(p.ai_ack_increase(), 1 << 20);
+    let mut q = prague(PragueOptions {
+        rtt_scaling: Some(RttScaling::Rate),
+        ..Default::default()
+    });
+    q.srtt_ns = Some(5_000_000);
+    assert_eq!(q.ai_ack_increase(), 1 << 20, "500 rounds first");
+    // RTT-independent: a second CE response within the target RTT is skipped.
+    let mut w = Window {
+        cwnd: 20 * MSS,
+        ssthresh: 20 * MSS,
+    };
+    p.scaling = RttScaling::Rate;
+    assert!(p.on_ecn_echo(&mut w, &loss(100)));
+    assert!(!p.on_ecn_echo(&mut w, &loss(110)), "10 ms < 25 ms");
+    assert!(p.on_ecn_echo(&mut w, &loss(126)));
+}
+
+#[test]
+fn loss_is_reno_and_options_are_checked_by_name() {
+    let mut p = prague(PragueOptions::default());
+    let w = Window {
+        cwnd: 21 * MSS,
+        ssthresh: u64::MAX / 4,
+    };
+    assert_eq!(p.ssthresh_after_loss(&loss(0)), 10 * MSS);
+    let t = p.on_timeout(w, &loss(0), false);
+    assert_eq!((t.cwnd, t.ssthresh), (MSS, 10 * MSS));
+    let bad = PragueOptions {
+        target_rtt: Some(crate::time::Duration(SimTime::from_ms(500))),
+        ..Default::default()
+    };
+    let e = Prague::validate(&bad, "flows[0].cc").unwrap_err().to_string();
+    assert!(e.contains("flows[0].cc.target_rtt") && e.contains("1ms to 100ms"), "{e}");
+}
+
+#[test]
+fn without_ecn_feedback_the_window_grows_from_the_bytes_acknowledged() {
+    // A handshake that agreed no ECN: no `on_ecn_ack`; slow start still counts the packets.
+    let mut p = prague(PragueOptions::default());
+    let mut w = p.initial_window();
+    let ack = Ack {
+        now: SimTime::from_ms(10),
+        acked: 2 * MSS,
+        rtt: None,
+        flight: 0,
+        recovering: false,
+    };
+    p.on_ack(&mut w, &ack);
+    assert_eq!(w.cwnd, 12 * MSS);
+}

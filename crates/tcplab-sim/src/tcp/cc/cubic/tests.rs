@@ -20,6 +20,7 @@ fn with_hystart(fast_convergence: bool, hystart: HyStart) -> Cubic {
         growth: Growth::PerAck,
         hystart,
         style: CubicStyle::Rfc9438,
+        hz: None,
     })
 }
 
@@ -505,4 +506,52 @@ fn linux_timeout_forgets_w_max_and_delay_min() {
     let w = c.on_timeout(w, &loss(8 * MSS), false);
     assert_eq!((w.cwnd, w.ssthresh), (MSS, 5_600));
     assert_eq!(c.linux, LinuxCa::default());
+}
+
+#[test]
+fn linux_hz_250_times_the_epoch_in_jiffies() {
+    // hz = 250 (CONFIG_HZ_250: 4 ms jiffies). A loss at cwnd 10 (last_max_cwnd 10), then
+    // the first avoidance ACK at 10 s (jiffy 2500) with an RTT sample of 101 ms: in
+    // tcp_cubic.c's 2^-10 s units, bic_K = cbrt(2^40 x 3 / 410) = 2003 (cube_rtt_scale =
+    // bic_scale 41 x 10), t = (0 + usecs_to_jiffies(101,000) = 26 jiffies) x 1024 / 250 =
+    // 106, delta = 410 x 1897^3 >> 40 = 2, target 8, cnt = 7 / (8 - 7) = 7.
+    let mut c = linux_style(0.4);
+    c.cfg.hz = Some(250);
+    c.ssthresh_after_loss(&loss(10 * MSS));
+    let mut w = Window {
+        cwnd: 7 * MSS,
+        ssthresh: 7 * MSS,
+    };
+    c.on_ack(&mut w, &ack(10_000, MSS, Some(101)));
+    let l = c.linux;
+    assert_eq!((l.k, l.origin, l.cnt, l.tcp_cwnd, l.ack_cnt), (2003.0, 10, 7, 7, 1));
+    // cwnd unchanged: held while jiffies - last_time <= HZ / 32 = 7 (jiffy 2507 at 10.031 s),
+    // recomputed at jiffy 2508 (10.032 s).
+    c.on_ack(&mut w, &ack(10_031, MSS, None));
+    assert_eq!(c.linux.last_time, SimTime::from_ms(10_000));
+    c.on_ack(&mut w, &ack(10_032, MSS, None));
+    assert_eq!(c.linux.last_time, SimTime::from_ms(10_032));
+    // At 10.150 s (jiffy 2537): t = (37 + 26) x 1024 / 250 = 258, delta = 410 x 1745^3 >>
+    // 40 = 1, target 9, cnt = 7 / 2 = 3; snd_cwnd_cnt (3) has reached it: cwnd 8.
+    c.on_ack(&mut w, &ack(10_150, MSS, None));
+    assert_eq!((c.linux.cnt, w.cwnd), (3, 8 * MSS));
+}
+
+#[test]
+fn linux_hz_250_discards_rtt_samples_within_hz_jiffies_of_the_epoch() {
+    // cubictcp_acked: `(s32)(tcp_jiffies32 - ca->epoch_start) < HZ` discards a sample. The
+    // epoch starts at 10.001 s (jiffy 2500); a sample at 11.000 s is jiffy 2750, 250 jiffies
+    // later: kept, though less than 1 s has passed.
+    let mut c = linux_style(0.4);
+    c.cfg.hz = Some(250);
+    c.ssthresh_after_loss(&loss(10 * MSS));
+    let mut w = Window {
+        cwnd: 7 * MSS,
+        ssthresh: 7 * MSS,
+    };
+    c.on_ack(&mut w, &ack(10_001, MSS, Some(100)));
+    c.on_ack(&mut w, &ack(10_999, MSS, Some(90)));
+    assert_eq!(c.linux.delay_min, Some(SimTime::from_ms(100)));
+    c.on_ack(&mut w, &ack(11_000, MSS, Some(90)));
+    assert_eq!(c.linux.delay_min, Some(SimTime::from_ms(90)));
 }

@@ -555,3 +555,37 @@ fn linux_hz_250_discards_rtt_samples_within_hz_jiffies_of_the_epoch() {
     c.on_ack(&mut w, &ack(11_000, MSS, Some(90)));
     assert_eq!(c.linux.delay_min, Some(SimTime::from_ms(90)));
 }
+
+/// A one-flow scenario with this flow table (1 s, one 100 Mbit/s hop).
+fn scenario_with(flow: &str) -> String {
+    format!(
+        "duration = \"1s\"\n[network.path]\nhops = [{{ rate = \"100Mbit/s\", delay = \"10ms\" }}]\n[[flows]]\n{flow}\n"
+    )
+}
+
+#[test]
+fn hz_is_checked_and_profile_linux_fills_in_250() {
+    let err = |flow: &str| crate::load(&scenario_with(flow), &[]).unwrap_err().to_string();
+    assert_eq!(
+        err("cc = { algorithm = \"cubic\", style = \"linux\", hz = 500 }"),
+        "flows[0].cc.hz: 500 (expected one of Linux's CONFIG_HZ: 100, 250, 300 or 1000)"
+    );
+    assert_eq!(
+        err("cc = { algorithm = \"cubic\", hz = 250 }"),
+        "flows[0].cc.hz: 250 with style = \"rfc9438\" (hz is a rule of style = \"linux\")"
+    );
+    assert_eq!(
+        err("profile = \"linux\"\ncc = { algorithm = \"cubic\", style = \"rfc9438\", hz = 250 }"),
+        "flows[0].cc.hz: 250 with style = \"rfc9438\" (hz is a rule of style = \"linux\")"
+    );
+    let cfg = |flow: &str| {
+        let s = crate::load(&scenario_with(flow), &[]).unwrap();
+        let json = serde_json::to_value(&s.flows[0].cc).unwrap();
+        json.get("hz").cloned()
+    };
+    assert_eq!(cfg("profile = \"linux\""), Some(serde_json::json!(250)));
+    assert_eq!(cfg("profile = \"linux\"\ncc = { algorithm = \"cubic\", hz = 1000 }"), Some(serde_json::json!(1000)));
+    // The profile with RFC 9438's avoidance, and CUBIC without the profile: no hz.
+    assert_eq!(cfg("profile = \"linux\"\ncc = { algorithm = \"cubic\", style = \"rfc9438\" }"), None);
+    assert_eq!(cfg("cc = { algorithm = \"cubic\", style = \"linux\" }"), None);
+}

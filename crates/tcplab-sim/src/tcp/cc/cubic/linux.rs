@@ -20,9 +20,11 @@ use serde::{Deserialize, Serialize};
 ///   for the cubic target at t + delay_min (the smallest RTT, not the smoothed one), at most
 ///   cwnd / (tcp_cwnd - cwnd) when the estimate is ahead, at least 2 (1.5 cwnd per round
 ///   trip), and at most 20 while no loss has set W_max (5% per round trip);
-/// * cnt is recomputed at most once per jiffy (1 ms, HZ = 1000), and not while cwnd is
-///   unchanged and 31 ms have not passed (`HZ / 32`);
-/// * W_max (`last_max_cwnd`) and fast convergence in whole segments; a timeout forgets W_max,
+/// * cnt is recomputed at most once per jiffy, and not while cwnd is unchanged and HZ / 32
+///   jiffies have not passed: with `hz` on the kernel's jiffies (t and K in 2^-10 s, as
+///   tcp_cubic.c computes them), without it on a 1 ms jiffy with a 31 ms hold;
+/// * W_max (`last_max_cwnd`), fast convergence and ssthresh (max(cwnd x beta / 1024, 2),
+///   `cubictcp_recalc_ssthresh`) in whole segments; a timeout forgets W_max,
 ///   the epoch and delay_min (`bictcp_reset` in `bictcp_state`); RTT samples within 1 s of an
 ///   epoch's start do not lower delay_min (`cubictcp_acked`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -254,6 +256,13 @@ impl Cubic {
         } else {
             cwnd
         };
+    }
+
+    /// `cubictcp_recalc_ssthresh`'s return for a window of `window` bytes: max(snd_cwnd x
+    /// beta / 1024, 2) in whole segments (4 segments give 2, where 0.7 x 4 is 2.8), bytes.
+    pub(super) fn linux_ssthresh(&self, window: u64) -> u64 {
+        let mss = self.cfg.mss;
+        ((window / mss) * self.beta_1024() / 1024).max(2) * mss
     }
 
     /// beta in 1024ths, as tcp_cubic.c's module parameter (717 for 0.7).

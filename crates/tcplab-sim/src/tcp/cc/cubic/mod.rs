@@ -276,7 +276,8 @@ impl Cubic {
     /// The reduction of Sec. 4.6-4.7 for a window of `window` bytes in use: W_max and
     /// cwnd_prior are set, the epoch ends; the new ssthresh.
     fn on_congestion(&mut self, window: u64) -> u64 {
-        if self.cfg.style == CubicStyle::Linux {
+        let linux = self.cfg.style == CubicStyle::Linux;
+        if linux {
             self.linux_loss(window);
         }
         let cwnd = window as f64 / self.cfg.mss as f64;
@@ -289,6 +290,9 @@ impl Cubic {
         self.epoch = None;
         self.carry = 0.0;
         self.exit.on_loss();
+        if linux {
+            return self.linux_ssthresh(window);
+        }
         self.reduce(window).max(2 * self.cfg.mss)
     }
 }

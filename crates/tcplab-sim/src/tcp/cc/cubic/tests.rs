@@ -589,3 +589,18 @@ fn hz_is_checked_and_profile_linux_fills_in_250() {
     assert_eq!(cfg("profile = \"linux\"\ncc = { algorithm = \"cubic\", style = \"rfc9438\" }"), None);
     assert_eq!(cfg("cc = { algorithm = \"cubic\", style = \"linux\" }"), None);
 }
+
+#[test]
+fn linux_ssthresh_is_in_whole_segments() {
+    // cubictcp_recalc_ssthresh: max(snd_cwnd x 717 / 1024, 2) segments, integer division:
+    // 4 -> 2 (RFC 9438: 0.7 x 4 = 2.8 segments), 5 -> 3 (3.5), 10 -> 7, 100 -> 70; a window
+    // of 4.5 segments is snd_cwnd 4.
+    for (segments, want) in [(4, 2), (5, 3), (10, 7), (100, 70), (2, 2)] {
+        let mut c = linux_style(0.4);
+        assert_eq!(c.ssthresh_after_loss(&loss(segments * MSS)), want * MSS, "{segments}");
+    }
+    let mut c = linux_style(0.4);
+    assert_eq!(c.ssthresh_after_loss(&loss(4 * MSS + MSS / 2)), 2 * MSS);
+    let mut c = cubic(true);
+    assert_eq!(c.ssthresh_after_loss(&loss(4 * MSS)), 4 * MSS * 7 / 10);
+}

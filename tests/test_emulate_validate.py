@@ -1,13 +1,14 @@
 """`python -m tcplab.emulate.validate` from saved measurements: the pages are rewritten from the
 file, and `--redo-tcplab` simulates tcplab's side of each saved run again while keeping the
-kernel's. The fixture is a real `--quick --save` run on the development machine (2026-11-27)."""
+kernel's. The fixture is a real `--quick --save` run on the development machine (2026-11-28)."""
 
 import json
 import shutil
 from pathlib import Path
 
-import tcplab
-from tcplab.emulate import validate
+import pytest
+
+from tcplab.emulate import grid, validate
 
 DATA = Path(__file__).parent / "data" / "linux_validation_quick.json"
 
@@ -16,9 +17,10 @@ def test_render_writes_both_pages_from_the_saved_measurements(tmp_path):
     saved = json.loads(DATA.read_text())
     assert validate.main(["--render", str(DATA), "--docs", str(tmp_path)]) == 0
     linux = (tmp_path / "linux.md").read_text()
-    emulation = (tmp_path / "emulation.md").read_text()
-    assert saved["header"] in linux and saved["header"] in emulation
-    for c in validate.cells(saved["rows"]):
+    assert saved["header"] in linux
+    # The fixture has no self-check ladder or dumbbells (--extras): emulation.md is left alone.
+    assert saved["ladder"] is None and not (tmp_path / "emulation.md").exists()
+    for c in validate.cells(saved["rows"], saved["runs"]):
         assert (
             f"| {c['cc']} | {c['rtt_ms']} | {c['p']:g} | {c['linux_bps'] / 1e6:.3f} | {c['tcplab_bps'] / 1e6:.3f} | {c['ratio']:.3f} |"
             in linux
@@ -38,12 +40,24 @@ def test_redo_tcplab_reruns_the_simulation_and_keeps_the_kernel(tmp_path):
         validate.main(["--redo-tcplab", str(src), "--save", str(out), "--docs", str(tmp_path / "docs")]) == 0
     )
     redone = json.loads(out.read_text())
-    cc_of = dict(validate.CCS)
     for before, after in zip(saved["rows"], redone["rows"], strict=True):
-        for k in ("linux_bps", "linux_rtos", "linux_p", "late_p99_ms", "p", "rtt_ms", "cc", "seed"):
+        for k in (
+            "linux_bps",
+            "linux_rtos",
+            "linux_p",
+            "linux_loss_events",
+            "late_p99_ms",
+            "p",
+            "rtt_ms",
+            "cc",
+            "seed",
+        ):
             assert after[k] == before[k]
-        sc = validate.queueless(after["p"], after["rtt_ms"], cc_of[after["cc"]], after["seed"], True)
-        assert after["tcplab_bps"] == tcplab.run(sc).flows.row(0, named=True)["goodput_bps"]
+    for run in redone["runs"]:
+        rows = [r for r in redone["rows"] if r["run"] == run["id"]]
+        flows = [(r["p"], r["rtt_ms"], r["cc"], r["seed"]) for r in rows]
+        sims = grid.simulate_run(flows, run["seed"], run["duration_s"], run["warmup_s"])
+        assert [r["tcplab_bps"] for r in rows] == [s["goodput_bps"] for s in sims]
     for before, after in zip(saved["dumbbells"], redone["dumbbells"], strict=True):
         assert [e for e, _ in after["flows"]] == [e for e, _ in before["flows"]]
         assert after["util"][0] == before["util"][0] and after["drops"][0] == before["drops"][0]
@@ -56,3 +70,39 @@ def test_a_file_not_saved_by_validate_is_a_clear_error(tmp_path, capsys):
     assert validate.main(["--render", str(bad), "--docs", str(tmp_path)]) == 2
     assert "not results saved with --save" in capsys.readouterr().err
     assert not (tmp_path / "linux.md").exists()
+
+
+def test_a_cell_does_not_depend_on_the_other_cells_of_its_run():
+    # Each cell is a path of its own whose losses are drawn from (seed, its link's name): the
+    # simulated flow of a cell alone is the same flow as in the run of all the cells.
+    flows = grid.group_flows(0, [2, 3], True)
+    together = grid.simulate_run(flows, 2, 8, 2)
+    for i, flow in enumerate(flows):
+        (alone,) = grid.simulate_run([flow], 2, 8, 2)
+        assert alone["goodput_bps"] == together[i]["goodput_bps"] > 0
+        assert alone["loss_events"] == together[i]["loss_events"]
+    assert len({s["goodput_bps"] for s in together}) == len(flows)
+
+
+def test_the_grid_holds_every_rtt_of_the_issue_with_three_seeds():
+    assert grid.RTT_MS == (20, 50, 80, 120, 200) and len(grid.SEEDS) >= 3
+    assert sorted(r for rtts, _, _ in grid.GROUPS for r in rtts) == list(grid.RTT_MS)
+    runs = grid.plan(list(grid.SEEDS), False)
+    names = [grid.link_name(*f) for g, seeds in runs for f in grid.group_flows(g, seeds, False)]
+    assert (
+        len(names) == len(set(names)) == len(grid.P_GRID) * len(grid.RTT_MS) * len(grid.CCS) * len(grid.SEEDS)
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seeds", "1"], "--seeds and --extras go with --add-to FILE"),
+        (["--seeds", "one", "--add-to", "x.json"], "--seeds: 'one'"),
+        (["--seeds", "0", "--add-to", "x.json"], "--seeds: 0 (expected seeds from 1)"),
+    ],
+)
+def test_bad_seeds_are_one_clear_error(tmp_path, capsys, args, message):
+    assert validate.main([*args, "--docs", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "linux.md").exists() and not (tmp_path / "x.json").exists()

@@ -203,7 +203,7 @@ BAD_SEAM_OPTIONS = [
     (
         {"flows.0.cc": {"algorithm": "cubic", "d": 0.5}},
         "flows[0].cc.d",
-        "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style)",
+        "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style, hz)",
     ),
     (
         {"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}},

@@ -344,6 +344,7 @@ fn the_schema_describes_each_algorithms_options() {
         "fast_convergence",
         "growth",
         "hystart",
+        "hz",
         "style",
     ]
     .map(String::from)

@@ -121,12 +121,49 @@ def linux(
     render: Path | None = typer.Option(
         None, "--render", metavar="FILE", help="Results saved with --save: only rewrite the pages."
     ),
+    seeds: str | None = typer.Option(
+        None, "--seeds", metavar="N,M", help="With --add-to: the grid's runs of these seeds only."
+    ),
+    add_to: Path | None = typer.Option(
+        None,
+        "--add-to",
+        metavar="FILE",
+        help="Measure --seeds (and --extras) into this results file (created if missing), "
+        "replacing what it held of them, and rewrite the pages from it.",
+    ),
+    extras: bool = typer.Option(
+        False, "--extras", help="With --add-to: the self-check ladder and the dumbbells."
+    ),
+    captures: Path | None = typer.Option(
+        None, "--captures", metavar="DIR", help="Keep each grid run's capture at the senders in DIR."
+    ),
 ) -> None:
     """The Linux kernel's TCP (through the emulator) against tcplab: docs/validation/linux.md and
     emulation.md (real-time runs, about 35 min; root and network namespaces)."""
+    from tcplab.cli.common import fail
     from tcplab.emulate import validate as linux_check
 
-    _exit(linux_check.check(quick=quick, docs=docs, save=save, redo_tcplab=redo_tcplab, render=render))
+    seed_list = None
+    if seeds is not None:
+        try:
+            seed_list = [int(x) for x in seeds.split(",")]
+        except ValueError:
+            fail(f"--seeds: {seeds!r} (expected seeds from 1 separated by commas, e.g. 1,2)")
+    if (seed_list is not None or extras) and add_to is None:
+        fail("--seeds and --extras go with --add-to FILE")
+    _exit(
+        linux_check.check(
+            quick=quick,
+            docs=docs,
+            save=save,
+            redo_tcplab=redo_tcplab,
+            render=render,
+            seeds=seed_list,
+            add_to=add_to,
+            extras=extras,
+            captures=captures,
+        )
+    )
 
 
 def standalone(name: str, argv: list[str] | None, prog: str) -> int:

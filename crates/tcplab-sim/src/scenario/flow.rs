@@ -303,6 +303,10 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
             t.entry("hystart").or_insert(s("linux"));
             // tcp_cubic.c's bictcp_update rather than RFC 9438's avoidance.
             t.entry("style").or_insert(s("linux"));
+            if t.get("style").and_then(Value::as_str) == Some("linux") {
+                // CONFIG_HZ = 250, Kconfig.hz's default: the jiffies of bictcp_update.
+                t.entry("hz").or_insert(Value::Integer(250));
+            }
         }
     }
     // net.ipv4.tcp_ecn = 2 (the default): ECN when the peer asks, never asked for, so the

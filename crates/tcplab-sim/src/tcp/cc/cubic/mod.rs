@@ -34,7 +34,7 @@ use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 pub use linux::CubicStyle;
-use linux::LinuxCa;
+use linux::{LinuxCa, LINUX_HZ};
 
 /// CUBIC's options: `cc = { algorithm = "cubic", beta = 0.7, c = 0.4, ... }`, each optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -65,6 +65,11 @@ pub struct CubicOptions {
     /// bictcp_update, docs/tcp-family.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub style: Option<CubicStyle>,
+    /// With style = "linux": the kernel's timer frequency CONFIG_HZ, 100, 250, 300 or 1000,
+    /// whose jiffies time tcp_cubic.c's epoch and the updates of cnt (250 in profile = "linux",
+    /// the kernel's default; left out: the 1 ms clock of tcplab before it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hz: Option<u32>,
 }
 
 impl FromOptions for Cubic {
@@ -83,6 +88,20 @@ impl FromOptions for Cubic {
                 format!("{c} is not a valid C (expected 0 < C <= 100 segments per second cubed)"),
             ));
         }
+        if let Some(hz) = o.hz {
+            if !LINUX_HZ.contains(&hz) {
+                return Err(invalid(
+                    format!("{at}.hz"),
+                    format!("{hz} (expected one of Linux's CONFIG_HZ: 100, 250, 300 or 1000)"),
+                ));
+            }
+            if o.style != Some(CubicStyle::Linux) {
+                return Err(invalid(
+                    format!("{at}.hz"),
+                    format!("{hz} with style = \"rfc9438\" (hz is a rule of style = \"linux\")"),
+                ));
+            }
+        }
         Growth::validate(o.growth, o.abc_limit, at)
     }
 
@@ -98,6 +117,7 @@ impl FromOptions for Cubic {
             growth: Growth::of(o.growth, o.abc_limit),
             hystart: o.hystart.unwrap_or_default(),
             style: o.style.unwrap_or_default(),
+            hz: o.hz,
         })
     }
 }
@@ -122,6 +142,9 @@ pub struct CubicConfig {
     pub hystart: HyStart,
     /// Whose congestion avoidance: RFC 9438's or Linux's.
     pub style: CubicStyle,
+    /// With `style = Linux`: CONFIG_HZ, the jiffies of tcp_cubic.c's clock; None for the 1 ms
+    /// clock with a 31 ms hold (tcplab before the option).
+    pub hz: Option<u32>,
 }
 
 /// The current congestion-avoidance stage.
@@ -253,7 +276,8 @@ impl Cubic {
     /// The reduction of Sec. 4.6-4.7 for a window of `window` bytes in use: W_max and
     /// cwnd_prior are set, the epoch ends; the new ssthresh.
     fn on_congestion(&mut self, window: u64) -> u64 {
-        if self.cfg.style == CubicStyle::Linux {
+        let linux = self.cfg.style == CubicStyle::Linux;
+        if linux {
             self.linux_loss(window);
         }
         let cwnd = window as f64 / self.cfg.mss as f64;
@@ -266,6 +290,9 @@ impl Cubic {
         self.epoch = None;
         self.carry = 0.0;
         self.exit.on_loss();
+        if linux {
+            return self.linux_ssthresh(window);
+        }
         self.reduce(window).max(2 * self.cfg.mss)
     }
 }

@@ -20,6 +20,7 @@ fn with_hystart(fast_convergence: bool, hystart: HyStart) -> Cubic {
         growth: Growth::PerAck,
         hystart,
         style: CubicStyle::Rfc9438,
+        hz: None,
     })
 }
 
@@ -503,6 +504,104 @@ fn linux_timeout_forgets_w_max_and_delay_min() {
     };
     c.on_ack(&mut w, &ack(10_000, MSS, Some(100)));
     let w = c.on_timeout(w, &loss(8 * MSS), false);
-    assert_eq!((w.cwnd, w.ssthresh), (MSS, 5_600));
+    // ssthresh = 8 x 717 / 1024 = 5 whole segments (cubictcp_recalc_ssthresh), not 5.6.
+    assert_eq!((w.cwnd, w.ssthresh), (MSS, 5_000));
     assert_eq!(c.linux, LinuxCa::default());
+}
+
+#[test]
+fn linux_hz_250_times_the_epoch_in_jiffies() {
+    // hz = 250 (CONFIG_HZ_250: 4 ms jiffies). A loss at cwnd 10 (last_max_cwnd 10), then
+    // the first avoidance ACK at 10 s (jiffy 2500) with an RTT sample of 101 ms: in
+    // tcp_cubic.c's 2^-10 s units, bic_K = cbrt(2^40 x 3 / 410) = 2003 (cube_rtt_scale =
+    // bic_scale 41 x 10), t = (0 + usecs_to_jiffies(101,000) = 26 jiffies) x 1024 / 250 =
+    // 106, delta = 410 x 1897^3 >> 40 = 2, target 8, cnt = 7 / (8 - 7) = 7.
+    let mut c = linux_style(0.4);
+    c.cfg.hz = Some(250);
+    c.ssthresh_after_loss(&loss(10 * MSS));
+    let mut w = Window {
+        cwnd: 7 * MSS,
+        ssthresh: 7 * MSS,
+    };
+    c.on_ack(&mut w, &ack(10_000, MSS, Some(101)));
+    let l = c.linux;
+    assert_eq!((l.k, l.origin, l.cnt, l.tcp_cwnd, l.ack_cnt), (2003.0, 10, 7, 7, 1));
+    // cwnd unchanged: held while jiffies - last_time <= HZ / 32 = 7 (jiffy 2507 at 10.031 s),
+    // recomputed at jiffy 2508 (10.032 s).
+    c.on_ack(&mut w, &ack(10_031, MSS, None));
+    assert_eq!(c.linux.last_time, SimTime::from_ms(10_000));
+    c.on_ack(&mut w, &ack(10_032, MSS, None));
+    assert_eq!(c.linux.last_time, SimTime::from_ms(10_032));
+    // At 10.150 s (jiffy 2537): t = (37 + 26) x 1024 / 250 = 258, delta = 410 x 1745^3 >>
+    // 40 = 1, target 9, cnt = 7 / 2 = 3; snd_cwnd_cnt (3) has reached it: cwnd 8.
+    c.on_ack(&mut w, &ack(10_150, MSS, None));
+    assert_eq!((c.linux.cnt, w.cwnd), (3, 8 * MSS));
+}
+
+#[test]
+fn linux_hz_250_discards_rtt_samples_within_hz_jiffies_of_the_epoch() {
+    // cubictcp_acked: `(s32)(tcp_jiffies32 - ca->epoch_start) < HZ` discards a sample. The
+    // epoch starts at 10.001 s (jiffy 2500); a sample at 11.000 s is jiffy 2750, 250 jiffies
+    // later: kept, though less than 1 s has passed.
+    let mut c = linux_style(0.4);
+    c.cfg.hz = Some(250);
+    c.ssthresh_after_loss(&loss(10 * MSS));
+    let mut w = Window {
+        cwnd: 7 * MSS,
+        ssthresh: 7 * MSS,
+    };
+    c.on_ack(&mut w, &ack(10_001, MSS, Some(100)));
+    c.on_ack(&mut w, &ack(10_999, MSS, Some(90)));
+    assert_eq!(c.linux.delay_min, Some(SimTime::from_ms(100)));
+    c.on_ack(&mut w, &ack(11_000, MSS, Some(90)));
+    assert_eq!(c.linux.delay_min, Some(SimTime::from_ms(90)));
+}
+
+/// A one-flow scenario with this flow table (1 s, one 100 Mbit/s hop).
+fn scenario_with(flow: &str) -> String {
+    format!(
+        "duration = \"1s\"\n[network.path]\nhops = [{{ rate = \"100Mbit/s\", delay = \"10ms\" }}]\n[[flows]]\n{flow}\n"
+    )
+}
+
+#[test]
+fn hz_is_checked_and_profile_linux_fills_in_250() {
+    let err = |flow: &str| crate::load(&scenario_with(flow), &[]).unwrap_err().to_string();
+    assert_eq!(
+        err("cc = { algorithm = \"cubic\", style = \"linux\", hz = 500 }"),
+        "flows[0].cc.hz: 500 (expected one of Linux's CONFIG_HZ: 100, 250, 300 or 1000)"
+    );
+    assert_eq!(
+        err("cc = { algorithm = \"cubic\", hz = 250 }"),
+        "flows[0].cc.hz: 250 with style = \"rfc9438\" (hz is a rule of style = \"linux\")"
+    );
+    assert_eq!(
+        err("profile = \"linux\"\ncc = { algorithm = \"cubic\", style = \"rfc9438\", hz = 250 }"),
+        "flows[0].cc.hz: 250 with style = \"rfc9438\" (hz is a rule of style = \"linux\")"
+    );
+    let cfg = |flow: &str| {
+        let s = crate::load(&scenario_with(flow), &[]).unwrap();
+        let json = serde_json::to_value(&s.flows[0].cc).unwrap();
+        json.get("hz").cloned()
+    };
+    assert_eq!(cfg("profile = \"linux\""), Some(serde_json::json!(250)));
+    assert_eq!(cfg("profile = \"linux\"\ncc = { algorithm = \"cubic\", hz = 1000 }"), Some(serde_json::json!(1000)));
+    // The profile with RFC 9438's avoidance, and CUBIC without the profile: no hz.
+    assert_eq!(cfg("profile = \"linux\"\ncc = { algorithm = \"cubic\", style = \"rfc9438\" }"), None);
+    assert_eq!(cfg("cc = { algorithm = \"cubic\", style = \"linux\" }"), None);
+}
+
+#[test]
+fn linux_ssthresh_is_in_whole_segments() {
+    // cubictcp_recalc_ssthresh: max(snd_cwnd x 717 / 1024, 2) segments, integer division:
+    // 4 -> 2 (RFC 9438: 0.7 x 4 = 2.8 segments), 5 -> 3 (3.5), 10 -> 7, 100 -> 70; a window
+    // of 4.5 segments is snd_cwnd 4.
+    for (segments, want) in [(4, 2), (5, 3), (10, 7), (100, 70), (2, 2)] {
+        let mut c = linux_style(0.4);
+        assert_eq!(c.ssthresh_after_loss(&loss(segments * MSS)), want * MSS, "{segments}");
+    }
+    let mut c = linux_style(0.4);
+    assert_eq!(c.ssthresh_after_loss(&loss(4 * MSS + MSS / 2)), 2 * MSS);
+    let mut c = cubic(true);
+    assert_eq!(c.ssthresh_after_loss(&loss(4 * MSS)), 4 * MSS * 7 / 10);
 }

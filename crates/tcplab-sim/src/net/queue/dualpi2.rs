@@ -40,7 +40,7 @@
 //! Th_len (this is Linux's step, with `min_qlen_step` 0); Linux's "no drop below 2 MTU of
 //! backlog" in `must_drop`; App. A.2's integer arithmetic.
 
-use super::invalid;
+use super::pie::{check, check_pi};
 use super::{set_ce, DropCause, Drops, Fifo, Limit, LinkContext, MarkCause, Marks, QueueDiscipline};
 use crate::error::Error;
 use crate::net::packet::{Ecn, Packet};
@@ -334,15 +334,6 @@ impl DualPi2 {
     }
 }
 
-/// `Err` naming `{table}.{field}` unless `ok`.
-fn check(ok: bool, table: &str, field: &str, message: String) -> Result<(), Error> {
-    if ok {
-        Ok(())
-    } else {
-        Err(invalid(format!("{table}.{field}"), message))
-    }
-}
-
 /// The outcome of the AQM for one dequeued packet.
 enum Verdict {
     Send,
@@ -359,26 +350,7 @@ impl QueueDiscipline for DualPi2 {
     fn validate(spec: &DualPi2Spec, _limit: Limit, at: &str) -> Result<(), Error> {
         let t = format!("{at}.dualpi2");
         let p = DualPi2Params::resolve(spec);
-        check(
-            p.target > SimTime::ZERO,
-            &t,
-            "target",
-            format!("{} is not a delay target (expected target > 0)", p.target),
-        )?;
-        check(
-            p.tupdate > SimTime::ZERO,
-            &t,
-            "tupdate",
-            format!("{} is not an update interval (expected tupdate > 0)", p.tupdate),
-        )?;
-        for (name, v) in [("alpha", p.alpha), ("beta", p.beta)] {
-            check(
-                v > 0.0 && v <= 100.0,
-                &t,
-                name,
-                format!("{v} is outside (0, 100] (expected 0 < {name} <= 100, in Hz)"),
-            )?;
-        }
+        check_pi(&t, p.target, p.tupdate, p.alpha, p.beta, 100.0)?;
         check(
             (1.0..=255.0).contains(&p.k),
             &t,

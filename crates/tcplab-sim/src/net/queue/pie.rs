@@ -348,12 +348,45 @@ impl Pie {
 }
 
 /// `Err` naming `{table}.{field}` unless `ok`.
-fn check(ok: bool, table: &str, field: &str, message: String) -> Result<(), Error> {
+pub(super) fn check(ok: bool, table: &str, field: &str, message: String) -> Result<(), Error> {
     if ok {
         Ok(())
     } else {
         Err(invalid(format!("{table}.{field}"), message))
     }
+}
+
+/// The checks of a PI controller's parameters, PIE's and DualPI2's alike: a delay target and an
+/// update interval above zero, and the gains `alpha` and `beta` in (0, `max_gain`] Hz.
+pub(super) fn check_pi(
+    table: &str,
+    target: SimTime,
+    tupdate: SimTime,
+    alpha: f64,
+    beta: f64,
+    max_gain: f64,
+) -> Result<(), Error> {
+    check(
+        target > SimTime::ZERO,
+        table,
+        "target",
+        format!("{target} is not a delay target (expected target > 0)"),
+    )?;
+    check(
+        tupdate > SimTime::ZERO,
+        table,
+        "tupdate",
+        format!("{tupdate} is not an update interval (expected tupdate > 0)"),
+    )?;
+    for (name, v) in [("alpha", alpha), ("beta", beta)] {
+        check(
+            v > 0.0 && v <= max_gain,
+            table,
+            name,
+            format!("{v} is outside (0, {max_gain}] (expected 0 < {name} <= {max_gain}, in Hz)"),
+        )?;
+    }
+    Ok(())
 }
 
 impl QueueDiscipline for Pie {
@@ -365,26 +398,7 @@ impl QueueDiscipline for Pie {
     fn validate(spec: &PieSpec, _limit: Limit, at: &str) -> Result<(), Error> {
         let t = format!("{at}.pie");
         let p = PieParams::resolve(spec);
-        check(
-            p.target > SimTime::ZERO,
-            &t,
-            "target",
-            format!("{} is not a delay target (expected target > 0)", p.target),
-        )?;
-        check(
-            p.tupdate > SimTime::ZERO,
-            &t,
-            "tupdate",
-            format!("{} is not an update interval (expected tupdate > 0)", p.tupdate),
-        )?;
-        for (name, v) in [("alpha", p.alpha), ("beta", p.beta)] {
-            check(
-                v > 0.0 && v <= 32.0,
-                &t,
-                name,
-                format!("{v} is outside (0, 32] (expected 0 < {name} <= 32, in Hz)"),
-            )?;
-        }
+        check_pi(&t, p.target, p.tupdate, p.alpha, p.beta, 32.0)?;
         check(
             spec.mark_ecnth.is_none() || spec.ecn,
             &t,

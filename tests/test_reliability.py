@@ -183,7 +183,7 @@ def test_a_nan_from_python_is_named_by_its_field():
 # ---- faults a user's run can meet ----------------------------------------------------------------
 
 
-def _small_sweep(tmp_path: Path, runs: int) -> Path:
+def _small_sweep(tmp_path: Path, runs: int, duration: str = "2s") -> Path:
     """A sweep of `runs` short runs; its first n runs are those of the sweep of n."""
     sweep = tmp_path / f"small-{runs}.toml"
     values = ", ".join(f"{0.001 * 1.01**i:.6g}" for i in range(runs))
@@ -192,7 +192,7 @@ def _small_sweep(tmp_path: Path, runs: int) -> Path:
 name = "small"
 base = "{ROOT / "scenarios" / "queueless-random-loss.toml"}"
 [set]
-duration = "2s"
+duration = "{duration}"
 warmup = "1s"
 [[axis]]
 path = "network.path.hops.0.loss.p"
@@ -263,7 +263,9 @@ def test_ctrl_c_stops_a_sweep_with_130_and_keeps_what_finished(tmp_path):
     import signal
     import time
 
-    sweep = _small_sweep(tmp_path, 400)
+    # Runs long enough that the first part file (written 2 s after the first run ends) comes
+    # long before the last run: on an idle machine 400 runs of 2 s ended within a second of it.
+    sweep = _small_sweep(tmp_path, 400, duration="20s")
     store = tmp_path / "runs"
     proc = subprocess.Popen(
         [*TCPLAB, "sweep", str(sweep), "--out", str(store), "--workers", "2", "--no-progress"],

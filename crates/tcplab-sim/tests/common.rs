@@ -107,3 +107,22 @@ pub fn snd_max_before(r: &RunResult, t: f64, mss: u64) -> u64 {
         .max()
         .unwrap_or(0)
 }
+
+/// The next instant of a loop that drives two endpoints by hand over a scripted wire: sorts
+/// `wire` by arrival time (`at`, stable) and returns the earliest of its first arrival and the
+/// endpoints' `deadlines`, with whether that instant is the arrival (an arrival and a deadline
+/// at the same instant: the arrival first). None when nothing is pending.
+pub fn next_instant<W>(
+    wire: &mut [W],
+    at: impl Fn(&W) -> tcplab_sim::time::SimTime,
+    deadlines: [Option<tcplab_sim::time::SimTime>; 2],
+) -> Option<(tcplab_sim::time::SimTime, bool)> {
+    wire.sort_by_key(&at);
+    let next_timer = deadlines.into_iter().flatten().min();
+    match (wire.first().map(at), next_timer) {
+        (Some(a), Some(b)) => Some((a.min(b), a <= b)),
+        (Some(a), None) => Some((a, true)),
+        (None, Some(b)) => Some((b, false)),
+        (None, None) => None,
+    }
+}

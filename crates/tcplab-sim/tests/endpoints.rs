@@ -176,19 +176,16 @@ fn drive(flow: &str, until: SimTime) -> (u64, u64) {
             let to_receiver = seg.kind == SegmentKind::Data;
             wire.push((now + delay, to_receiver, seg));
         }
-        wire.sort_by_key(|w| w.0);
-        let timers = [s.deadline(), r.deadline()];
-        let next_timer = timers.iter().flatten().min().copied();
-        let next_seg = wire.first().map(|w| w.0);
-        now = match (next_seg, next_timer) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => break,
+        let Some((next, arrival)) =
+            super::common::next_instant(&mut wire, |w| w.0, [s.deadline(), r.deadline()])
+        else {
+            break;
         };
+        now = next;
         if now > until {
             break;
         }
-        if next_seg == Some(now) {
+        if arrival {
             let (_, to_receiver, seg) = wire.remove(0);
             if to_receiver {
                 r.on_segment(now, &seg, &mut out);

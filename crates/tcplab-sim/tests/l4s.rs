@@ -83,18 +83,16 @@ fn drive(flow: &str, script: &Script, until: SimTime) -> (Log, AnySender, AnyRec
             }
             wire.push((now + delay, seg));
         }
-        wire.sort_by_key(|w| w.0);
-        let next_timer = [s.deadline(), r.deadline()].into_iter().flatten().min();
-        let next_seg = wire.first().map(|w| w.0);
-        now = match (next_seg, next_timer) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => break,
+        let Some((next, arrival)) =
+            super::common::next_instant(&mut wire, |w| w.0, [s.deadline(), r.deadline()])
+        else {
+            break;
         };
+        now = next;
         if now > until {
             break;
         }
-        if next_seg == Some(now) {
+        if arrival {
             let (_, seg) = wire.remove(0);
             if seg.kind == SegmentKind::Data {
                 r.on_segment(now, &seg, &mut out);

@@ -5,7 +5,7 @@ group; importing this package registers its items in report order. The model's f
 import importlib
 
 #: The modules in report order: each registers its items when imported.
-MODULES = ("loss", "background", "variations", "window", "emulation")
+MODULES = ("loss", "bernoulli", "background", "variations", "window", "emulation")
 
 for _module in MODULES:
     importlib.import_module(f"{__name__}.{_module}")

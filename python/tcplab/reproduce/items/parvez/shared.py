@@ -48,15 +48,12 @@ def mean(xs) -> float:
     return sum(xs) / len(xs) if xs else math.nan
 
 
-# ---- Fig 6: bursty loss -----------------------------------------------------------------------------
+# ---- Figs 6-8: the senders the paper leaves open ------------------------------------------------------
 
-FIG6 = {0.0005: tuple(range(1, 21)), 0.01: tuple(range(1, 11))}
-FIG6_QUICK = {0.0005: (1, 5, 10, 20), 0.01: (1, 4, 10)}
-LOSS = "network.dumbbell.bottleneck.loss"
-#: The two choices of the shipped scenario, each undone once at the point where it matters most
-#: (both points are in the quick and the full series): (label, p, m, sets).
-NATIVE_FLOW = {
-    "tcp": "newreno",
+#: What every foreground flow of Figs 6-8 shares: the paper's packet size and start times, one ACK
+#: per segment (its Sec. II-B assumption; ns-2's TCPSink), and ns-2's timer (the paper's
+#: simulator: Jacobson's estimator on a 10 ms tick, minrto_ 200 ms).
+NS2_TIMERS = {
     "ack": "immediate",
     "mss": 960,
     "header_bytes": 40,
@@ -65,30 +62,60 @@ NATIVE_FLOW = {
     "rto_estimator": "jacobson88",
     "clock_tick": "10ms",
 }
-FIG6_ABLATIONS = (
+#: ssthresh = cwnd / 2 on a loss, as ns-2's agents (`slowdown`) and BSD set it.
+SSTHRESH_FROM_CWND = {"algorithm": "aimd", "ssthresh_rule": "cwnd"}
+
+
+def newreno_flow(timer: str = "slow_but_steady", partial: bool = True) -> dict:
+    """A native NewReno flow with ns-2's timers and ssthresh from cwnd: `timer` the partial-ACK
+    timer rule (ns-2's newreno_changes1_ 0 "slow_but_steady", 1 "impatient"), `partial` the
+    window deflation on a partial ACK (ns-2's partial_window_deflation_)."""
+    tcp = {"variant": "newreno", "partial_ack_timer": timer, "partial_deflation": partial}
+    return {**NS2_TIMERS, "tcp": tcp, "cc": SSTHRESH_FROM_CWND}
+
+
+#: The reading the items use: Slow-but-Steady with partial window deflation. Fig. 6's text: the
+#: throughput falls "roughly linearly" with m "since the duration of fast recovery is
+#: proportional to the number of drops", and the model's fast recovery lasts m RTTs (Eq. 17), so
+#: the timer does not expire inside a recovery; footnote 1: partial deflation (RFC 3782's
+#: recommendation, and the model's new segments during fast recovery, Eq. 7).
+CHOSEN = "Slow-but-Steady, partial deflation (the reading used)"
+#: The NewReno senders the paper leaves open, chosen one first: (label, flow table).
+SENDERS: tuple[tuple[str, dict], ...] = (
+    (CHOSEN, newreno_flow()),
     (
-        "tcplab's native NewReno (Impatient timer, RFC 6582) instead of the ns-2 agent",
-        0.0005,
-        5,
-        {"flows.0": NATIVE_FLOW, "trace.cwnd": True},
+        "ns-2's agent as its tcpVariants suite sets it (Slow-but-Steady, full deflation)",
+        {**NS2_TIMERS, "profile": "ns2", "tcp": "newreno"},
     ),
-    (
-        'the same with `rto_in_recovery = "flight_size"` (ssthresh from RFC 5681 Eq. 4 alone on a timeout '
-        "inside the recovery)",
-        0.0005,
-        5,
-        {
-            "flows.0": {**NATIVE_FLOW, "tcp": {"variant": "newreno", "rto_in_recovery": "flight_size"}},
-            "trace.cwnd": True,
-        },
-    ),
-    (
-        "bursts of m arrivals without the one-RTT span",
-        0.01,
-        10,
-        {LOSS: {"model": "bursty", "p": 0.01, "m": 10}},
-    ),
+    ("Impatient, partial deflation (ns-2 2.35's defaults, RFC 6582)", newreno_flow("impatient")),
+    ("Slow-but-Steady, full deflation", newreno_flow(partial=False)),
+    ("Impatient, full deflation", newreno_flow("impatient", partial=False)),
 )
+#: The Reno flow beside the chosen NewReno in Figs 7-8: ns-2's timers, ssthresh from cwnd.
+RENO_FLOW = {**NS2_TIMERS, "tcp": "reno", "cc": SSTHRESH_FROM_CWND}
+
+
+def reduction_rate(f: dict) -> float:
+    """Loss events counted as window reductions (fast retransmits and timeouts) per segment sent:
+    another reading of "all the losses in a single window of data are counted as one loss event"
+    (Sec. IV-A), where a retransmission lost after a timeout is a loss in a window of its own.
+    tcplab's `loss_event_rate` counts one event per loss episode (instruments/episode.rs)."""
+    n = f["segments_sent"]
+    return (f["fast_retransmits"] + f["timeouts"]) / n if n else math.nan
+
+
+# ---- Fig 6: bursty loss -----------------------------------------------------------------------------
+
+FIG6 = {0.0005: tuple(range(1, 21)), 0.01: tuple(range(1, 11))}
+FIG6_QUICK = {0.0005: (1, 5, 10, 20), 0.01: (1, 4, 10)}
+#: The points the other senders run at in the quick form (every point in the full form), and how
+#: many of SENDERS the quick form runs (the chosen one, ns-2's agent, ns-2 2.35's defaults).
+FIG6_ALT_QUICK = {0.0005: (1, 20), 0.01: (1, 10)}
+SENDERS_QUICK = 3
+LOSS = "network.dumbbell.bottleneck.loss"
+#: The loss model's one choice, undone once: a burst counted in arrivals alone, without the
+#: one-RTT span (p, m, sets).
+FIG6_NO_SPAN = (0.01, 10, {LOSS: {"model": "bursty", "p": 0.01, "m": 10}})
 
 
 # ---- Figs 10-13: the background-traffic variations (shared parts) -----------------------------------------

@@ -51,7 +51,7 @@ def path_911(b: int, discipline: str, duration: str, t_reading: str = "propagati
 
 def _jobs_911(quick: bool) -> list[Job]:
     dur = "1500s" if quick else "3000s"
-    alt = "700s" if quick else "1500s"
+    alt = "400s" if quick else "1500s"
     return [Job(path_911(b, d, dur), traces=("cwnd",)) for b in BS_911 for _, d in POLICIES] + [
         Job(path_911(b, "droptail", alt, t, w), traces=("cwnd",)) for t, w in READINGS[1:] for b in BS_911
     ]

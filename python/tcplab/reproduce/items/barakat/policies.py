@@ -182,6 +182,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
                 alt_lost[reading].append(b)
             i += 1
     paper_lost = [b for b in (13, 16, 18) if b in BS_911]
+    d_svc = path_911(18, "droptail", "1s", "service")["network"]["chain"]["hops"][-1]["delay"]
     # B whose Drop Tail outcome changes with the reading; the throughput wherever it is lost.
     unsettled = [b for b in BS_911 if len({b in lost_b for lost_b in alt_lost.values()}) > 1]
     # The cost on the item's reading only: the other readings' runs are too short for a throughput.
@@ -298,8 +299,8 @@ def _evaluate_911(ctx: Context) -> Outcome:
             + " (the paper: 13, 16, 18). Whether the bottleneck is still full when the retransmission arrives "
             "turns on single packets: the outcome at B = "
             + (", ".join(map(str, unsettled)) or "none")
-            + " changes between readings that move the RTT by the service times (a few ms) or the buffer by one "
-            "packet, so the paper's list is not pinned down by what it states of its ns set-up (Eq. 5 is only "
+            + f" changes between readings that move the RTT by the service times ({1e3 * (T - 2 * d_svc):.1f} ms) "
+            "or the buffer by one packet, so the paper's list is not pinned down by what it states of its ns set-up (Eq. 5 is only "
             "necessary: it holds at the bottleneck for every B here, see the table). What does not turn on "
             "them is the cost: wherever Drop Tail loses the retransmission it gets "
             f"{min(cost):.0f} to {max(cost):.0f} kb/s (the paper: 717). "

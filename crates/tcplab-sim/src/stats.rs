@@ -271,6 +271,21 @@ pub struct LinkResult {
     pub utilization: f64,
     /// Time-average of RED's average queue (in its limit's unit); None for other queues.
     pub mean_red_avg: Option<f64>,
+    // -- DualPI2's L and C queues (issue #32; 0 for the other disciplines) --
+    /// Packets sent from the L queue, dropped (arriving to a full buffer, or by the AQM) and
+    /// marked; the mean and 99th percentile (to 1.6%) of the sent packets' sojourn times, s.
+    pub l_packets: u64,
+    pub l_drops: u64,
+    pub l_marks: u64,
+    pub l_sojourn_mean_s: f64,
+    pub l_sojourn_p99_s: f64,
+    /// The same for the C queue.
+    pub c_packets: u64,
+    pub c_drops: u64,
+    pub c_marks: u64,
+    pub c_sojourn_mean_s: f64,
+    pub c_sojourn_p99_s: f64,
+    // -- end DualPI2 --
 }
 
 /// Conservation totals over the whole run (not windowed), for checking.

@@ -108,6 +108,17 @@ pub fn links(rows: &[LinkResult]) -> Result<RecordBatch, ArrowError> {
         f64s("mean_queue_delay_s", it().map(|l| l.mean_queue_delay_s)),
         f64s("utilization", it().map(|l| l.utilization)),
         opt_f64s("mean_red_avg", it().map(|l| l.mean_red_avg)),
+        // DualPI2's L and C queues (issue #32)
+        u64s("l_packets", it().map(|l| l.l_packets)),
+        u64s("l_drops", it().map(|l| l.l_drops)),
+        u64s("l_marks", it().map(|l| l.l_marks)),
+        f64s("l_sojourn_mean_s", it().map(|l| l.l_sojourn_mean_s)),
+        f64s("l_sojourn_p99_s", it().map(|l| l.l_sojourn_p99_s)),
+        u64s("c_packets", it().map(|l| l.c_packets)),
+        u64s("c_drops", it().map(|l| l.c_drops)),
+        u64s("c_marks", it().map(|l| l.c_marks)),
+        f64s("c_sojourn_mean_s", it().map(|l| l.c_sojourn_mean_s)),
+        f64s("c_sojourn_p99_s", it().map(|l| l.c_sojourn_p99_s)),
     ])
 }
 

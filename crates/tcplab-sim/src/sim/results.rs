@@ -27,6 +27,10 @@ impl Simulation {
         self.flow_snapshots = self.flows.iter().map(Flow::counters).collect();
         let key = self.q.key();
         self.link_snapshots = self.links.iter().map(|l| l.counters_at(key)).collect();
+        // DualPI2's per-queue counters (issue #32) are the queue's own: they restart here.
+        for l in &mut self.links {
+            l.queue.reset_lane_stats();
+        }
         self.bg.snapshot();
     }
 
@@ -161,6 +165,8 @@ impl Simulation {
             .map(|(i, l, s)| {
                 let c = l.counters_at(stop_key).since(s);
                 let drops = c.drops_queue + c.drops_loss;
+                let zero_lanes = Default::default();
+                let [lq, cq] = l.queue.lane_stats().unwrap_or(&zero_lanes);
                 LinkResult {
                     link: self.link_names.get(i).to_string(),
                     shared: l.shared,
@@ -193,6 +199,17 @@ impl Simulation {
                     },
                     utilization: per_ns(c.busy_ns as f64, window_ns),
                     mean_red_avg: l.red_avg().map(|_| per_second(c.red_avg_area, window_ns)),
+                    // DualPI2's L and C queues (issue #32)
+                    l_packets: lq.packets,
+                    l_drops: lq.drops,
+                    l_marks: lq.marks,
+                    l_sojourn_mean_s: lq.mean_sojourn_s(),
+                    l_sojourn_p99_s: lq.p99_sojourn_s(),
+                    c_packets: cq.packets,
+                    c_drops: cq.drops,
+                    c_marks: cq.marks,
+                    c_sojourn_mean_s: cq.mean_sojourn_s(),
+                    c_sojourn_p99_s: cq.p99_sojourn_s(),
                 }
             })
             .collect();

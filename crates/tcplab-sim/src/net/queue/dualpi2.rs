@@ -32,7 +32,9 @@
 //!   MTU = 1500 bytes; the L queue is served while its credit is not positive or the C queue
 //!   is empty; a packet sent from L while C waits adds wc x its size, one from C while L
 //!   waits takes wl x its size off; the credit restarts when both are empty. (RFC 9332's
-//!   time-shifted FIFO, Sec. 2.5.2, is not offered.)
+//!   time-shifted FIFO is not offered.)
+//! - **Counters** (`lanes.rs`): packets sent, drops and marks of each queue and its packets'
+//!   sojourn times, for the links table's `l_*` and `c_*` columns.
 //!
 //! The controller runs at multiples of `tupdate` from time 0, lazily as in `pie.rs`: before
 //! each enqueue and dequeue the updates due at or before `now` run in order on the unchanged
@@ -49,8 +51,11 @@ use crate::time::{Duration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod lanes;
 #[cfg(test)]
 mod tests;
+
+pub use lanes::{LaneStats, SojournHistogram};
 
 /// How a probabilistic decision is taken.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -256,6 +261,8 @@ pub struct DualPi2 {
     pi2: Pi2,
     credit: i64,
     rng: Stream,
+    /// The L and the C queue's counters, since the measurement window opened.
+    stats: [LaneStats; 2],
 }
 
 /// Is `ecn` classified to the L queue (ECT(1) or CE: the ECN field's low bit)?
@@ -273,7 +280,18 @@ impl DualPi2 {
             credit: params.credit_init(),
             params,
             rng,
+            stats: Default::default(),
         }
+    }
+
+    /// The L and the C queue's counters (`[L, C]`).
+    pub fn lane_stats(&self) -> &[LaneStats; 2] {
+        &self.stats
+    }
+
+    /// Opens the measurement window: the counters start again from zero.
+    pub fn reset_lane_stats(&mut self) {
+        self.stats = Default::default();
     }
 
     /// The controller's state.
@@ -390,6 +408,7 @@ impl QueueDiscipline for DualPi2 {
             Limit::Bytes(b) => self.l.fifo.bytes() + self.c.fifo.bytes() + pkt.size as u64 <= b,
         };
         if !fits {
+            self.stats[usize::from(!is_l4s(pkt.ecn))].drops += 1;
             return Err(DropCause::Overflow);
         }
         if is_l4s(pkt.ecn) {
@@ -444,19 +463,23 @@ impl QueueDiscipline for DualPi2 {
             } else {
                 Verdict::Send
             };
+            let lane = &mut self.stats[usize::from(!from_l)];
             match verdict {
                 Verdict::Drop => {
+                    lane.drops += 1;
                     drops.push((pkt, DropCause::Sojourn));
                     continue;
                 }
                 Verdict::Mark(cause) => {
                     // Every L packet is ECN-capable; a C packet is marked only if it is.
                     if set_ce(&mut pkt) {
+                        lane.marks += 1;
                         marks.push((pkt, cause));
                     }
                 }
                 Verdict::Send => {}
             }
+            lane.sent(now, pkt.enqueued);
             self.credit += change * pkt.size as i64;
             return Some(pkt);
         }

@@ -16,6 +16,7 @@ mod fifo;
 #[cfg(test)]
 mod tests;
 
+pub use dualpi2::{LaneStats, SojournHistogram};
 pub use fifo::Fifo;
 pub use red::{RedParams, RedRules, RedSpec};
 
@@ -254,6 +255,21 @@ impl Queue {
 
     pub fn discipline(&self) -> &Discipline {
         &self.discipline
+    }
+
+    /// DualPI2's per-queue counters (`[L, C]`); None for the other disciplines.
+    pub fn lane_stats(&self) -> Option<&[dualpi2::LaneStats; 2]> {
+        match &self.discipline {
+            Discipline::DualPi2(d) => Some(d.lane_stats()),
+            _ => None,
+        }
+    }
+
+    /// Opens the measurement window of the discipline's own counters (DualPI2's lanes).
+    pub fn reset_lane_stats(&mut self) {
+        if let Discipline::DualPi2(d) = &mut self.discipline {
+            d.reset_lane_stats();
+        }
     }
 
     /// Takes the packets dropped from the buffer (`drops[from..]`) off the counts.

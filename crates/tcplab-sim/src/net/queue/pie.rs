@@ -11,23 +11,30 @@
 //! ```
 //!
 //! An arrival is never dropped early while the burst allowance lasts (Sec. 4.4: MAX_BURST,
-//! default 150 ms, decremented by `tupdate` at each update and restored when the congestion is
-//! gone: drop_prob = 0 and both delay samples below target / 2), nor while the queue is
+//! default 150 ms, decremented by `tupdate` as the last step of each update, and restored at
+//! an arrival, before its early-drop test, once the congestion is gone: drop_prob = 0 and both
+//! the current delay sample and the last update's below target / 2; App. A's `enque` and
+//! `calculate_drop_prob`; Linux restores it in the update instead), nor while the queue is
 //! uncongested (Sec. 4.1: qdelay_old < target / 2 and drop_prob < 0.2, or at most
 //! 2 MEAN_PKTSIZE bytes waiting). Otherwise it is dropped with probability drop_prob; with
 //! `derandomize` (Sec. 5.4) an accumulated probability `accu_prob` gates the draw: no drop
 //! while it is below 0.85, a certain drop at 8.5, reset by every drop.
 //!
 //! The queueing delay is measured with timestamps by default (Sec. 4.3: the sojourn time of
-//! the last packet dequeued, 0 when the queue is empty at the update), as Linux's `sch_pie`
-//! does since `dq_rate_estimator` became an option (off by default); `dq_rate_estimator = true`
+//! the last packet dequeued; 0 when the queue is empty, as Linux's `pie_process_dequeue` sets
+//! it when a dequeue leaves the queue empty; App. A leaves the empty case open), as Linux's
+//! `sch_pie` does since `dq_rate_estimator` became an option (off by default); `dq_rate_estimator = true`
 //! estimates it from the dequeue rate instead (Sec. 4.3 and 5.2; Appendix B's `deque`):
 //! the time to dequeue DQ_THRESHOLD bytes (default 2^14), averaged with weight
 //! DQ_THRESHOLD / 2^16, and qdelay = bytes waiting x that time / DQ_THRESHOLD.
 //!
 //! ECN (Sec. 5.1): with `ecn`, an ECN-capable arrival that would be dropped early is marked CE
 //! and admitted while drop_prob <= `mark_ecnth` (default 0.1), and dropped above it (as Linux's
-//! `pie_qdisc_enqueue`: `prob <= MAX_PROB / 10`).
+//! `pie_qdisc_enqueue`: `prob <= MAX_PROB / 10`; App. B's `enque` marks while it is strictly
+//! below, which differs only at exactly `mark_ecnth`). A mark does not reset `accu_prob`, as
+//! in Linux (App. B resets it after a mark too). The burst allowance is tested before
+//! `drop_early`, as in App. A and Linux (App. B's `enque` runs `drop_early`, and so
+//! accumulates `accu_prob`, while the allowance lasts).
 //!
 //! The controller runs at multiples of `tupdate` from time 0. The discipline has no timer of
 //! its own: before each enqueue and dequeue at `now` it runs every update due at or before
@@ -234,25 +241,39 @@ impl PieVars {
             self.drop_prob *= 0.98;
         }
         self.drop_prob = self.drop_prob.clamp(0.0, 1.0);
-        // Sec. 4.4: the allowance runs down by T_UPDATE, and is restored once congestion is
-        // gone (both samples below target / 2 and no drop probability).
+        self.qdelay_old = qdelay;
+        // Sec. 4.4, App. A's `calculate_drop_prob`: the allowance runs down by T_UPDATE, last.
         self.burst_allowance = self.burst_allowance.saturating_sub(p.tupdate);
+    }
+
+    /// App. A's `enque`, first step (Sec. 4.4): the allowance is restored to MAX_BURST at an
+    /// arrival once congestion is gone: no drop probability, and both the current delay
+    /// sample and the last update's below target / 2. `bytes` are waiting; the current
+    /// sample of an empty queue is 0, as at the update.
+    pub fn restore_burst(&mut self, p: &PieParams, bytes: u64) {
         let half = SimTime(p.target.ns() / 2);
-        if self.drop_prob == 0.0 && qdelay < half && self.qdelay_old < half {
+        let current = if bytes == 0 && !p.dq_rate_estimator {
+            SimTime::ZERO
+        } else {
+            self.current_qdelay
+        };
+        if self.drop_prob == 0.0 && current < half && self.qdelay_old < half {
             self.burst_allowance = p.max_burst;
         }
-        self.qdelay_old = qdelay;
     }
 
     /// Runs the updates due at or before `now` with `bytes` waiting (unchanged since the last
-    /// operation). An empty queue at rest (no probability, no delay, full allowance) stays at
-    /// rest, so those updates are skipped at once.
+    /// operation). An empty queue at rest (no probability, no delay) stays at rest, and each
+    /// update only runs the allowance down, so those updates are done at once.
     #[inline]
     pub fn catch_up(&mut self, now: SimTime, p: &PieParams, bytes: u64) {
         while self.next_update <= now {
             if bytes == 0 && self.at_rest(p) {
                 let n = (now.ns() - self.next_update.ns()) / p.tupdate.ns() + 1;
                 self.next_update = SimTime(self.next_update.ns() + n * p.tupdate.ns());
+                let spent = SimTime(p.tupdate.ns().saturating_mul(n));
+                self.burst_allowance = self.burst_allowance.saturating_sub(spent);
+                self.current_qdelay = SimTime::ZERO;
                 break;
             }
             self.update(p, bytes);
@@ -263,7 +284,6 @@ impl PieVars {
     fn at_rest(&self, p: &PieParams) -> bool {
         self.drop_prob == 0.0
             && self.qdelay_old == SimTime::ZERO
-            && self.burst_allowance == p.max_burst
             && (p.dq_rate_estimator || self.current_qdelay == SimTime::ZERO)
     }
 
@@ -449,6 +469,7 @@ impl QueueDiscipline for Pie {
     ) -> Result<(), DropCause> {
         let p = &self.params;
         self.vars.catch_up(now, p, self.fifo.bytes());
+        self.vars.restore_burst(p, self.fifo.bytes());
         if !self.fifo.fits(self.limit, &pkt) {
             self.vars.accu_prob = 0.0;
             return Err(DropCause::Overflow);

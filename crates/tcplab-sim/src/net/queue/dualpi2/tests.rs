@@ -185,6 +185,9 @@ fn coupled_and_squared_marks_follow_recur() {
     let not_sent: Vec<(u64, char)> = got.iter().filter(|x| x.1 != 's').map(|x| (x.0, x.1)).collect();
     assert_eq!(not_sent, vec![(65, 'd'), (129, 'm')]);
     assert_eq!(got.len(), 130);
+    // The C queue's counters: the AQM's drop and mark, the 129 packets sent.
+    let c = &q.lane_stats()[1];
+    assert_eq!((c.packets, c.drops, c.marks), (129, 1, 1));
 }
 
 #[test]
@@ -350,4 +353,47 @@ fn every_option_out_of_range_is_one_error_naming_it() {
         assert!(e.contains(field) && e.contains(expected), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
     }
+}
+
+#[test]
+fn the_lane_counters_split_packets_drops_marks_and_sojourn_by_queue() {
+    // p' = 0.125 as in `coupled_and_squared_marks_follow_recur` (the step out of the way at
+    // 1 s), a buffer of 20 packets. 12 L packets at t = 0: marked 5th and 9th. 8 C packets at
+    // t = 0, then 2 more arrivals find the buffer full: one L, one C (overflow drops).
+    let prm = DualPi2Params {
+        step: StepThreshold::Time(SimTime::from_secs(1)),
+        ..params()
+    };
+    let mut q = pinned(prm, 0.125);
+    q.limit = Limit::Packets(20);
+    for s in 1..=12 {
+        offer(&mut q, SimTime::ZERO, with(Ecn::Ect1, s, 1000)).unwrap();
+    }
+    for s in 1..=8 {
+        offer(&mut q, SimTime::ZERO, with(Ecn::Ect0, 100 + s, 1000)).unwrap();
+    }
+    assert_eq!(offer(&mut q, at(1), with(Ecn::Ect1, 50, 1000)), Err(DropCause::Overflow));
+    assert_eq!(offer(&mut q, at(1), with(Ecn::NotEct, 150, 1000)), Err(DropCause::Overflow));
+    // One packet a millisecond from t = 1 ms. The WRR's credit, -120000, rises by 10 x 1000
+    // per L packet: 0 after the 12th, so the 12 L packets go first (1 .. 12 ms), then the 8
+    // C packets (13 .. 20 ms).
+    let mut t = 1;
+    while take(&mut q, at(t)).is_some() {
+        t += 1;
+    }
+    let [l, c] = q.lane_stats().clone();
+    assert_eq!((l.packets, l.drops, l.marks), (12, 1, 2));
+    // C: p_C = 1/64 gives no positive decision within 8 packets.
+    assert_eq!((c.packets, c.drops, c.marks), (8, 1, 0));
+    let l_ms: u64 = (1..=12).sum();
+    let c_ms: u64 = (13..=20).sum();
+    assert_eq!(l.sojourn_ns, (l_ms * MS) as u128);
+    assert_eq!(c.sojourn_ns, (c_ms * MS) as u128);
+    assert_eq!(l.mean_sojourn_s(), (l_ms * MS) as f64 / 12.0 * 1e-9);
+    // The 99th percentile of 12 (8) values is the largest: 12 ms (20 ms), to within 1/64.
+    assert!((l.p99_sojourn_s() / 12e-3 - 1.0).abs() < 1.0 / 64.0);
+    assert!((c.p99_sojourn_s() / 20e-3 - 1.0).abs() < 1.0 / 64.0);
+    // The window opens: zero again.
+    q.reset_lane_stats();
+    assert_eq!(q.lane_stats(), &[LaneStats::default(), LaneStats::default()]);
 }

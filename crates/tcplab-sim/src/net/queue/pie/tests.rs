@@ -126,26 +126,75 @@ fn the_burst_allowance_runs_down_by_tupdate_and_is_restored_when_congestion_is_g
     }
     step(&mut v, &p, 20);
     assert_eq!(v.burst_allowance, SimTime::ZERO, "bottomed at 0");
-    // Both samples below 7.5 ms but drop_prob > 0 after the update: not restored.
+    // The update itself never restores it (App. A: the decrement is its last step), even
+    // with drop_prob 0 and both samples below 7.5 ms.
+    let mut w = PieVars::new(&p);
+    w.burst_allowance = SimTime::ZERO;
+    w.qdelay_old = at(5);
+    step(&mut w, &p, 5);
+    assert_eq!((w.drop_prob, w.burst_allowance), (0.0, SimTime::ZERO));
+    // The next arrival does (App. A's `enque`): drop_prob 0, the current sample (5 ms, a
+    // packet waiting) and qdelay_old (5 ms) below 7.5 ms.
+    w.restore_burst(&p, 1500);
+    assert_eq!(w.burst_allowance, at(150));
+    // drop_prob > 0: not restored.
     let mut w = PieVars::new(&p);
     w.burst_allowance = SimTime::ZERO;
     w.drop_prob = 0.5;
     w.qdelay_old = at(5);
     step(&mut w, &p, 5);
     assert!(w.drop_prob > 0.0);
+    w.restore_burst(&p, 1500);
     assert_eq!(w.burst_allowance, SimTime::ZERO);
-    // drop_prob 0 and both samples below 7.5 ms: restored to MAX_BURST.
-    let mut w = PieVars::new(&p);
-    w.burst_allowance = SimTime::ZERO;
-    w.qdelay_old = at(5);
-    step(&mut w, &p, 5);
-    assert_eq!((w.drop_prob, w.burst_allowance), (0.0, at(150)));
-    // One sample at 7.5 ms or more: not restored.
+    // One sample at 7.5 ms or more: not restored; the current one of an empty queue is 0.
     let mut w = PieVars::new(&p);
     w.burst_allowance = SimTime::ZERO;
     w.qdelay_old = SimTime(7_500_000);
-    step(&mut w, &p, 5);
-    assert_eq!((w.drop_prob, w.burst_allowance), (0.0, SimTime::ZERO));
+    w.current_qdelay = at(5);
+    w.restore_burst(&p, 1500);
+    assert_eq!(w.burst_allowance, SimTime::ZERO);
+    w.qdelay_old = at(5);
+    w.current_qdelay = SimTime(7_500_000);
+    w.restore_burst(&p, 1500);
+    assert_eq!(w.burst_allowance, SimTime::ZERO);
+    w.restore_burst(&p, 0);
+    assert_eq!(w.burst_allowance, at(150));
+}
+
+#[test]
+fn the_allowance_is_restored_at_the_arrival_after_the_update_that_ends_congestion() {
+    // App. A's order, one sample apart from a restore inside the update. The allowance is
+    // spent (0) with drop_prob 0 and a 10 ms delay (above target / 2 = 7.5 ms, below the
+    // target, so the probability stays 0). The update at 15 ms sees 5 ms with qdelay_old
+    // 10 ms: both samples of that update are not below 7.5 ms, yet the arrival right after
+    // it finds drop_prob 0, the current sample 5 ms and qdelay_old 5 ms: restored to 150 ms
+    // there, not one update later.
+    let p = params();
+    let mut q = pie(p);
+    for s in 0..3 {
+        offer(&mut q, SimTime::ZERO, ect(s, Ecn::NotEct)).unwrap();
+    }
+    q.vars.burst_allowance = SimTime::ZERO;
+    q.vars.qdelay_old = at(10);
+    q.vars.current_qdelay = at(5);
+    assert_eq!(offer(&mut q, at(15), ect(10, Ecn::NotEct)), Ok(false));
+    assert_eq!((q.vars.qdelay_old, q.vars.drop_prob), (at(5), 0.0));
+    assert_eq!(q.vars.burst_allowance, at(150));
+}
+
+#[test]
+fn an_idle_queue_runs_the_allowance_down_as_the_updates_would() {
+    // The skipped updates of an empty queue at rest leave exactly what running them leaves.
+    let p = params();
+    let mut skipped = PieVars::new(&p);
+    skipped.catch_up(at(100), &p, 0);
+    let mut run = PieVars::new(&p);
+    for _ in 0..6 {
+        run.update(&p, 0);
+    }
+    run.next_update = at(105);
+    assert_eq!(skipped, run);
+    assert_eq!(skipped.burst_allowance, at(60));
 }
 
 fn pie(p: PieParams) -> Pie {

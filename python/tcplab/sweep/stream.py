@@ -1,9 +1,10 @@
 """A sweep's plan in memory that does not follow the run count: `Plan`.
 
 Planning resolves and checks every run of a sweep before anything runs (a bad value is named
-before the first simulation) and keeps only each run's key, 16 bytes, beside one flag byte a
-run: a sweep of 1,000,000 runs holds about 20 MB of plan where the list of resolved runs
-(`Sweep.runs`) held 8 GB. The runs to do are resolved again, one at a time, as they are handed
+before the first simulation) and keeps only each run's key, 16 bytes, with the keys sorted (to
+find repeated runs and stored ones) and two flag bytes a run: a sweep of 1,000,000 runs holds
+about 42 MB of plan (161 MiB peak resident for `tcplab check`, docs/limits.md) where the list
+of resolved runs (`Sweep.runs`) held 8 GB. The runs to do are resolved again, one at a time, as they are handed
 to the workers (`Plan.todo`), in the order of `Sweep.runs`, with the same keys.
 """
 

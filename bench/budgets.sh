@@ -7,10 +7,12 @@
 #      1,000,000 run keys, in 100 part files) read by `tcplab query` (DuckDB) and `tcplab fit`;
 #   3. `tcplab trace analyze` on a capture of about 1 GB written by tcplab, and on four of them
 #      concatenated (about 4 GB, four connections), to see whether the memory follows the file.
-# Files go to a temporary folder (TMPDIR, at least 6 GB free), deleted at the end; the sweep of
-# 1,000,000 runs needs about 8 GB of memory.
-# Usage: nice -n 10 bench/budgets.sh   (with the venv active)
+# Files go to a temporary folder (TMPDIR, at least 6 GB free), deleted at the end.
+# Usage: nice -n 10 bench/budgets.sh [flows] [sweeps] [stores] [captures]   (with the venv active;
+# the parts named, all four without an argument)
 set -euo pipefail
+parts=" ${*:-flows sweeps stores captures} "
+want() { [[ $parts == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/tcplab-budgets.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -42,8 +44,8 @@ count = $1
 TOML
 }
 
-echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(uptime | sed 's/.*load/load/')"
-for n in 1000 100000 1000000 1000001; do
+echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(uptime | sed 's/.*load/load/'), parts:${parts% }"
+want flows && for n in 1000 100000 1000000 1000001; do
     flows "$n" >"$work/flows-$n.toml"
     measure "run --json, $n flows (1 s simulated)" tcplab run "$work/flows-$n.toml" --json
 done
@@ -60,13 +62,14 @@ unit = "ms"
 count = $1
 TOML
 }
-for pr in "100 100" "100 1000" "100 10000" "100 10010"; do
+want sweeps && for pr in "100 100" "100 1000" "100 10000" "100 10010"; do
     set -- $pr
     sweep "$1" "$2" >"$work/sweep-$1x$2.toml"
     measure "sweep of $(($1 * $2)) runs: tcplab check" tcplab check "$work/sweep-$1x$2.toml"
 done
-tcplab run scenarios/quickstart.toml --set duration=5s --set warmup=1s --out "$work/one-run.parquet" >/dev/null
-python - "$work/one-run.parquet" "$work/store" <<'PY'
+if want stores; then
+    tcplab run scenarios/quickstart.toml --set duration=5s --set warmup=1s --out "$work/one-run.parquet" >/dev/null
+    python - "$work/one-run.parquet" "$work/store" <<'PY'
 import sys
 from pathlib import Path
 
@@ -79,12 +82,14 @@ for part in range(100):
     keys = [f"{part * 10_000 + i:016x}" for i in range(10_000)]
     pl.concat([row] * 10_000).with_columns(run_key=pl.Series(keys)).write_parquet(out / f"part-{part:03d}.parquet")
 PY
-measure "store of 1M rows: tcplab query" tcplab query "$work/store" "SELECT count(*), avg(goodput_bps) FROM runs"
-measure "store of 1M rows: tcplab fit (reads it whole)" tcplab fit "$work/store" --min-ca-events 0
-rm -rf "$work/store"
+    measure "store of 1M rows: tcplab query" tcplab query "$work/store" "SELECT count(*), avg(goodput_bps) FROM runs"
+    measure "store of 1M rows: tcplab fit (reads it whole)" tcplab fit "$work/store" --min-ca-events 0
+    rm -rf "$work/store"
+fi
 
-# A capture of about 1 GB: full frames of 1500 bytes at the sender's node.
-cat >"$work/cap.toml" <<TOML
+if want captures; then
+    # A capture of about 1 GB: full frames of 1500 bytes at the sender's node.
+    cat >"$work/cap.toml" <<TOML
 duration = "100s"
 warmup = "0s"
 [network.path]
@@ -97,9 +102,10 @@ tcp = "sack"
 [trace]
 pcap = { node = "n0", file = "$work/one.pcap", max_packets = 1000000, max_bytes = "2GB" }
 TOML
-measure "run writing a capture" tcplab run "$work/cap.toml" --json
-python bench/concat_pcap.py "$work/one.pcap" 4 "$work/four.pcap"
-for f in one four; do
-    size=$(stat -c %s "$work/$f.pcap")
-    measure "trace analyze, $((size / 1000000)) MB capture" tcplab trace analyze "$work/$f.pcap" --json
-done
+    measure "run writing a capture" tcplab run "$work/cap.toml" --json
+    python bench/concat_pcap.py "$work/one.pcap" 4 "$work/four.pcap"
+    for f in one four; do
+        size=$(stat -c %s "$work/$f.pcap")
+        measure "trace analyze, $((size / 1000000)) MB capture" tcplab trace analyze "$work/$f.pcap" --json
+    done
+fi

@@ -478,12 +478,21 @@ window.addEventListener('load', () => {
 </script>"""
 
 
-@pytest.mark.skipif(_chromium() is None, reason="no chromium on this machine (apt-get install chromium)")
+#: Set (to anything but "" or "0") where Chromium must be present, as by .ci/run after it
+#: installed it: the browser test then fails instead of being skipped.
+REQUIRE_CHROMIUM = os.environ.get("TCPLAB_REQUIRE_CHROMIUM", "") not in ("", "0")
+
+
+@pytest.mark.skipif(
+    _chromium() is None and not REQUIRE_CHROMIUM,
+    reason="no chromium on this machine (apt-get install chromium)",
+)
 @pytest.mark.parametrize("width", [800, 1400])
 def test_the_report_fits_a_browser_window(reproduced_quick, tmp_path, width):
     """report.html in headless Chromium: a screenshot, and no element wider than the page."""
     import html as html_lib
 
+    assert _chromium() is not None, "TCPLAB_REQUIRE_CHROMIUM is set, but no chromium is on the PATH"
     page = (reproduced_quick[3] / "report.html").read_text()
     probe = tmp_path / "report.html"
     probe.write_text(page.replace("</body>", OVERFLOW_PROBE + "</body>"))
@@ -497,6 +506,25 @@ def test_the_report_fits_a_browser_window(reproduced_quick, tmp_path, width):
     overflow = json.loads(html_lib.unescape(dom.stdout.split('data-overflow="')[1].split('"')[0]))
     assert int(width_seen) == width
     assert overflow == []
+
+
+def test_ci_makes_the_browser_test_run_rather_than_skip(tmp_path):
+    """With TCPLAB_REQUIRE_CHROMIUM set (as .ci/run sets it once Chromium is installed), the
+    browser test is not skipped on a machine without Chromium: it runs, and fails there.
+    Checked with pytest's --setup-plan, which decides skips and runs no fixture."""
+    test = f"{Path(__file__).resolve()}::test_the_report_fits_a_browser_window"
+    for required in ("", "1"):
+        env = {**os.environ, "PATH": str(Path(sys.executable).parent), "TCPLAB_REQUIRE_CHROMIUM": required}
+        r = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--setup-plan", "-rs", test],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env=env,
+        )
+        planned = "test_the_report_fits_a_browser_window[1400] (fixtures used:" in r.stdout
+        assert (planned, "2 skipped" in r.stdout) == ((True, False) if required else (False, True)), r.stdout
 
 
 def test_the_reproductions_runs_go_in_an_order_that_keeps_the_eta_honest():

@@ -548,3 +548,60 @@ fn a_flows_count_is_that_many_tables() {
     );
     assert!(e.starts_with("traffic[0].tcp.count: 3"), "{e}");
 }
+
+/// A misspelt node name, wherever a scenario names a node, gets the nearest of all the
+/// network's node names, not only of the first few that the message lists: here the network
+/// has 16 nodes and the one meant, `edge_router`, is the last.
+#[test]
+fn a_misspelt_node_name_gets_the_nearest_of_all_nodes() {
+    let err = |text: &str| tcplab_sim::load(text, &[]).expect_err("rejected").to_string();
+    let hop = "rate = \"1Mbit/s\", delay = \"1ms\"";
+    let mut links: Vec<String> = (0..14)
+        .map(|i| format!("{{ from = \"h{i}\", to = \"h{}\", {hop} }}", i + 1))
+        .collect();
+    links.push(format!("{{ from = \"h14\", to = \"edge_router\", {hop} }}"));
+    let graph = |links: &[String], to: &str, extra: &str| {
+        format!(
+            "duration = \"1s\"\n[network.graph]\nlinks = [{}]\nflows = [{{ from = \"h0\", to = \"{to}\" }}]\n[[flows]]\n{extra}",
+            links.join(", ")
+        )
+    };
+    let suggested = "(did you mean `edge_router`?)";
+    assert!(tcplab_sim::load(&graph(&links, "edge_router", ""), &[]).is_ok());
+    // A flow's end on a graph.
+    let e = err(&graph(&links, "edge_ruoter", ""));
+    assert!(
+        e.starts_with("network.graph.flows[0].to: \"edge_ruoter\" is not a node (expected one of \"h0\"")
+            && e.ends_with(suggested),
+        "{e}"
+    );
+    // A background source's ends (named placement).
+    let cbr = "[[traffic]]\nkind = \"cbr\"\nrate = \"1Mbit/s\"\nfrom = \"h0\"\nto = \"edge_ruoter\"\n";
+    let e = err(&graph(&links, "edge_router", cbr));
+    assert!(
+        e.starts_with("traffic[0].to: \"edge_ruoter\" is not a node (expected one of \"h0\"")
+            && e.contains(", ...)")
+            && e.ends_with(suggested),
+        "{e}"
+    );
+    // A link: the misspelt end makes a node cut off from the rest (with "h15", which is near
+    // "h1" and "h5" but by more edits for its length), named with the suggestion.
+    let mut cut = links.clone();
+    cut.push(format!("{{ from = \"h15\", to = \"edge_ruoter\", {hop} }}"));
+    let e = err(&graph(&cut, "edge_router", ""));
+    assert_eq!(
+        e,
+        format!("network.graph.links: node \"edge_ruoter\" is not connected to \"h0\" (expected a connected graph) {suggested}")
+    );
+    // A capture's node.
+    let pcap = "[trace]\npcap = { node = \"edge_ruoter\", file = \"x.pcap\" }\n";
+    let e = err(&graph(&links, "edge_router", pcap));
+    assert!(
+        e.starts_with("trace.pcap[0].node: \"edge_ruoter\" is not a node of this network")
+            && e.ends_with(suggested),
+        "{e}"
+    );
+    // Nothing near: no guess.
+    let e = err(&graph(&links, "zzz", ""));
+    assert!(!e.contains("did you mean"), "{e}");
+}

@@ -187,7 +187,7 @@ def check(
     if "sweep" in doc or "axis" in doc:
         try:
             spec = load(file, sets)
-            n = len(spec.runs())
+            n = spec.plan().total
         except SweepError as e:
             fail(str(e))
         typer.echo(f"{file}: a valid sweep of {n} runs")

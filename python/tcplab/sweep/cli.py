@@ -73,10 +73,9 @@ def sweep(
             check_scheduler(scheduler)  # before the store is created
         spec = load(file, sets)
         if dry_run:
-            runs = spec.runs()
-            stored = results.Store(out).keys() if out.exists() and out.is_dir() else set()
-            todo = sum(r.key not in stored for r in runs)
-            typer.echo(f"{file}: {len(runs)} runs, {len(runs) - todo} already in {out}, {todo} to run")
+            plan = spec.plan()
+            plan.skip(results.Store(out).keys() if out.exists() and out.is_dir() else ())
+            typer.echo(f"{file}: {plan.total} runs, {plan.stored} already in {out}, {plan.todo_count} to run")
             return
 
         def terminate(signum, frame):  # SIGTERM stops like Ctrl-C: finished runs are kept

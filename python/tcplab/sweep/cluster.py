@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
+from collections.abc import Iterable
 
 from tcplab.sweep.local import execute
 from tcplab.sweep.plan import SweepError
@@ -98,8 +100,9 @@ def execute_chunk(chunk: Chunk) -> tuple[list, float]:
 CHUNK_SECONDS = 0.5
 
 
-def run_on_dask(tasks: list, client):
+def run_on_dask(tasks: Iterable, client, count: int | None = None):
     """Yields results from a Dask cluster through `client`, bounded in flight; closes it.
+    `tasks` may be an iterator (taken as the runs are submitted) of `count` tasks.
 
     Short runs go in chunks: the first tasks are single runs, and then each task holds as many
     runs as take about `CHUNK_SECONDS` at the mean time per run seen so far, and never more than
@@ -107,20 +110,26 @@ def run_on_dask(tasks: list, client):
     Each run is still its own result (and a failed run fails alone)."""
     from distributed import as_completed
 
+    if count is None:
+        tasks = list(tasks)
+        count = len(tasks)
+    it = iter(tasks)
     try:
         threads = max(1, sum(client.nthreads().values()))
-        left = list(reversed(tasks))  # popped from the end: the plan's order
+        left = count  # taken from `it` in the plan's order
         done_runs, busy = 0, 0.0
 
         def submit():
-            if not left:
+            nonlocal left
+            if left <= 0:
                 return None
             k = 1
             if done_runs:
                 per_run = busy / done_runs
-                k = max(1, min(int(CHUNK_SECONDS / max(per_run, 1e-6)), len(left) // (4 * threads), 256))
-            chunk = [left.pop() for _ in range(min(k, len(left)))]
-            return client.submit(execute_chunk, Chunk(chunk), pure=False)
+                k = max(1, min(int(CHUNK_SECONDS / max(per_run, 1e-6)), left // (4 * threads), 256))
+            chunk = list(itertools.islice(it, min(k, left)))
+            left = left - len(chunk) if chunk else 0
+            return client.submit(execute_chunk, Chunk(chunk), pure=False) if chunk else None
 
         first = [f for f in (submit() for _ in range(2 * threads)) if f is not None]
         if not first:

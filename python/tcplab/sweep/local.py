@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +130,9 @@ def _main_hidden():
             main.__dict__.update(saved)
 
 
-def run_local(tasks: list, workers: int):
-    """Yields results from a local process pool, at most 2 * workers runs in flight."""
+def run_local(tasks: Iterable, workers: int):
+    """Yields results from a local process pool, at most 2 * workers runs in flight; `tasks` may
+    be an iterator, taken as the workers free up."""
     import concurrent.futures as cf
     import multiprocessing as mp
 

@@ -35,15 +35,19 @@ Running a sweep is `tcplab.sweep.run_sweep` (tcplab.sweep.runner) over a `result
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tcplab.inputs import InputTooLarge, read_text
+
+if TYPE_CHECKING:
+    from tcplab.sweep.stream import Plan
 
 __all__ = ["Axis", "Run", "Sweep", "SweepError", "load", "parse", "run_key"]
 
@@ -133,58 +137,84 @@ class Sweep:
     axes: list[Axis]
     seeds: list[int] | None  # replicate seeds, None = the scenario's own
 
+    def iter_points(self) -> Iterator[dict[str, Any]]:
+        """Every combination of axis values (without fixed sets and seeds), in sweep order, one
+        at a time: the axes are crossed with the first outermost; per-point draws are made for
+        each combination of the other axes."""
+        outer = [a for a in self.axes if not a.per_point]
+        inner = [a for a in self.axes if a.per_point]
+        elements = [axis.sample(self.seed, {}) if axis.random else list(axis.values) for axis in outer]
+        for combo in itertools.product(*elements):
+            point: dict[str, Any] = {}
+            for axis, element in zip(outer, combo, strict=True):
+                point.update(zip(axis.paths, element, strict=True))
+            if not inner:
+                yield point
+                continue
+            draws = [axis.sample(self.seed, point) for axis in inner]
+            for inner_combo in itertools.product(*draws):
+                row = dict(point)
+                for axis, element in zip(inner, inner_combo, strict=True):
+                    row.update(zip(axis.paths, element, strict=True))
+                yield row
+
     def points(self) -> list[dict[str, Any]]:
         """Every combination of axis values (without fixed sets and seeds), in sweep order."""
-        outer = [a for a in self.axes if not a.per_point]
-        points: list[dict[str, Any]] = [{}]
-        for axis in outer:
-            elements = axis.sample(self.seed, {}) if axis.random else list(axis.values)
-            points = [{**p, **dict(zip(axis.paths, e, strict=True))} for p in points for e in elements]
-        inner = [a for a in self.axes if a.per_point]
-        if inner:
-            expanded = []
-            for p in points:
-                rows: list[dict[str, Any]] = [dict(p)]
-                for axis in inner:
-                    rows = [
-                        {**r, **dict(zip(axis.paths, e, strict=True))}
-                        for r in rows
-                        for e in axis.sample(self.seed, p)
-                    ]
-                expanded.extend(rows)
-            points = expanded
-        return points
+        return list(self.iter_points())
 
-    def runs(self) -> list[Run]:
-        """The runs of the sweep, each resolved and keyed; errors name the run's axis values.
-        Runs that resolve to the same scenario appear once (the first occurrence)."""
+    def candidates(self) -> Iterator[tuple[dict[str, Any], int | None]]:
+        """(axis values, replicate seed or None) of every run before duplicates are dropped, in
+        sweep order (replicates innermost)."""
+        seeds: list[int | None] = list(self.seeds) if self.seeds is not None else [None]
+        for point in self.iter_points():
+            for seed in seeds:
+                yield point, seed
+
+    def resolve_run(self, point: Mapping[str, Any], seed: int | None, index: int = 0) -> Run:
+        """The run at `point` (axis values) and replicate `seed`, resolved, checked and keyed;
+        an error names the run's axis values."""
         from tcplab.results import StoreError, check_inputs
         from tcplab.simulation import ScenarioError, resolve
 
-        out: list[Run] = []
+        sets = {**self.fixed, **point}
+        if seed is not None:
+            sets["seed"] = seed
+        try:
+            resolved = resolve(self.base, sets)
+            check_inputs(resolved)
+        except (ScenarioError, StoreError) as e:
+            where = ", ".join(
+                f"{k}={v!r}" for k, v in {**point, **({"seed": seed} if seed is not None else {})}.items()
+            )
+            raise SweepError(f"{self.source}: run with {where}: {e}") from None
+        return Run(index, sets, resolved, run_key(resolved))
+
+    def iter_runs(self) -> Iterator[Run]:
+        """The runs of the sweep, one at a time, each resolved and keyed. Runs that resolve to
+        the same scenario appear once (the first occurrence); only their keys are remembered.
+        For a large sweep `plan()` keeps less (16 bytes a run) and validates every run first."""
         seen: set[str] = set()
-        for point in self.points():
-            for seed in self.seeds if self.seeds is not None else [None]:
-                sets = {**self.fixed, **point}
-                if seed is not None:
-                    sets["seed"] = seed
-                try:
-                    resolved = resolve(self.base, sets)
-                    check_inputs(resolved)
-                except (ScenarioError, StoreError) as e:
-                    where = ", ".join(
-                        f"{k}={v!r}"
-                        for k, v in {**point, **({"seed": seed} if seed is not None else {})}.items()
-                    )
-                    raise SweepError(f"{self.source}: run with {where}: {e}") from None
-                key = run_key(resolved)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(Run(len(out), sets, resolved, key))
-        return out
+        for point, seed in self.candidates():
+            run = self.resolve_run(point, seed, len(seen))
+            if run.key not in seen:
+                seen.add(run.key)
+                yield run
+
+    def runs(self) -> list[Run]:
+        """The runs of the sweep, each resolved and keyed, as a list (every resolved scenario
+        in memory, about 8 kB a run: `plan()` for large sweeps); errors name the run's axis
+        values. Runs that resolve to the same scenario appear once (the first occurrence)."""
+        return list(self.iter_runs())
+
+    def plan(self) -> Plan:
+        """Every run validated and keyed, in memory that does not follow the run count
+        (`tcplab.sweep.stream.Plan`): what `tcplab check` and `run_sweep` use."""
+        from tcplab.sweep.stream import Plan
+
+        return Plan(self)
 
 
-#: The most runs one sweep may expand to (each run's resolved scenario is held in memory).
+#: The most runs one sweep may expand to (planning keeps 16 bytes a run: `Plan`).
 MAX_RUNS = 1_000_000
 
 

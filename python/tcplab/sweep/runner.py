@@ -77,19 +77,23 @@ def _run_planned(
 
     from tcplab import results
 
-    plan = sweep.runs()
+    plan = sweep.plan()  # every run checked before the store is touched
     store.open_for_writing()
     try:
-        stored = store.keys()
-        todo = [r for r in plan if r.key not in stored]
-        outcome = Outcome(total=len(plan), skipped=len(plan) - len(todo))
+        plan.skip(store.keys())
+        outcome = Outcome(total=plan.total, skipped=plan.stored)
         traces = str(Path(trace_dir).resolve()) if trace_dir is not None else None
-        tasks = [(r.key, sweep.base, r.sets, traces, r.resolved) for r in todo]
+        # Resolved again one at a time as the workers take them: the plan holds keys only.
+        tasks = ((r.key, sweep.base, r.sets, traces, r.resolved) for r in plan.todo())
         if client is not None:
-            source = run_on_dask(tasks, client)
+            source = run_on_dask(tasks, client, plan.todo_count)
         else:
             source = run_local(tasks, workers or _os.cpu_count() or 1)
-        bar = progress_bar(sweep.name, len(todo), outcome.skipped) if progress and todo else None
+        bar = (
+            progress_bar(sweep.name, plan.todo_count, outcome.skipped)
+            if progress and plan.todo_count
+            else None
+        )
         batch = results.Batch(store)
         since_compaction = 0
         try:

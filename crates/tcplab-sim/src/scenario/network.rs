@@ -430,12 +430,32 @@ impl GraphSpec {
                 }
             }
         }
-        if let Some(i) = seen.iter().position(|s| !s) {
+        if let Some(first) = seen.iter().position(|s| !s) {
+            // A misspelt node name in a link makes a node of its own, cut off from the rest:
+            // name the cut-off node that is nearest to a connected one (fewest edits for its
+            // length), with that suggestion, or else the first cut-off node.
+            let connected: Vec<&str> = nodes
+                .iter()
+                .zip(&seen)
+                .filter(|(_, s)| **s)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            let slip = (0..nodes.len())
+                .filter(|&i| !seen[i])
+                .filter_map(|i| {
+                    let near = crate::error::nearest(&nodes[i], connected.iter().copied())?;
+                    let edits = crate::error::edit_distance(&nodes[i].to_lowercase(), &near.to_lowercase());
+                    Some((edits as f64 / nodes[i].chars().count() as f64, i))
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            let i = slip.map_or(first, |(_, i)| i);
             return Err(invalid(
                 "network.graph.links",
                 format!(
-                    "node {:?} is not connected to {:?} (expected a connected graph)",
-                    nodes[i], nodes[0]
+                    "node {:?} is not connected to {:?} (expected a connected graph){}",
+                    nodes[i],
+                    nodes[0],
+                    crate::error::suggest(&nodes[i], connected.iter().copied())
                 ),
             ));
         }

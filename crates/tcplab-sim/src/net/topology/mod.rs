@@ -181,6 +181,17 @@ impl Builder {
         self.index.get(name).copied()
     }
 
+    /// "`name` is not a node (expected one of ...)", the first few names listed and the nearest
+    /// of all the network's names suggested (`error::suggest`), so a misspelt name is found
+    /// among every node, not only those the message shows.
+    pub(crate) fn not_a_node(&self, name: &str) -> String {
+        format!(
+            "{name:?} is not a node (expected one of {}){}",
+            scenario::quoted(&self.node_names),
+            crate::error::suggest(name, self.node_names.iter().map(String::as_str))
+        )
+    }
+
     /// Adds both directions of a connection's own link (its access or egress link): as
     /// `duplex`, marked as not shared.
     pub(crate) fn own_duplex(&mut self, name: &str, a: NodeId, b: NodeId, spec: &LinkSpec) {
@@ -278,15 +289,8 @@ pub(crate) fn named_placement(
         return Ok(None);
     };
     let find = |f: &str, v: &str| {
-        b.lookup(v).ok_or_else(|| {
-            invalid_at(
-                format!("traffic[{g}].{f}"),
-                format!(
-                    "{v:?} is not a node (expected one of {})",
-                    scenario::quoted(&b.node_names)
-                ),
-            )
-        })
+        b.lookup(v)
+            .ok_or_else(|| invalid_at(format!("traffic[{g}].{f}"), b.not_a_node(v)))
     };
     let (s, d) = (find("from", from)?, find("to", to)?);
     if s == d {

@@ -87,12 +87,8 @@ pub(super) fn graph(b: &mut Builder, g: &GraphSpec, sc: &Scenario) -> Result<Pla
     let mut endpoints = Vec::new();
     for (i, e) in g.flows.iter().enumerate() {
         let find = |f: &str, v: &str| {
-            b.lookup(v).ok_or_else(|| {
-                invalid(
-                    format!("network.graph.flows[{i}].{f}"),
-                    format!("{v:?} is not a node"),
-                )
-            })
+            b.lookup(v)
+                .ok_or_else(|| invalid(format!("network.graph.flows[{i}].{f}"), b.not_a_node(v)))
         };
         let ends = (find("from", &e.from)?, find("to", &e.to)?);
         let copies = sc.flows.get(i).map_or(0, |f| f.count as usize);

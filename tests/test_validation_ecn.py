@@ -87,6 +87,10 @@ def test_ns3_cases_are_built_as_the_reference_states_them():
     assert (val["warmup"], val["duration"]) == ("34s", "39s")
     fig = ecn_ns3.scenario("fig17", ref["fig17"])
     assert len(fig["flows"]) == 40 and len(fig["network"]["graph"]["flows"]) == 40
+    # ns-3's recovery decides the reduction in CWR: TcpPrrRecovery in the dumbbell and
+    # validation cases, the default TcpClassicRecovery in fig17.
+    assert {f["cwr_reduction"] for f in sc["flows"] + val["flows"]} == {"prr"}
+    assert {f["cwr_reduction"] for f in fig["flows"]} == {"immediate"}
     for name, case in ref.items():  # every case is a valid scenario
         tcplab.resolve(ecn_ns3.scenario(name, case))
 
@@ -147,6 +151,12 @@ def test_quick_page_renders_every_part(tmp_path, kernel_runs):
     assert "no `tcp_dctcp` module" in page and data["header"] in page
     for c in ecn_kernel.summarize(data["rows"]):
         assert f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} |" in page
+    # The kernel's cells again with the ECE response cut at once, beside the profile's PRR.
+    assert 'simulated with cwnd set to ssthresh at once (`cwr_reduction = "immediate"`) give:' in page
+    prr = ecn_kernel.scenario(10, "step", 1, "aimd", 1, True)
+    cut = ecn_kernel.scenario(10, "step", 1, "aimd", 1, True, "immediate")
+    assert "cwr_reduction" not in prr["flows"][0] and cut["flows"][0]["cwr_reduction"] == "immediate"
+    assert tcplab.resolve(prr)["flows"][0]["cwr_reduction"] == "prr"
     # The exit status is the targets' verdict, as the page's table says.
     assert (code == 0) == ("| **no** |" not in page)
 

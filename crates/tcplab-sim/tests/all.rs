@@ -10,6 +10,7 @@ mod common;
 
 mod bbr;
 mod cc;
+mod cwr;
 mod device_queue;
 mod ecn;
 mod endpoints;

@@ -404,18 +404,23 @@ fn prague_sends_ect1_and_halves_on_the_first_mark_with_alpha_one() {
     };
     let (log, s, _) = drive(flow, &script, SimTime::from_ms(21));
     assert!(log.data.iter().all(|(_, d)| d.ecn == Ecn::Ect1));
-    // The first ACK reports 1 CE packet: cwnd 10 -> 5 segments (alpha starts at 1), and
-    // slow start ends there.
+    // The first ACK reports 1 CE packet: the reduction, 10 x 1/2 = 5 segments (alpha starts
+    // at 1), goes into the carry, and cwnd follows it one segment per ACK (tcp_prague.c's
+    // adjust step, ssthresh = cwnd at each step: slow start ends at once): 9 on this ACK,
+    // then 8, 7, 6 while the unmarked packets' increase, (2^20 + cwnd / 2) / cwnd each, pays
+    // the rest of the carry down to above -1 segment (-476437 after the fifth ACK).
     assert_eq!(
         log.windows[0],
         (
             MSS,
             Window {
-                cwnd: 5 * MSS,
-                ssthresh: 5 * MSS
+                cwnd: 9 * MSS,
+                ssthresh: 9 * MSS
             }
         )
     );
+    let cwnds: Vec<u64> = log.windows[..5].iter().map(|(_, w)| w.cwnd / MSS).collect();
+    assert_eq!(cwnds, [9, 8, 7, 6, 6]);
     let CongestionControl::Prague(p) = &native(&s).cc else {
         panic!("prague")
     };

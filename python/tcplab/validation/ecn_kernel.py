@@ -46,10 +46,14 @@ def durations(quick: bool) -> tuple[int, int]:
     return (8, 2) if quick else (18, 3)
 
 
-def scenario(rtt_ms: int, aqm: str, flows: int, cc: str, seed: int, quick: bool) -> dict:
+def scenario(
+    rtt_ms: int, aqm: str, flows: int, cc: str, seed: int, quick: bool, cwr: str | None = None
+) -> dict:
     """One cell's scenario: a dumbbell whose bottleneck marks, `flows` ECN flows of `cc`
-    (the simulator's name) with the Linux profile; base RTT `rtt_ms` (1 ms access links)."""
+    (the simulator's name) with the Linux profile; base RTT `rtt_ms` (1 ms access links);
+    `cwr` overrides the profile's `cwr_reduction` ("prr")."""
     duration, warmup = durations(quick)
+    flow = {"profile": "linux", "cc": cc, "ecn": "classic"} | ({"cwr_reduction": cwr} if cwr else {})
     return {
         "name": f"ecn-kernel-{aqm}-rtt{rtt_ms}-n{flows}-{cc}",
         "seed": seed,
@@ -62,7 +66,7 @@ def scenario(rtt_ms: int, aqm: str, flows: int, cc: str, seed: int, quick: bool)
                 "access_delay": "1ms",
             }
         },
-        "flows": [{"profile": "linux", "cc": cc, "ecn": "classic"} for _ in range(flows)],
+        "flows": [dict(flow) for _ in range(flows)],
     }
 
 
@@ -91,12 +95,12 @@ def measure(result, warmup: float, duration: float) -> dict:
     }
 
 
-def simulate_cell(row: dict, quick: bool) -> dict:
-    """tcplab's side of one run."""
+def simulate_cell(row: dict, quick: bool, cwr: str | None = None) -> dict:
+    """tcplab's side of one run (`cwr`: another `cwr_reduction` than the profile's)."""
     from tcplab.simulation import run as simulate
 
     sim_cc = dict(CCS)[row["cc"]]
-    sc = scenario(row["rtt_ms"], row["aqm"], row["flows"], sim_cc, row["seed"], quick)
+    sc = scenario(row["rtt_ms"], row["aqm"], row["flows"], sim_cc, row["seed"], quick, cwr)
     duration, warmup = durations(quick)
     return measure(simulate(sc), warmup, duration)
 
@@ -244,7 +248,7 @@ def section(data: dict) -> list[str]:
             f"during the runs {min(r['load'] for r in rows):.2f} to {max(r['load'] for r in rows):.2f}.",
         ]
     if cells:
-        lines += ["", *differences(cells)]
+        lines += ["", *differences(cells), immediate_counterfactual(data)]
     warned = sorted({w for r in rows for w in r.get("warnings", [])})
     if warned:
         lines += ["", "Warnings of the emulator during these runs:", ""] + [f"- {w}" for w in warned]
@@ -295,13 +299,19 @@ def differences(cells: list[dict]) -> list[str]:
                     f"- tcplab's {label} more than 10 % {word} the kernel's in {len(group)} cells: {names}."
                 )
     if out:
-        out.append(
-            "- The one difference between the two senders we know of: on ECE Linux enters CWR and "
-            "lowers cwnd to the new ssthresh over the round trip by PRR (`tcp_enter_cwr`, "
-            "`tcp_cwnd_reduction`), tcplab sets it at once (docs/tcp-family.md, ECN). It would keep "
-            "the kernel's queue near the marking point longer, that is put tcplab's queue and marks "
-            "below the kernel's, as part 1 finds against ns-3 (where ns-3 cutting at once agrees "
-            "with tcplab); it cannot put them above. Against the kernel it is not tested (its "
-            "reduction cannot be switched), and the cells where tcplab is above are not traced."
-        )
+        out.append("- These cells are not traced.")
     return out
+
+
+def immediate_counterfactual(data: dict) -> str:
+    """tcplab's side again with the ECE response cut at once (`cwr_reduction = "immediate"`):
+    the part of the agreement that Linux's reduction by PRR in CWR accounts for."""
+    quick = data.get("quick", False)
+    rows = [dict(r, tcplab=simulate_cell(r, quick, "immediate")) for r in data.get("rows", [])]
+    found = "; ".join(f"{what}: {detail}" for what, _, detail in checks(summarize(rows)))
+    return (
+        "- tcplab's side reduces on ECE as Linux's CWR state does, by PRR over the round trip "
+        '(`cwr_reduction = "prr"`, the linux profile\'s; `tcp_enter_cwr`, `tcp_cwnd_reduction`; '
+        "docs/tcp-family.md, ECN). The same runs simulated with cwnd set to ssthresh at once "
+        f'(`cwr_reduction = "immediate"`) give: {found}.'
+    )

@@ -33,6 +33,9 @@ def _dctcp_flow(start_s: float, **extra: Any) -> dict:
         "cc": {"algorithm": "dctcp", "growth": "abc", "abc_limit": 65535},
         "ecn": "classic",
         "tcp": {"variant": "sack", "prr": True},
+        # TcpPrrRecovery lowers cwnd to the new ssthresh by PRR in CA_CWR too
+        # (TcpSocketBase::EnterCwr, then DoRecovery on every ACK): Linux's CWR.
+        "cwr_reduction": "prr",
         "mss": 1448,
         "timestamps": True,
         "header_bytes": HEADER_BYTES,
@@ -179,6 +182,8 @@ def fig17(case: dict, name: str) -> dict:
                 rto_granularity="1ms",
                 rwnd=131072,
                 tcp={"variant": "sack"},
+                # ns-3's default TcpClassicRecovery: cwnd = ssthresh at once in CWR.
+                cwr_reduction="immediate",
             )
             for _, _, t in flows_at
         ],
@@ -213,7 +218,8 @@ APPROXIMATIONS = {
     "the same rule, no approximation.",
     "codel": "none: CoDel's law with ECN and its CE threshold at dequeue, the 1-packet device queue.",
     "fig17": "RED's QW = 1 is w_q = 0.999 here (tcplab's w_q is below 1), and above 2 max_th tcplab's "
-    "RED drops where ns-3 (UseHardDrop false) marks; ns-3's classic recovery (no PRR) as ns-3's default.",
+    "RED drops where ns-3 (UseHardDrop false) marks; ns-3's classic recovery (no PRR) as ns-3's default, "
+    'so `cwr_reduction = "immediate"` here.',
 }
 
 
@@ -228,7 +234,8 @@ def run_cases(quick: bool, log) -> list[dict]:
     """tcplab's side of every reference case (the quick form: one), beside ns-3's numbers."""
     from tcplab.simulation import run as simulate
 
-    ref = load_reference()["cases"]
+    reference = load_reference()
+    ref, classic = reference["cases"], reference.get("classic_recovery", {})
     rows = []
     for name, case in ref.items():
         if quick and name not in QUICK_CASES:
@@ -256,6 +263,11 @@ def run_cases(quick: bool, log) -> list[dict]:
             }
         )
         r = rows[-1]
+        if name in classic:
+            # Beside ns-3 rerun with TcpClassicRecovery: tcplab cutting at once as well.
+            for f in sc["flows"]:
+                f["cwr_reduction"] = "immediate"
+            r["tcplab_alpha_immediate"] = simulate(sc).flows["ecn_alpha_mean"].to_list()
         log(
             f"{name}: goodput ns-3 {sum(r['ns3_goodput']) / 1e6:.1f} tcplab {sum(r['tcplab_goodput']) / 1e6:.1f} "
             f"Mbit/s; alpha ns-3 {statistics.mean(r['ns3_alpha']):.4f} tcplab {statistics.mean(r['tcplab_alpha']):.4f}"
@@ -334,6 +346,19 @@ def add_series_checks(rows: list[dict], log) -> None:
         devs = [abs(p["goodput"] / at[round(p["t"], 3)] - 1) for p in mine if at.get(round(p["t"], 3))]
         r["series_goodput_dev"] = statistics.median(devs) if devs else float("nan")
         log(f"{r['case']}: series checks done ({len(mine)} tcplab points)")
+
+
+def ack_every_segment_alphas(name: str, case: dict) -> dict[str, float]:
+    """tcplab's alpha of a validation case with an ACK per segment, by `cwr_reduction`."""
+    from tcplab.simulation import run as simulate
+
+    out = {}
+    for cwr in ("prr", "immediate"):
+        sc = validation(case, name)
+        sc["flows"][0]["ack"] = "immediate"
+        sc["flows"][0]["cwr_reduction"] = cwr
+        out[cwr] = simulate(sc).flows.row(0, named=True)["ecn_alpha_mean"]
+    return out
 
 
 def device_queue_alphas(name: str, case: dict, sizes=(0, 6)) -> dict[int, float]:

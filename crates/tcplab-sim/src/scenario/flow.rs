@@ -6,7 +6,7 @@ mod ecn;
 mod tcp;
 
 pub use cc::{Algorithm, CcOptions, CcSpec, CubicStyle, HyStart, SsthreshRule, WindowGrowth, MAX_U};
-pub use ecn::{EcnReceiver, EcnSetting};
+pub use ecn::{CwrReduction, EcnReceiver, EcnSetting};
 pub use tcp::{PartialAckTimer, TcpSpec, Variant};
 
 use super::{invalid, zero_duration, Window};
@@ -185,6 +185,12 @@ pub struct FlowSpec {
     /// Sec. 3.1.1) or "accecn".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_receiver: Option<EcnReceiver>,
+    /// How the response to ECE lowers cwnd to the new ssthresh: "immediate" (default: at
+    /// once) or "prr" (over the round trip by Proportional Rate Reduction, as Linux's CWR
+    /// state; the linux profile's); no effect without ECN or with a controller that sets its
+    /// own window (bbr, prague). docs/tcp-family.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwr_reduction: Option<CwrReduction>,
     /// The SYN / SYN-ACK / ACK exchange before the data, with its own retransmission timer and
     /// ECN's negotiation (`tcp/handshake.rs`); default false: the sender starts with data and
     /// the configuration of both ends decides ECN.
@@ -323,6 +329,8 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         flow.entry("ecn").or_insert(s("off"));
     }
     flow.entry("ecn_receiver").or_insert(Value::Boolean(true));
+    // tcp_enter_cwr: ECE enters the CWR state, whose reduction is PRR (tcp_cwnd_reduction).
+    flow.entry("cwr_reduction").or_insert(s("prr"));
 }
 
 fn start_at_zero() -> Window {

@@ -22,9 +22,10 @@
 //!   reduction while `tcp_in_cwnd_reduction`; RFC 3168 Sec. 6.1.2: "SHOULD NOT decrease
 //!   ssthresh if it has been decreased within the last round trip time").
 //!
-//! What differs from Linux: the ECE response sets cwnd to the new ssthresh at once (RFC 3168
-//! Sec. 6.1.2, "the congestion window is halved"), where Linux lowers it to ssthresh over the
-//! round trip with PRR (`tcp_cwnd_reduction`); both end the round at ssthresh.
+//! * the ECE response sets cwnd to the new ssthresh at once (RFC 3168 Sec. 6.1.2, "the
+//!   congestion window is halved"), or with `cwr_reduction = "prr"` (the linux profile's)
+//!   lowers it there over the round trip as Linux's CWR state does (`cwr.rs`: PRR,
+//!   `tcp_cwnd_reduction`); both end the round at ssthresh.
 //!
 //! **Receiver** ([`ReceiverEcn`]), two kinds of feedback:
 //! * classic (RFC 3168 Sec. 6.1.3): from a CE arrival, ECE on every ACK until a data segment
@@ -42,6 +43,7 @@
 //!   ECT(0) (Linux's `tcp_ecn_send` leaves a DCTCP socket's ECT on pure ACKs).
 
 use super::accecn::{set_ace, AccEcnReceiver, AccEcnSender, CEP_INIT};
+use super::cwr::CwrPrr;
 use super::segment::{Segment, TcpFlags};
 use crate::net::packet::Ecn;
 
@@ -67,6 +69,10 @@ pub struct SenderEcn {
     ece_round: bool,
     /// The end of DCTCP's observation window (RFC 8257 Sec. 3.3, DCTCP.WindowEnd).
     window_end: u64,
+    /// An ECE response lowers cwnd by PRR over the round trip (`cwr_reduction = "prr"`).
+    pub prr_cwr: bool,
+    /// That reduction under way (Linux's CWR state with its PRR counters, `cwr.rs`).
+    pub cwr: Option<CwrPrr>,
 }
 
 /// What an ACK tells a controller that counts marks (`Controller::on_ecn_ack`).
@@ -137,6 +143,7 @@ impl SenderEcn {
     /// A window reduction happened with `snd_max` sent: CWR goes on the next new data, and
     /// ECE does not reduce again until snd_una passes `snd_max`. `ece`: it was an ECE response.
     pub fn reduced(&mut self, snd_max: u64, ece: bool) {
+        self.cwr = None;
         self.cwr_pending = true;
         self.hold_until = Some(snd_max);
         self.ece_round = ece;

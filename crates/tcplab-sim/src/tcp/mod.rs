@@ -8,6 +8,7 @@
 
 pub mod accecn;
 pub mod cc;
+pub mod cwr;
 pub mod ecn;
 pub mod endpoint;
 mod frto;
@@ -107,6 +108,8 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
             EcnSetting::Accecn => ecn::SenderEcn::accecn(needs, l4s, f.mss),
         };
     }
+    // How an ECE response reaches ssthresh (cwr.rs); kept through the SYN-ACK.
+    s.core.ecn.prr_cwr = f.cwr_reduction == Some(crate::scenario::CwrReduction::Prr);
     if let Some(sb) = &mut s.core.sb {
         // The recovery may read the segments each ACK delivers (RACK: RFC 8985 Sec. 6.2
         // steps 2-3); so does the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was

@@ -15,6 +15,7 @@
 //! send and its next deadline.
 
 use super::cc::{Ack, CaState, CongestionControl, Controller, Delivery};
+use super::cwr::CwrPrr;
 use super::frto::{self, Frto, Observed, Verdict};
 use super::handshake::{self, SynSent};
 use super::rate::RateSample;
@@ -170,7 +171,9 @@ impl Sender {
             if self.syn.is_some() {
                 return; // the data waits for the SYN-ACK
             }
+            let first = out.len();
             self.send(now, out);
+            self.core.ecn.cwr_sent(&out[first..]);
             self.core.record_trace(now);
         }
     }
@@ -251,7 +254,13 @@ impl Sender {
     /// An ACK arrived.
     pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let rate = self.rate_sample(now, ack);
+        let first = out.len();
         let c = &mut self.core;
+        // The SACKed bytes before this ACK, for what a CWR reduction counts as delivered.
+        let sacked_before = match &c.sb {
+            Some(sb) if c.ecn.prr_cwr => sb.sacked_bytes(),
+            _ => 0,
+        };
         let mut sack_news = false;
         let (mut rtt_sample, mut acked) = (None, 0);
         let mut fa = Observed::new(c, ack);
@@ -293,6 +302,7 @@ impl Sender {
                 // Before the window grows, as Linux enters CWR in tcp_fastretrans_alert
                 // before tcp_cong_control.
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, newly_acked);
+                c.cwr_step(newly_acked, sacked_before);
             }
             let sample = Ack {
                 now,
@@ -329,6 +339,7 @@ impl Sender {
             }
             if c.ecn.on {
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, 0);
+                c.cwr_step(0, sacked_before);
             }
         } else if self.syn.is_some() && ack.flags.has(TcpFlags::SYN) {
             return self.on_synack(now, ack, out);
@@ -360,6 +371,7 @@ impl Sender {
             Verdict::Hold => {}
             Verdict::NewData => frto::send_new_data(&mut self.core, now, out),
         }
+        self.core.ecn.cwr_sent(&out[first..]);
         self.core.record_trace(now);
     }
 
@@ -387,11 +399,13 @@ impl Sender {
         }
         let agreed = h.outcome(synack);
         let (needs_ecn, l4s) = self.ecn_setup;
+        let prr_cwr = c.ecn.prr_cwr;
         c.ecn = match agreed {
             crate::scenario::EcnSetting::Off => super::ecn::SenderEcn::default(),
             crate::scenario::EcnSetting::Classic => super::ecn::SenderEcn::classic(needs_ecn, l4s),
             crate::scenario::EcnSetting::Accecn => super::ecn::SenderEcn::accecn(needs_ecn, l4s, c.cfg.mss),
         };
+        c.ecn.prr_cwr = prr_cwr;
         c.rto_deadline = None;
         out.push(h.ack(now, synack, agreed, c.cfg.header_bytes));
         self.start_data(now, out);
@@ -408,6 +422,11 @@ impl Sender {
         acked: u64,
     ) {
         let (una, max, mss) = (c.snd_una, c.snd_max, c.cfg.mss as u64);
+        if c.ecn.cwr.is_some() && c.ecn.may_reduce(una) {
+            // The CWR state ends: cwnd = ssthresh (cwr.rs, `tcp_end_cwnd_reduction`).
+            c.ecn.cwr = None;
+            c.win.cwnd = c.win.ssthresh;
+        }
         let e = c.ecn.ack(ack, acked, mss, una, max);
         cc.on_ecn_ack(&e);
         if e.window_end {
@@ -423,10 +442,17 @@ impl Sender {
             return;
         }
         let loss = c.loss(now);
+        let prior_cwnd = c.win.cwnd;
         let reduced = cc.on_ecn_echo(&mut c.win, &loss);
         c.ecn.reduced(c.snd_max, reduced);
         if reduced {
             c.inst.counters.ecn_reductions += 1;
+            if c.ecn.prr_cwr && !cc.grows_in_cwr() {
+                // Linux's CWR state (cwr.rs): the controller's ssthresh, cwnd lowered to it
+                // by PRR from this ACK on.
+                c.win.cwnd = prior_cwnd;
+                c.ecn.cwr = Some(CwrPrr::new(prior_cwnd, mss));
+            }
         }
     }
 
@@ -435,6 +461,7 @@ impl Sender {
     /// and the timer backs off.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         // Pacing let the next segment go.
+        let first = out.len();
         if matches!(self.core.pacing.as_deref(), Some(p) if p.blocked && p.next_send <= now) {
             self.send(now, out);
             self.core.record_trace(now);
@@ -447,6 +474,7 @@ impl Sender {
             now,
             out,
         });
+        self.core.ecn.cwr_sent(&out[first..]);
         if !out.is_empty() {
             self.core.record_trace(now);
         }

@@ -37,6 +37,27 @@ impl EcnSetting {
     }
 }
 
+/// How an ECE response lowers cwnd to the new ssthresh (`cwr_reduction`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CwrReduction {
+    /// cwnd = ssthresh at once (RFC 3168 Sec. 6.1.2: "the congestion window is halved").
+    #[default]
+    Immediate,
+    /// Over the round trip by Proportional Rate Reduction, as Linux's CWR state does
+    /// (`tcp_init_cwnd_reduction`, `tcp_cwnd_reduction`, RFC 6937; `tcp/cwr.rs`).
+    Prr,
+}
+
+impl CwrReduction {
+    pub fn name(self) -> &'static str {
+        match self {
+            CwrReduction::Immediate => "immediate",
+            CwrReduction::Prr => "prr",
+        }
+    }
+}
+
 /// What the receiver accepts (`ecn_receiver`): true (whatever the sender asks), false (no
 /// ECN), or the most it supports, "off", "classic" or "accecn".
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -137,6 +158,12 @@ impl FlowSpec {
                 ))
             }
             _ => {}
+        }
+        if self.cwr_reduction == Some(CwrReduction::Prr) && self.profile == Some(Profile::Ns2) {
+            return Err(invalid(
+                format!("{at}.cwr_reduction"),
+                "\"prr\" is not modelled by the ns2 profile's agents (expected \"immediate\")",
+            ));
         }
         if self.handshake {
             if self.profile == Some(Profile::Ns2) {

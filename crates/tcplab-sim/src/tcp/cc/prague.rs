@@ -13,8 +13,9 @@
 //!   report CE (the sender's CWR rule, `ecn.rs`), cwnd -= cwnd x alpha / 2 rounded to nearest
 //!   (the "+ PRAGUE_MAX_ALPHA" unbiasing), at least 2 segments (MIN_CWND); ssthresh = cwnd.
 //!   The alpha used is the one before this ACK's update, as Linux enters CWR before
-//!   `cong_control`. Linux subtracts the reduction from `cwnd_cnt` and lowers cwnd by one
-//!   segment per ACK until it is paid; here it is paid at once.
+//!   `cong_control`. As Linux, the reduction goes into `cwnd_cnt` and cwnd follows the carry
+//!   by at most one segment per ACK (`prague_update_cwnd`'s adjust, which sets ssthresh =
+//!   cwnd on each step down), from the ACK that entered CWR on; growth is paid the same way.
 //! * **growth** (`prague_update_cwnd`), on every ACK of new data, also while a CE response's
 //!   round is out (Linux runs `cong_control` in TCP_CA_CWR), not in a loss recovery: the
 //!   packets delivered minus those CE-marked (unsaturated marking), slow start
@@ -250,20 +251,21 @@ impl Prague {
         }
     }
 
-    /// Applies `cwnd_cnt` to the window in whole segments (`prague_update_cwnd`'s adjust, all
-    /// at once).
+    /// Applies `cwnd_cnt` to the window, one whole segment per ACK at most
+    /// (`prague_update_cwnd`'s adjust: "if (cwnd_cnt <= -ONE_CWND) { cwnd_cnt += ONE_CWND;
+    /// --snd_cwnd; ... snd_ssthresh = snd_cwnd }", else the same upwards); a decrease below
+    /// 2 segments stops there and drops the rest of the carry.
     fn adjust(&mut self, w: &mut Window) {
         let mut pkts = w.cwnd / self.mss;
-        while self.cwnd_cnt <= -ONE_CWND {
+        if self.cwnd_cnt <= -ONE_CWND {
             self.cwnd_cnt += ONE_CWND;
-            pkts -= 1;
+            pkts = pkts.saturating_sub(1);
             if pkts < MIN_CWND {
                 pkts = MIN_CWND;
                 self.cwnd_cnt = 0;
             }
             w.ssthresh = pkts * self.mss;
-        }
-        while self.cwnd_cnt >= ONE_CWND {
+        } else if self.cwnd_cnt >= ONE_CWND {
             self.cwnd_cnt -= ONE_CWND;
             pkts += 1;
         }
@@ -288,24 +290,27 @@ impl Controller for Prague {
         }
         self.fed = false;
         let mut acked = self.ack_delivered.saturating_sub(self.ack_ce);
+        let mut adjust = true;
         if !ack.recovering && acked > 0 {
             let mut pkts = w.cwnd / self.mss;
-            let mut grow = true;
             if Self::slow_start(w) {
                 // tcp_slow_start: + 1 segment per packet up to ssthresh; the rest goes on.
+                // When nothing is left the ACK ends there, without the adjust step.
                 let ss = w.ssthresh.div_ceil(self.mss);
                 let n = acked.min(ss.saturating_sub(pkts));
                 pkts += n;
                 acked -= n;
                 w.cwnd = pkts * self.mss;
-                grow = acked > 0;
+                adjust = acked > 0;
             }
-            if grow {
+            if adjust {
                 let inc = (acked * self.ai_ack_increase() + (pkts >> 1)) / pkts.max(1);
                 self.cwnd_cnt += inc.max(acked) as i64;
             }
         }
-        self.adjust(w);
+        if adjust {
+            self.adjust(w);
+        }
         if self.round_end {
             self.round_end = false;
             self.end_round(w);
@@ -373,7 +378,8 @@ impl Controller for Prague {
         self.round_end |= e.window_end;
     }
 
-    /// `prague_enter_cwr`: cwnd x (1 - alpha / 2), rounded to nearest, at least 2 segments.
+    /// `prague_enter_cwr`: the reduction cwnd x alpha / 2, rounded to nearest, goes into the
+    /// carry; cwnd and ssthresh are left to `adjust`, one segment per ACK from this one on.
     fn on_ecn_echo(&mut self, w: &mut Window, loss: &Loss) -> bool {
         let now = loss.now;
         if self.rtt_indep(w) {
@@ -388,8 +394,6 @@ impl Controller for Prague {
         let pkts = w.cwnd / self.mss;
         let reduction = (alpha * (pkts << 20) + MAX_ALPHA) >> (ALPHA_BITS + 1);
         self.cwnd_cnt -= reduction as i64;
-        self.adjust(w);
-        w.ssthresh = w.cwnd;
         true
     }
 

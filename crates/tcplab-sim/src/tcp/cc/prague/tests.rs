@@ -68,36 +68,52 @@ fn alpha_is_updated_once_per_round_from_the_ce_fraction_after_the_first_mark() {
 }
 
 #[test]
-fn the_ce_response_takes_alpha_over_two_of_cwnd_in_segments_with_a_carry() {
+fn the_ce_response_goes_into_the_carry_and_cwnd_follows_one_segment_per_ack() {
     let mut p = prague(PragueOptions::default());
     let mut w = Window {
         cwnd: 20 * MSS,
         ssthresh: u64::MAX / 4,
     };
-    // alpha = 1: half, and slow start ends (ssthresh = cwnd).
+    // prague_enter_cwr with alpha = 1: the reduction 20 x 1/2 = 10 segments (2^-20 units,
+    // rounded to nearest) goes into the carry; cwnd and ssthresh are not touched.
     assert!(p.on_ecn_echo(&mut w, &loss(0)));
-    assert_eq!((w.cwnd, w.ssthresh, p.cwnd_cnt), (10 * MSS, 10 * MSS, 0));
-    // alpha = 31/32 (1015808 / 2^20): 10 x 31/64 = 4.84375 segments, rounded to nearest in
-    // 2^-20 units (5079040); 4 whole segments go now, -0.84375 stays in the carry.
-    p.upscaled_alpha = 16_252_928;
-    assert!(p.on_ecn_echo(&mut w, &loss(100)));
-    assert_eq!((w.cwnd, w.ssthresh), (6 * MSS, 6 * MSS));
-    assert_eq!(p.cwnd_cnt, -884_736);
-    // Additive increase on 1 unmarked packet: (2^20 + 3) / 6 = 174763; a CE-marked one adds
-    // nothing (unsaturated marking).
-    feedback(&mut p, &mut w, 1, 0, false);
-    assert_eq!(p.cwnd_cnt, -884_736 + 174_763);
+    assert_eq!((w.cwnd, w.ssthresh, p.cwnd_cnt), (20 * MSS, u64::MAX / 4, -10_485_760));
+    // An ACK whose packet is CE grows nothing (unsaturated marking) and reaches the adjust
+    // step: one segment down, ssthresh = cwnd (slow start ends).
     feedback(&mut p, &mut w, 1, 1, false);
-    assert_eq!(p.cwnd_cnt, -884_736 + 174_763);
-    // Never below 2 segments.
+    assert_eq!((w.cwnd, w.ssthresh, p.cwnd_cnt), (19 * MSS, 19 * MSS, -9_437_184));
+    // Each unmarked packet adds (2^20 + cwnd / 2) / cwnd to the carry and cwnd steps down
+    // once more: 18, 17, ..., 11 after 8 ACKs (-8333420 after the first), then the carry is
+    // above -1 segment (-495073) and cwnd stays: the growth paid ~0.5 of the 10 segments.
+    let mut seen = vec![];
+    for _ in 0..9 {
+        feedback(&mut p, &mut w, 1, 0, false);
+        seen.push(w.cwnd / MSS);
+    }
+    assert_eq!(seen, [18, 17, 16, 15, 14, 13, 12, 11, 11]);
+    assert_eq!(w.ssthresh, 11 * MSS);
+    // alpha = 31/32 (1015808 / 2^20) at cwnd 10: 10 x 31/64 = 4.84375 segments, rounded to
+    // nearest in 2^-20 units (5079040), all in the carry.
+    let mut w = Window {
+        cwnd: 10 * MSS,
+        ssthresh: 10 * MSS,
+    };
+    p.upscaled_alpha = 16_252_928;
+    p.cwnd_cnt = 0;
+    assert!(p.on_ecn_echo(&mut w, &loss(100)));
+    assert_eq!((w.cwnd, p.cwnd_cnt), (10 * MSS, -5_079_040));
+    feedback(&mut p, &mut w, 1, 1, false);
+    assert_eq!((w.cwnd, w.ssthresh, p.cwnd_cnt), (9 * MSS, 9 * MSS, -5_079_040 + (1 << 20)));
+    // Never below 2 segments: the step from 2 stops there and drops the carry.
     let mut small = Window {
-        cwnd: 3 * MSS,
-        ssthresh: 3 * MSS,
+        cwnd: 2 * MSS,
+        ssthresh: 2 * MSS,
     };
     p.upscaled_alpha = 1 << 24;
     p.cwnd_cnt = 0;
     p.on_ecn_echo(&mut small, &loss(200));
-    assert_eq!(small.cwnd, 2 * MSS);
+    feedback(&mut p, &mut small, 1, 1, false);
+    assert_eq!((small.cwnd, small.ssthresh, p.cwnd_cnt), (2 * MSS, 2 * MSS, 0));
 }
 
 #[test]

@@ -101,7 +101,8 @@ pub struct RedSpec {
     /// Maximum threshold (default: 2/3 of the limit).
     #[serde(default)]
     pub max_th: Option<f64>,
-    /// Weight of the queue average, in (0, 1) (default 0.002, FJ93 Sec. 4).
+    /// Weight of the queue average, in (0, 1] (default 0.002, FJ93 Sec. 4; 1: the average is
+    /// the queue each arrival finds, as ns-2's `q_weight_ 1`).
     #[serde(default)]
     pub w_q: Option<f64>,
     /// Drop probability at max_th, in (0, 1] (default 0.1, ns-2's linterm 10).
@@ -436,10 +437,10 @@ impl QueueDiscipline for Red {
             Limit::Packets(n) => n as f64,
             Limit::Bytes(b) => b as f64,
         };
-        if !(p.w_q > 0.0 && p.w_q < 1.0) {
+        if !(p.w_q > 0.0 && p.w_q <= 1.0) {
             return Err(invalid(
                 format!("{r}.w_q"),
-                format!("{} is outside (0, 1) (expected 0 < w_q < 1)", p.w_q),
+                format!("{} is outside (0, 1] (expected 0 < w_q <= 1)", p.w_q),
             ));
         }
         if !(p.max_p > 0.0 && p.max_p <= 1.0) {

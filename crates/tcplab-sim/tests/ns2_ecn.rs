@@ -46,7 +46,13 @@ impl Driver {
         let mut s = agent(variant);
         let mut out = Vec::new();
         s.start(SimTime::ZERO, &mut out);
-        (Driver { s, now: SimTime::ZERO }, out)
+        (
+            Driver {
+                s,
+                now: SimTime::ZERO,
+            },
+            out,
+        )
     }
 
     fn ack(&mut self, n: u64, ece: bool) -> Vec<Segment> {
@@ -102,8 +108,8 @@ fn ece_halves_once_per_window_blocks_growth_and_the_next_packet_has_cwr() {
     let (mut d, _) = Driver::new(Ns2Variant::Reno);
     d.ack(0, true);
     assert_eq!(seqs(&d.ack(1, false)), [3, 4]); // slow start: cwnd 3
-    // ecn(2): 2 > recover_ 0: recover_ = maxseq_ 4, ssthresh = max(2, int(3 / 2)) = 2,
-    // cwnd = int(3 / 2) = 1; the ACK of new data with ECE does not open cwnd.
+                                                // ecn(2): 2 > recover_ 0: recover_ = maxseq_ 4, ssthresh = max(2, int(3 / 2)) = 2,
+                                                // cwnd = int(3 / 2) = 1; the ACK of new data with ECE does not open cwnd.
     assert!(d.ack(2, true).is_empty());
     assert_eq!(d.state(), (1.0, 2));
     assert_eq!(d.s.inst.counters.ecn_reductions, 1);
@@ -140,7 +146,10 @@ fn three_dupacks_after_an_ecn_response_retransmit_without_a_second_cut() {
         let out = d.dupack(7, 12);
         // highest_ack_ 7 <= recover_ 14, last action ECN: resend 8, no slowdown.
         assert_eq!(out[0].seq, 8, "{variant:?}");
-        assert!(out[0].retransmit && out[0].flags.has(TcpFlags::CWR), "{variant:?}");
+        assert!(
+            out[0].retransmit && out[0].flags.has(TcpFlags::CWR),
+            "{variant:?}"
+        );
         assert_eq!(d.state(), (4.0, 4), "{variant:?}");
         assert_eq!(d.s.inst.counters.ecn_reductions, 1, "{variant:?}");
     }

@@ -341,7 +341,14 @@ ecn = "{ecn}"
             .args(["-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"])
             .args(["-T", "fields", "-E", "separator=,"])
             .args(["-e", "tcp.flags.syn", "-e", "tcp.flags.ack", "-e", "tcp.flags.ae"])
-            .args(["-e", "tcp.flags.cwr", "-e", "tcp.flags.ece", "-e", "tcp.flags.ace"])
+            .args([
+                "-e",
+                "tcp.flags.cwr",
+                "-e",
+                "tcp.flags.ece",
+                "-e",
+                "tcp.flags.ace",
+            ])
             .args(["-e", "tcp.options.mss_val"])
             .args(["-e", "tcp.options.wscale.shift", "-e", "tcp.options.sack_perm"])
             .args(["-e", "tcp.checksum.status", "-e", "_ws.malformed"])
@@ -353,7 +360,10 @@ ecn = "{ecn}"
         assert_eq!(lines.len(), 3, "{text}");
         for (i, line) in lines.iter().enumerate() {
             assert!(line.starts_with(want[i]), "{ecn} frame {i}: {line}");
-            assert!(line.ends_with(",1,"), "{ecn} frame {i}: checksum, malformed: {line}");
+            assert!(
+                line.ends_with(",1,"),
+                "{ecn} frame {i}: checksum, malformed: {line}"
+            );
         }
         // The SYN and SYN-ACK carry MSS 1460, window scale 0 and SACK-permitted.
         for line in &lines[..2] {

@@ -592,14 +592,35 @@ fn red_harddrop_decides_the_region_where_p_b_is_1_as_linux_does() {
         // Held at max_th (w_q 1: the average is the queue): p_b = 1. (With fig2's rules the
         // first arrival still sees the idle decay of the filling, avg 0: it is left out.)
         let all = |v: Vec<char>, c: char| v.len() == 200 && v[1..].iter().all(|&x| x == c);
-        assert!(all(red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::Ect0), 'm'));
-        assert!(all(red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::Ect1), 'm'));
-        assert!(all(red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::NotEct), 'd'));
-        assert!(all(red_outcomes(q(hard(true, false, rules)), 10, 200, Ecn::Ect0), 'd'));
+        assert!(all(
+            red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::Ect0),
+            'm'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::Ect1),
+            'm'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::NotEct),
+            'd'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(true, false, rules)), 10, 200, Ecn::Ect0),
+            'd'
+        ));
         // Gentle: the hard region starts at 2 max_th.
-        assert!(all(red_outcomes(q(hard(false, true, rules)), 20, 200, Ecn::Ect0), 'm'));
-        assert!(all(red_outcomes(q(hard(true, true, rules)), 20, 200, Ecn::Ect0), 'd'));
-        let off = RedParams { ecn: false, ..hard(false, false, rules) };
+        assert!(all(
+            red_outcomes(q(hard(false, true, rules)), 20, 200, Ecn::Ect0),
+            'm'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(true, true, rules)), 20, 200, Ecn::Ect0),
+            'd'
+        ));
+        let off = RedParams {
+            ecn: false,
+            ..hard(false, false, rules)
+        };
         assert!(all(red_outcomes(q(off), 10, 200, Ecn::Ect0), 'd'));
     }
     // Below the hard region harddrop changes nothing: gentle, held at 15, p_b = 0.55 is not
@@ -616,8 +637,13 @@ fn red_harddrop_decides_the_region_where_p_b_is_1_as_linux_does() {
 #[test]
 fn red_harddrop_needs_ecn() {
     let s: RedSpec = toml::from_str("harddrop = false").unwrap();
-    let e = Red::validate(&s, Limit::Packets(100), "q").unwrap_err().to_string();
-    assert_eq!(e, "q.red.harddrop: given without ecn (expected ecn = true with harddrop)");
+    let e = Red::validate(&s, Limit::Packets(100), "q")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "q.red.harddrop: given without ecn (expected ecn = true with harddrop)"
+    );
     let s: RedSpec = toml::from_str("ecn = true\nharddrop = false").unwrap();
     assert!(Red::validate(&s, Limit::Packets(100), "q").is_ok());
 }

@@ -27,7 +27,10 @@ impl Ns2Variant {
     /// Does the profile model this agent's ECN (`ecn.rs`)? Not Fack's (tcp-fack.cc: "FACK has
     /// not been updated to make sure the ECN works") nor SackRH's (its own ECN rules).
     pub fn has_ecn(self) -> bool {
-        matches!(self, Ns2Variant::Tahoe | Ns2Variant::Reno | Ns2Variant::Newreno | Ns2Variant::Sack1)
+        matches!(
+            self,
+            Ns2Variant::Tahoe | Ns2Variant::Reno | Ns2Variant::Newreno | Ns2Variant::Sack1
+        )
     }
 }
 

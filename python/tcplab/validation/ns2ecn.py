@@ -24,8 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tcplab.validation.ns2events import Events, scenario as tcpvariants_scenario
-from tcplab.validation.ns2events import tcplab_vars, trace_events, var_changes
+from tcplab.validation.ns2events import Events, tcplab_vars, trace_events, var_changes
+from tcplab.validation.ns2events import scenario as tcpvariants_scenario
 
 DATA = Path(__file__).resolve().parent / "data" / "ns2-ecn"
 TCL = DATA / "ecn.tcl"
@@ -97,9 +97,12 @@ def store(test: str, trace: Path, dest: Path = DATA) -> None:
     """Writes ns-2's trace (gzip, no time stamp) and its variables as CSV (time_s,var,value)."""
     (dest / "traces").mkdir(parents=True, exist_ok=True)
     (dest / "vars").mkdir(parents=True, exist_ok=True)
-    with open(trace, "rb") as src, open(dest / "traces" / f"{test}.tr.gz", "wb") as raw:
-        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz:
-            gz.write(src.read())
+    with (
+        open(trace, "rb") as src,
+        open(dest / "traces" / f"{test}.tr.gz", "wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
+    ):
+        gz.write(src.read())
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["time_s", "var", "value"])
@@ -107,9 +110,11 @@ def store(test: str, trace: Path, dest: Path = DATA) -> None:
         f = line.split()
         if len(f) >= 7:
             w.writerow([f[0], f[5], f[6]])
-    with open(dest / "vars" / f"{test}.csv.gz", "wb") as raw:
-        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz:
-            gz.write(buf.getvalue().encode())
+    with (
+        open(dest / "vars" / f"{test}.csv.gz", "wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
+    ):
+        gz.write(buf.getvalue().encode())
 
 
 def _ns2_lines(test: str) -> list[str]:
@@ -181,7 +186,9 @@ def compare(test: str) -> dict:
     ref, ref_marks, ref_ece, ref_vars, initial = reference(test)
     ours, marks, ece, r = tcplab_run(test)
     ours_vars = tcplab_vars(r, initial)
-    events = _sorted(ours.packets) == _sorted(ref.packets) and ours.drops == ref.drops and ours.acks == ref.acks
+    events = (
+        _sorted(ours.packets) == _sorted(ref.packets) and ours.drops == ref.drops and ours.acks == ref.acks
+    )
     first = ""
     for what, a, b in (
         ("packets", _sorted(ours.packets), _sorted(ref.packets)),
@@ -224,12 +231,16 @@ def table(rows: list[dict]) -> str:
             f"{cell('marks', 9)} {cell('ece', 9)} {r['first_mismatch']}"
         )
     n = sum(r["exact"] for r in rows)
-    lines.append(f"\n{n} of {len(rows)} ECN tests identical to ns-2 (events, CE marks, ECE ACKs, sender variables)")
+    lines.append(
+        f"\n{n} of {len(rows)} ECN tests identical to ns-2 (events, CE marks, ECE ACKs, sender variables)"
+    )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tcplab.validation.ns2ecn", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m tcplab.validation.ns2ecn", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("tests", nargs="*", help="tests to compare (default: all)")
     ap.add_argument("--run-ns2", action="store_true", help="rerun ns-2 (`ns`) and rewrite the stored traces")
     a = ap.parse_args(argv)

@@ -177,7 +177,7 @@ def test_a_simulated_handshake_capture_reports_the_negotiated_ecn(tmp_path, ecn,
     f = tmp_path / "n0.pcap"
     text = (
         '[network.path]\nhops = [{ rate = "10Mbit/s", delay = "10ms", queue = { limit = 20 } }]\n'
-        f'[[flows]]\ntcp = "cubic"\nhandshake = true\necn = "{ecn}"\necn_receiver = {str(receiver).lower()}\n'
+        f'[[flows]]\ntcp = "sack"\ncc = "cubic"\nhandshake = true\necn = "{ecn}"\necn_receiver = {str(receiver).lower()}\n'
     )
     tcplab.run(text, sets={"duration": "3s", "trace.pcap": {"node": "n0", "file": str(f)}})
     d = analyze(f).connections.row(0, named=True)

@@ -167,6 +167,27 @@ def test_the_linux_ecn_fixture_agrees_with_the_kernel_and_gives_the_ecn_p():
     assert "ECN:" not in CliRunner().invoke(app, ["trace", "analyze", str(LINUX)]).output
 
 
+@pytest.mark.parametrize(
+    ("ecn", "receiver", "want"),
+    [("classic", True, "classic"), ("accecn", True, "accecn"), ("classic", False, "refused")],
+)
+def test_a_simulated_handshake_capture_reports_the_negotiated_ecn(tmp_path, ecn, receiver, want):
+    # handshake = true: tcplab's own capture has the SYN, SYN-ACK and ACK with their flags and
+    # options, so `tcplab trace analyze` reads the negotiation as from a kernel's capture.
+    f = tmp_path / "n0.pcap"
+    text = (
+        '[network.path]\nhops = [{ rate = "10Mbit/s", delay = "10ms", queue = { limit = 20 } }]\n'
+        f'[[flows]]\ntcp = "sack"\ncc = "cubic"\nhandshake = true\necn = "{ecn}"\necn_receiver = {str(receiver).lower()}\n'
+    )
+    tcplab.run(text, sets={"duration": "3s", "trace.pcap": {"node": "n0", "file": str(f)}})
+    d = analyze(f).connections.row(0, named=True)
+    assert d["handshake"] and d["ecn_handshake"] == want
+    assert d["mss_bytes"] == 1460
+    res = CliRunner().invoke(app, ["trace", "analyze", str(f), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["connections"][0]["ecn_handshake"] == want
+
+
 def test_the_ecn_p_upstream_of_the_marks_comes_from_the_reductions():
     from tcplab.capture.analysis import ecn_p
 

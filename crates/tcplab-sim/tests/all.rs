@@ -23,6 +23,7 @@ mod l4s;
 mod linux;
 mod marking;
 mod networks;
+mod ns2_ecn;
 mod ns2_reference;
 mod pcap;
 mod pcap_ecn;

@@ -386,8 +386,16 @@ fn ecn_errors_name_the_field_and_the_allowed_values() {
     };
     let cases = [
         (
-            "profile = \"ns2\"\ntcp = \"reno\"\nack = \"immediate\"\necn = \"classic\"",
-            "flows[0].ecn: \"classic\" is not modelled by the ns2 profile's agents (expected \"off\")",
+            "profile = \"ns2\"\ntcp = \"fack\"\nack = \"immediate\"\necn = \"classic\"",
+            "flows[0].ecn: \"classic\" is modelled for the ns2 profile's tahoe, reno, newreno and sack agents, not tcp = \"fack\" (expected \"off\")",
+        ),
+        (
+            "profile = \"ns2\"\ntcp = \"reno\"\nack = \"immediate\"\necn = \"accecn\"",
+            "flows[0].ecn: \"accecn\" is not modelled by the ns2 profile's agents (ns-2 has classic ECN only) (expected \"off\" or \"classic\")",
+        ),
+        (
+            "profile = \"ns2\"\ntcp = \"reno\"\nack = \"immediate\"\necn = \"classic\"\necn_receiver = false",
+            "flows[0].ecn_receiver: not an option of the ns2 profile: its sinks always answer the SYN's ECE, as ns-2's TCPSink does (leave ecn_receiver out)",
         ),
         (
             "tcp = \"bsd43\"\necn = \"classic\"",

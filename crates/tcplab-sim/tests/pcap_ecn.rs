@@ -13,6 +13,7 @@ use tcplab_sim::trace::pcap::write::{file_header, LINKTYPE_ETHERNET};
 const WIRE: FlowWire = FlowWire {
     timestamps: false,
     window: 65535,
+    mss: 1460,
 };
 
 fn ms(x: u64) -> SimTime {
@@ -237,6 +238,151 @@ tcp = "sack"
     );
     assert!(d.rounds > 10, "{}", d.rounds);
     assert!(d.marking_rate.is_nan(), "no segment was ECN-capable: no rate");
+}
+
+/// The pcap writer's handshake (`handshake = true`): the SYN, SYN-ACK and ACK with their
+/// flags and options, so that the analyzer reads the negotiation from tcplab's own capture as
+/// from a kernel's (RFC 3168 Sec. 6.1.1; RFC 9768 Tables 1-3).
+#[test]
+fn a_simulated_handshake_capture_reports_what_was_negotiated() {
+    let cases = [
+        ("\"classic\"", "true", "classic", 0b011, 0b001),
+        ("\"accecn\"", "true", "accecn", 0b111, 0b010),
+        ("\"accecn\"", "\"classic\"", "classic", 0b111, 0b001),
+        ("\"classic\"", "false", "refused", 0b011, 0b000),
+        ("\"off\"", "true", "off", 0b000, 0b000),
+    ];
+    for timestamps in [false, true] {
+        for (ecn, receiver, want, syn_bits, synack_bits) in cases {
+            let text = format!(
+                r#"
+duration = "2s"
+[trace]
+pcap = {{ node = "n0", file = "unused.pcap" }}
+[network.path]
+hops = [{{ rate = "10Mbit/s", delay = "10ms", queue = {{ limit = 20 }} }}]
+[[flows]]
+tcp = "sack"
+handshake = true
+timestamps = {timestamps}
+ecn = {ecn}
+ecn_receiver = {receiver}
+"#
+            );
+            let r = crate::common::run(&text);
+            let bytes = &r.traces.pcap[0].bytes;
+            let d = data(bytes);
+            let case = format!("ecn {ecn}, receiver {receiver}, timestamps {timestamps}");
+            assert!(d.handshake, "{case}");
+            assert_eq!(d.ecn_handshake, want, "{case}");
+            assert_eq!(d.mss_bytes, 1460, "{case}");
+            // The first two frames: the SYN and the SYN-ACK, as a kernel writes them.
+            let frames = frames(bytes);
+            let (syn, synack) = (&frames[0], &frames[1]);
+            // AE is bit 0 of byte 46; byte 47: CWR 0x80, ECE 0x40, ACK 0x10, SYN 0x02.
+            let ecn_bits = |f: &[u8]| (f[46] & 1) << 2 | (f[47] & 0x80) >> 6 | (f[47] & 0x40) >> 6;
+            assert_eq!(syn[47] & 0x12, 0x02, "{case}: SYN without ACK");
+            assert_eq!(synack[47] & 0x12, 0x12, "{case}: SYN-ACK");
+            assert_eq!(ecn_bits(syn), syn_bits, "{case}");
+            assert_eq!(ecn_bits(synack), synack_bits, "{case}");
+            let seq = |f: &[u8]| u32::from_be_bytes(f[38..42].try_into().unwrap());
+            let ack = |f: &[u8]| u32::from_be_bytes(f[42..46].try_into().unwrap());
+            assert_eq!(seq(syn), frame::sender_isn(0), "{case}");
+            let want_synack = (frame::receiver_isn(0), frame::sender_isn(0).wrapping_add(1));
+            assert_eq!((seq(synack), ack(synack)), want_synack, "{case}");
+            // Options: 12 bytes, 20 with timestamps (a Linux SYN's 60 bytes); MSS first.
+            let hlen = (syn[46] >> 4) as usize * 4;
+            assert_eq!(hlen, if timestamps { 40 } else { 32 }, "{case}");
+            assert_eq!(&syn[54..58], &[2, 4, 0x05, 0xB4], "{case}: MSS 1460");
+        }
+    }
+}
+
+/// tshark (where installed) reads the handshake of a tcplab capture as a normal one: SYN,
+/// SYN-ACK and ACK with their flags, the AccECN bits, the SYN options, good checksums.
+#[test]
+fn tshark_reads_the_handshakes_flags_and_options() {
+    let installed = std::process::Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tcplab-pcap-ecn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (ecn, want) in [
+        ("classic", ["1,0,0,1,1,,", "1,1,0,0,1,,", "0,1,0,0,0,,"]),
+        // AccECN: SYN (1,1,1), SYN-ACK (0,1,0) for a Not-ECT SYN; once both are seen tshark
+        // reads the three bits as the ACE counter: the ACK's 0b010 feeds back the Not-ECT
+        // SYN-ACK (RFC 9768 Tables 1, 3 and 4).
+        ("accecn", ["1,0,1,1,1,,", "1,1,0,1,0,,", "0,1,,,,2,"]),
+    ] {
+        let file = dir.join(format!("{ecn}.pcap"));
+        let text = format!(
+            r#"
+duration = "1s"
+[trace]
+pcap = {{ node = "n0", file = "{}" }}
+[network.path]
+hops = [{{ rate = "10Mbit/s", delay = "10ms", queue = {{ limit = 20 }} }}]
+[[flows]]
+tcp = "sack"
+handshake = true
+timestamps = true
+ecn = "{ecn}"
+"#,
+            file.display()
+        );
+        let r = crate::common::run(&text);
+        tcplab_sim::write_captures(&r).unwrap();
+        let out = std::process::Command::new("tshark")
+            .args(["-n", "-r", file.to_str().unwrap(), "-c", "3"])
+            .args(["-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"])
+            .args(["-T", "fields", "-E", "separator=,"])
+            .args(["-e", "tcp.flags.syn", "-e", "tcp.flags.ack", "-e", "tcp.flags.ae"])
+            .args([
+                "-e",
+                "tcp.flags.cwr",
+                "-e",
+                "tcp.flags.ece",
+                "-e",
+                "tcp.flags.ace",
+            ])
+            .args(["-e", "tcp.options.mss_val"])
+            .args(["-e", "tcp.options.wscale.shift", "-e", "tcp.options.sack_perm"])
+            .args(["-e", "tcp.checksum.status", "-e", "_ws.malformed"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        for (i, line) in lines.iter().enumerate() {
+            assert!(line.starts_with(want[i]), "{ecn} frame {i}: {line}");
+            assert!(
+                line.ends_with(",1,"),
+                "{ecn} frame {i}: checksum, malformed: {line}"
+            );
+        }
+        // The SYN and SYN-ACK carry MSS 1460, window scale 0 and SACK-permitted.
+        for line in &lines[..2] {
+            assert!(line.contains(",1460,0,"), "{ecn}: {line}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The frames of a pcap file (classic format, as tcplab writes it).
+fn frames(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut at = 24;
+    while at + 16 <= bytes.len() {
+        let n = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        out.push(bytes[at + 16..at + 16 + n].to_vec());
+        at += 16 + n;
+    }
+    out
 }
 
 /// tests/data/linux-ecn.pcap: a real Linux connection (cubic, net.ipv4.tcp_ecn = 1) through a

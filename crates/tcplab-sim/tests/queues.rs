@@ -322,12 +322,12 @@ fn bad_queue_options_are_named() {
             format!("{at}.red.max_p: 0 is outside (0, 1] (expected 0 < max_p <= 1)"),
         ),
         (
-            "{ discipline = \"red\", red = { w_q = 1 } }",
-            format!("{at}.red.w_q: 1 is outside (0, 1) (expected 0 < w_q < 1)"),
+            "{ discipline = \"red\", red = { w_q = 1.5 } }",
+            format!("{at}.red.w_q: 1.5 is outside (0, 1] (expected 0 < w_q <= 1)"),
         ),
         (
             "{ discipline = \"red\", red = { w_q = 0 } }",
-            format!("{at}.red.w_q: 0 is outside (0, 1) (expected 0 < w_q < 1)"),
+            format!("{at}.red.w_q: 0 is outside (0, 1] (expected 0 < w_q <= 1)"),
         ),
         (
             "{ discipline = \"red\", limit = 10, red = { min_th = 5, max_th = 15 } }",

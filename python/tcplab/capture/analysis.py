@@ -46,7 +46,7 @@ class CaptureAnalysis:
     @property
     def notes(self) -> list[str]:
         """Information, not a fault: connections whose handshake the capture does not hold (it
-        began mid-stream, or it is a simulation's: tcplab's connections have no SYN exchange),
+        began mid-stream, or it is a simulation's without `handshake = true`),
         summarized in one line; sequence numbers then count from the first byte seen."""
         n = sum(_mid_stream(w) for w in self.summary.get("warnings", []))
         if not n:

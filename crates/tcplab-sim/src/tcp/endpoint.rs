@@ -303,4 +303,11 @@ impl TcpReceiver for Ns2Sink {
     fn acks_sent(&self) -> u64 {
         self.acks_sent
     }
+    fn ecn_counts(&self) -> (u64, u64) {
+        if self.ecn {
+            (self.data_received, self.ce_received)
+        } else {
+            (0, 0)
+        }
+    }
 }

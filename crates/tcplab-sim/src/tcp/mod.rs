@@ -240,9 +240,9 @@ fn ns2_endpoints_for(f: &FlowSpec) -> Option<(ns2::Ns2Sender, ns2::Ns2Sink)> {
         rto_init: f.initial_rto.0,
         min_rto: f.min_rto.0,
         max_rto: f.max_rto.0,
+        ecn: f.ecn_mode() == EcnSetting::Classic,
     };
-    Some((
-        ns2::Ns2Sender::new(cfg),
-        ns2::Ns2Sink::new(f.sack_receiver(), f.mss),
-    ))
+    let mut sink = ns2::Ns2Sink::new(f.sack_receiver(), f.mss);
+    sink.ecn = cfg.ecn;
+    Some((ns2::Ns2Sender::new(cfg), sink))
 }

@@ -64,9 +64,11 @@
 //! max_p <= mark_p the ramp below max_th marks, while above max_th (`p_b` = 1; with gentle,
 //! `p_b` >= max_p) the arrival is dropped, and a Not-ECT arrival is always dropped. The
 //! counts restart either way. A full buffer drops (overflow), marked or not. Linux's `red`
-//! differs above max_th: with `ecn` its RED_HARD_MARK marks too (`forced_mark`) unless
-//! `harddrop` is set (net/sched/sch_red.c, `red_enqueue`); set `mark_p = 1` to mark the whole
-//! ramp, not the region above max_th, which tcplab always drops.
+//! with `ecn` also marks an ECT arrival where the probability is 1 (RED_HARD_MARK,
+//! `forced_mark`) unless `harddrop` is set (sch_red.c `red_enqueue`; `INET_ECN_set_ce` fails
+//! on Not-ECT: dropped). `harddrop = false` does that where tcplab's `p_b` is 1 (avg >= max_th,
+//! or 2 max_th with gentle); left out or true, that region drops, as ns-2's. `mark_p = 1`
+//! marks every early decision on the ramp, as Linux's RED_PROB_MARK does.
 
 use super::{invalid, set_ce};
 use super::{DropCause, Drops, Fifo, Limit, LinkContext, MarkCause, Marks, QueueDiscipline};
@@ -101,7 +103,8 @@ pub struct RedSpec {
     /// Maximum threshold (default: 2/3 of the limit).
     #[serde(default)]
     pub max_th: Option<f64>,
-    /// Weight of the queue average, in (0, 1) (default 0.002, FJ93 Sec. 4).
+    /// Weight of the queue average, in (0, 1] (default 0.002, FJ93 Sec. 4; 1: the average is
+    /// the queue each arrival finds, as ns-2's `q_weight_ 1`).
     #[serde(default)]
     pub w_q: Option<f64>,
     /// Drop probability at max_th, in (0, 1] (default 0.1, ns-2's linterm 10).
@@ -132,6 +135,10 @@ pub struct RedSpec {
     /// is below this, in (0, 1] (default 0.1, ns-2's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark_p: Option<Probability>,
+    /// Linux's `harddrop` (sch_red.c), with `ecn`, where the probability is 1: false marks an
+    /// ECT arrival CE (Linux's `red ecn`), true or left out drops it (`red ecn harddrop`; ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harddrop: Option<bool>,
 }
 
 impl RedSpec {
@@ -153,6 +160,7 @@ impl RedSpec {
             wait: self.wait.unwrap_or(self.rules == RedRules::Ns2),
             ecn: self.ecn,
             mark_p: self.mark_p.map_or(0.1, |p| p.0),
+            harddrop: self.harddrop.unwrap_or(true),
         }
     }
 }
@@ -173,6 +181,8 @@ pub struct RedParams {
     /// Mark ECN-capable arrivals instead of an early drop while `p_b < mark_p`.
     pub ecn: bool,
     pub mark_p: f64,
+    /// Drop ECT arrivals too where the probability is 1 (Linux's `harddrop`; ns-2's rule).
+    pub harddrop: bool,
 }
 
 /// What an arrival's early decision is.
@@ -200,6 +210,7 @@ impl RedParams {
             wait: true,
             ecn: false,
             mark_p: 0.1,
+            harddrop: true,
         }
     }
 }
@@ -343,7 +354,22 @@ impl Red {
     /// `v_prob1 < mark_p_`).
     #[inline]
     fn drop_or_mark(&self, pb: f64, pkt: &Packet) -> Early {
+        if pb >= 1.0 {
+            return self.hard(pkt);
+        }
         if self.p.ecn && pkt.ecn.is_capable() && pb < self.p.mark_p {
+            Early::Mark
+        } else {
+            Early::Drop
+        }
+    }
+
+    /// Where the probability is 1 (Linux's RED_HARD_MARK, `red_enqueue`): mark an ECT arrival
+    /// unless `harddrop` (`INET_ECN_set_ce` fails on a Not-ECT one: dropped); without ECN, or
+    /// with `harddrop`, drop.
+    #[inline]
+    fn hard(&self, pkt: &Packet) -> Early {
+        if self.p.ecn && !self.p.harddrop && pkt.ecn.is_capable() {
             Early::Mark
         } else {
             Early::Drop
@@ -395,7 +421,7 @@ impl Red {
         }
         if avg >= if gentle { 2.0 * max_th } else { max_th } {
             self.count = 0;
-            return Early::Drop;
+            return self.hard(pkt);
         }
         self.count += 1;
         let p_b = self.p_b();
@@ -436,10 +462,10 @@ impl QueueDiscipline for Red {
             Limit::Packets(n) => n as f64,
             Limit::Bytes(b) => b as f64,
         };
-        if !(p.w_q > 0.0 && p.w_q < 1.0) {
+        if !(p.w_q > 0.0 && p.w_q <= 1.0) {
             return Err(invalid(
                 format!("{r}.w_q"),
-                format!("{} is outside (0, 1) (expected 0 < w_q < 1)", p.w_q),
+                format!("{} is outside (0, 1] (expected 0 < w_q <= 1)", p.w_q),
             ));
         }
         if !(p.max_p > 0.0 && p.max_p <= 1.0) {
@@ -476,6 +502,12 @@ impl QueueDiscipline for Red {
             return Err(invalid(
                 format!("{r}.mean_packet"),
                 "0 bytes is not a packet size (expected mean_packet > 0)",
+            ));
+        }
+        if spec.harddrop.is_some() && !spec.ecn {
+            return Err(invalid(
+                format!("{r}.harddrop"),
+                "given without ecn (expected ecn = true with harddrop)",
             ));
         }
         if let Some(m) = spec.mark_p {

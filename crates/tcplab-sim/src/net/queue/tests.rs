@@ -573,3 +573,77 @@ fn red_mark_p_is_checked() {
     let e = at("mark_p = 0.5").unwrap_err();
     assert!(e.contains("q.red.mark_p") && e.contains("ecn = true"), "{e}");
 }
+
+#[test]
+fn red_harddrop_decides_the_region_where_p_b_is_1_as_linux_does() {
+    use crate::net::packet::Ecn;
+    // Linux sch_red.c red_enqueue, RED_HARD_MARK: with ecn and without harddrop an ECT
+    // arrival is marked (forced_mark), a Not-ECT one dropped (INET_ECN_set_ce fails); with
+    // harddrop, or without ecn, every arrival is dropped (forced_drop).
+    let hard = |harddrop: bool, gentle: bool, rules: RedRules| RedParams {
+        ecn: true,
+        mark_p: 0.1,
+        harddrop,
+        rules,
+        ..params(1.0, 5.0, 10.0, 0.1, gentle)
+    };
+    let q = |p: RedParams| red_with(p, Limit::Packets(100));
+    for rules in [RedRules::Ns2, RedRules::Fj93Fig2] {
+        // Held at max_th (w_q 1: the average is the queue): p_b = 1. (With fig2's rules the
+        // first arrival still sees the idle decay of the filling, avg 0: it is left out.)
+        let all = |v: Vec<char>, c: char| v.len() == 200 && v[1..].iter().all(|&x| x == c);
+        assert!(all(
+            red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::Ect0),
+            'm'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::Ect1),
+            'm'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(false, false, rules)), 10, 200, Ecn::NotEct),
+            'd'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(true, false, rules)), 10, 200, Ecn::Ect0),
+            'd'
+        ));
+        // Gentle: the hard region starts at 2 max_th.
+        assert!(all(
+            red_outcomes(q(hard(false, true, rules)), 20, 200, Ecn::Ect0),
+            'm'
+        ));
+        assert!(all(
+            red_outcomes(q(hard(true, true, rules)), 20, 200, Ecn::Ect0),
+            'd'
+        ));
+        let off = RedParams {
+            ecn: false,
+            ..hard(false, false, rules)
+        };
+        assert!(all(red_outcomes(q(off), 10, 200, Ecn::Ect0), 'd'));
+    }
+    // Below the hard region harddrop changes nothing: gentle, held at 15, p_b = 0.55 is not
+    // below mark_p 0.1, so the ramp's decisions drop either way, with the same draws.
+    let a = red_outcomes(q(hard(false, true, RedRules::Ns2)), 15, 1000, Ecn::Ect0);
+    let b = red_outcomes(q(hard(true, true, RedRules::Ns2)), 15, 1000, Ecn::Ect0);
+    assert_eq!(a, b);
+    assert!(a.contains(&'d') && a.contains(&'-') && !a.contains(&'m'));
+    // Left out, harddrop is true (today's rule, ns-2's).
+    let s: RedSpec = toml::from_str("ecn = true").unwrap();
+    assert!(s.params(Limit::Packets(100)).harddrop);
+}
+
+#[test]
+fn red_harddrop_needs_ecn() {
+    let s: RedSpec = toml::from_str("harddrop = false").unwrap();
+    let e = Red::validate(&s, Limit::Packets(100), "q")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "q.red.harddrop: given without ecn (expected ecn = true with harddrop)"
+    );
+    let s: RedSpec = toml::from_str("ecn = true\nharddrop = false").unwrap();
+    assert!(Red::validate(&s, Limit::Packets(100), "q").is_ok());
+}

@@ -116,14 +116,20 @@ impl FlowSpec {
     pub(super) fn validate_ecn(&self, at: &str) -> Result<(), Error> {
         let a = self.algorithm();
         match self.ecn {
-            Some(s @ (EcnSetting::Classic | EcnSetting::Accecn))
-                if self.profile == Some(Profile::Ns2) =>
+            Some(EcnSetting::Accecn) if self.profile == Some(Profile::Ns2) => {
+                return Err(invalid(
+                    format!("{at}.ecn"),
+                    "\"accecn\" is not modelled by the ns2 profile's agents (ns-2 has classic ECN only) (expected \"off\" or \"classic\")",
+                ))
+            }
+            Some(EcnSetting::Classic)
+                if self.profile == Some(Profile::Ns2) && !self.tcp.variant.ns2_agent().is_some_and(|a| a.has_ecn()) =>
             {
                 return Err(invalid(
                     format!("{at}.ecn"),
                     format!(
-                        "\"{}\" is not modelled by the ns2 profile's agents (expected \"off\")",
-                        s.name()
+                        "\"classic\" is modelled for the ns2 profile's tahoe, reno, newreno and sack agents, not tcp = \"{}\" (expected \"off\")",
+                        self.tcp.variant.name()
                     ),
                 ))
             }
@@ -163,6 +169,12 @@ impl FlowSpec {
             return Err(invalid(
                 format!("{at}.cwr_reduction"),
                 "\"prr\" is not modelled by the ns2 profile's agents (expected \"immediate\")",
+            ));
+        }
+        if self.ecn_receiver.is_some() && self.profile == Some(Profile::Ns2) {
+            return Err(invalid(
+                format!("{at}.ecn_receiver"),
+                "not an option of the ns2 profile: its sinks always answer the SYN's ECE, as ns-2's TCPSink does (leave ecn_receiver out)",
             ));
         }
         if self.handshake {

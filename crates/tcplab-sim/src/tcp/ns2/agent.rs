@@ -4,6 +4,7 @@
 //! rules. Sans-IO: `start`, `on_ack`, `on_timer`, `deadline`.
 
 use super::decode_blocks;
+use super::ecn::Ns2Ecn;
 use super::fack::{FackState, RhState};
 use super::sack1::Scoreboard;
 use crate::tcp::instruments::{Instruments, LossSignal};
@@ -22,6 +23,17 @@ pub enum Ns2Variant {
     SackRH,
 }
 
+impl Ns2Variant {
+    /// Does the profile model this agent's ECN (`ecn.rs`)? Not Fack's (tcp-fack.cc: "FACK has
+    /// not been updated to make sure the ECN works") nor SackRH's (its own ECN rules).
+    pub fn has_ecn(self) -> bool {
+        matches!(
+            self,
+            Ns2Variant::Tahoe | Ns2Variant::Reno | Ns2Variant::Newreno | Ns2Variant::Sack1
+        )
+    }
+}
+
 /// ns-2's `last_cwnd_action_`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Action {
@@ -29,6 +41,8 @@ pub(super) enum Action {
     Dupack,
     Timeout,
     Exited,
+    /// CWND_ACTION_ECN (`ecn.rs`).
+    Ecn,
 }
 
 /// Parameters of an ns-2 agent (the ns-2 names in comments).
@@ -53,9 +67,11 @@ pub struct Ns2Config {
     pub rto_init: SimTime,
     pub min_rto: SimTime,
     pub max_rto: SimTime,
+    /// ecn_: ECN (`ecn.rs`).
+    pub ecn: bool,
 }
 
-pub(super) const NUMDUPACKS: i64 = 3;
+pub(crate) const NUMDUPACKS: i64 = 3;
 
 pub struct Ns2Sender {
     pub cfg: Ns2Config,
@@ -91,6 +107,7 @@ pub struct Ns2Sender {
     // Fack and SackRH
     pub(super) fk: FackState,
     pub(super) rh: RhState,
+    pub(super) ecn: Ns2Ecn,
     /// Mathis' instruments (shared with the native senders): reported in packet numbers for
     /// sequences, bytes for windows and acknowledged data.
     pub inst: Instruments,
@@ -150,6 +167,7 @@ impl Ns2Sender {
             firstpartial: false,
             fk: FackState::default(),
             rh: RhState::default(),
+            ecn: Ns2Ecn::default(),
             inst: Instruments::default(),
             vars: None,
             trace_limit: usize::MAX,
@@ -234,6 +252,7 @@ impl Ns2Sender {
         let mut p = Segment::data(seqno as u64, len, size);
         p.ts_val = now;
         p.retransmit = seqno <= self.maxseq;
+        self.ecn_output(&mut p, seqno);
         out.push(p);
         self.inst.sent(seqno <= self.maxseq);
         if seqno > self.maxseq {
@@ -299,6 +318,7 @@ impl Ns2Sender {
         if self.ssthresh < 2 {
             self.ssthresh = 2;
         }
+        self.ecn.cong_action = true;
     }
 
     /// The bookkeeping of an ACK of new data: highest ACK, t_seqno, and the RTT sample of the
@@ -310,7 +330,9 @@ impl Ns2Sender {
             self.t_seqno = ack + 1;
         }
         if self.rtt_active && ack >= self.rtt_seq {
-            self.backoff = 1;
+            if self.ecn_ends_backoff() {
+                self.backoff = 1;
+            }
             self.rtt_active = false;
             self.rtt_update(now, self.rtt_ts);
         }
@@ -324,7 +346,10 @@ impl Ns2Sender {
 
     pub(super) fn recv_newack_helper(&mut self, now: SimTime, ack: i64) {
         self.newack(now, ack);
-        self.opencwnd();
+        if self.ecn_may_open() {
+            self.opencwnd();
+        }
+        self.ecn_after_newack(false);
     }
 
     pub(super) fn fast_retransmit_allowed(&self) -> bool {
@@ -335,6 +360,7 @@ impl Ns2Sender {
 
     pub(super) fn dupack_action(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if !self.fast_retransmit_allowed() {
+            self.ecn_dupack_action(now, out);
             return;
         }
         self.signal_loss(LossSignal::FastRetransmit);
@@ -426,6 +452,12 @@ impl Ns2Sender {
         }
         if idle {
             self.cwnd = 1.0;
+            self.ecn.cong_action = true;
+        } else if self.cfg.ecn && self.last_action == Action::Ecn {
+            // In the window of an ECN response: slowdown(CLOSE_CWND_ONE), ssthresh kept.
+            self.cwnd = 1.0;
+            self.ssthresh = self.ssthresh.max(2);
+            self.ecn.cong_action = true;
         } else {
             self.last_action = Action::Timeout;
             self.slowdown(false);
@@ -439,6 +471,7 @@ impl Ns2Sender {
     pub fn on_ack(&mut self, now: SimTime, pkt: &Segment, out: &mut Vec<Segment>) {
         let ack = pkt.ack as i64;
         let before = self.highest_ack;
+        self.ecn_on_ack(pkt);
         match self.cfg.variant {
             Ns2Variant::Tahoe => self.recv_tahoe(now, ack, out),
             Ns2Variant::Reno => self.recv_reno(now, ack, out),

@@ -14,6 +14,7 @@
 //! (wrapping, since ns-2's sink can report blocks below the cumulative ACK).
 
 pub mod agent;
+mod ecn;
 mod fack;
 mod sack1;
 pub mod sink;

@@ -3,7 +3,8 @@
 //! the packet just received, then the remembered earlier blocks, newest first).
 
 use super::encode_blocks;
-use crate::tcp::segment::Segment;
+use crate::net::packet::Ecn;
+use crate::tcp::segment::{Segment, TcpFlags};
 use crate::time::SimTime;
 use std::collections::BTreeSet;
 
@@ -24,6 +25,12 @@ pub struct Ns2Sink {
     last_ack_sent: i64,
     pub acks_sent: u64,
     pub packets_received: u64,
+    /// ecn_unacked_: a CE mark not yet answered by CWR (`ns2/ecn.rs`).
+    ecn_unacked: bool,
+    /// Count data packets and CE marks for the flow's ECN columns (the flow asks for ECN).
+    pub ecn: bool,
+    pub ce_received: u64,
+    pub data_received: u64,
 }
 
 impl Ns2Sink {
@@ -40,6 +47,10 @@ impl Ns2Sink {
             last_ack_sent: 0,
             acks_sent: 0,
             packets_received: 0,
+            ecn_unacked: false,
+            ecn: false,
+            ce_received: 0,
+            data_received: 0,
         }
     }
 
@@ -80,9 +91,32 @@ impl Ns2Sink {
         ack.sack = encode_blocks(cum, &blocks);
         ack.size = 40 + 8 * blocks.len() as u32;
         ack.ts_ecr = self.ts_to_echo;
+        self.echo(pkt, &mut ack);
         self.last_ack_sent = cum;
         self.acks_sent += 1;
         out.push(ack);
+    }
+
+    /// ECN's echo (tcp-sink.cc's `ack`; `ns2/ecn.rs`): CWR clears the pending echo, a CE mark
+    /// on an ECT packet sets it, the ACK of an ECT packet carries it; the ACK of a Not-ECT
+    /// packet with ECE (the SYN) carries ECE.
+    fn echo(&mut self, pkt: &Segment, ack: &mut Segment) {
+        let ect = pkt.ecn.is_capable();
+        if pkt.flags.has(TcpFlags::CWR) {
+            self.ecn_unacked = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            self.ecn_unacked = true;
+            self.ce_received += 1;
+        }
+        if pkt.seq > 0 {
+            self.data_received += 1;
+        }
+        if ect {
+            ack.flags.set(TcpFlags::ECE, self.ecn_unacked);
+        } else if pkt.flags.has(TcpFlags::ECE) {
+            ack.flags.set(TcpFlags::ECE, true);
+        }
     }
 
     /// The SACK blocks of the ACK for packet `old` (ns-2's Sacker, no D-SACK).

@@ -6,7 +6,10 @@
 //! 5001. UDP source `f`: 10.64.0.0 + (f + 1) port 10000 + f mod 50000 to 10.192.0.0 + (f + 1)
 //! port 9. The sender's initial sequence number is [`sender_isn`] (flow 0's wraps past 2^32
 //! after 64 KiB, so every capture exercises sequence wrap-around); the stream's byte 0 is
-//! ISN + 1, as after a handshake.
+//! ISN + 1, as after a handshake. With `handshake = true` the SYN (sequence number ISN, no ACK
+//! flag), the SYN-ACK (the receiver's ISN, ACK of ISN + 1) and the ACK that follows are written
+//! with their flags (SYN, ACK; ECN's AE, CWR and ECE as negotiated, `tcp/handshake.rs`) and the
+//! SYN options a Linux SYN carries: MSS, SACK-permitted, timestamps if on, window scale 0.
 
 use crate::net::packet::{Packet, PacketKind};
 use crate::tcp::segment::{Segment, TcpFlags};
@@ -23,9 +26,11 @@ pub const UDP_PORT: u16 = 9;
 pub struct FlowWire {
     /// RFC 7323 timestamps option on every segment.
     pub timestamps: bool,
-    /// The receiver's window field (the advertised window, at most 65535: no window scaling
-    /// is negotiated in a capture without a handshake).
+    /// The receiver's window field (the advertised window, at most 65535: the SYNs of a
+    /// handshake offer window scale 0, and a capture without one negotiates none).
     pub window: u16,
+    /// The MSS option of the SYN and SYN-ACK (`handshake = true`).
+    pub mss: u16,
 }
 
 pub fn sender_ip(flow: u32) -> [u8; 4] {
@@ -160,13 +165,16 @@ pub fn encode(
 /// The TCP header with options (checksum zero), and its length.
 fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60], usize) {
     let f = p.flow;
+    // A SYN occupies the sequence number before the stream's byte 0 (RFC 9293 Sec. 3.4).
+    let syn = s.flags.has(TcpFlags::SYN);
     let (sport, dport, seq, ack) = match p.kind {
         PacketKind::Ack => (
             RECEIVER_PORT,
             sender_port(f),
-            receiver_isn(f).wrapping_add(1),
+            receiver_isn(f).wrapping_add(u32::from(!syn)),
             sender_isn(f).wrapping_add(1).wrapping_add(s.ack as u32),
         ),
+        _ if syn => (sender_port(f), RECEIVER_PORT, sender_isn(f), 0),
         _ => (
             sender_port(f),
             RECEIVER_PORT,
@@ -180,9 +188,13 @@ fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60
     h[4..8].copy_from_slice(&seq.to_be_bytes());
     h[8..12].copy_from_slice(&ack.to_be_bytes());
     let push = p.kind == PacketKind::Data && s.len > 0;
-    // ACK (and PSH on data), with the segment's CWR and ECE (RFC 3168 Sec. 6.1: bits 0x80 and
-    // 0x40 of byte 13)...
-    h[13] = 0x10 | if push { 0x08 } else { 0 } | (s.flags.0 & (TcpFlags::CWR | TcpFlags::ECE));
+    // ACK (but not on the sender's SYN), SYN, PSH on data, with the segment's CWR and ECE
+    // (RFC 3168 Sec. 6.1: bits 0x80 and 0x40 of byte 13)...
+    let ack_flag = !(syn && p.kind != PacketKind::Ack);
+    h[13] = if ack_flag { 0x10 } else { 0 }
+        | if syn { 0x02 } else { 0 }
+        | if push { 0x08 } else { 0 }
+        | (s.flags.0 & (TcpFlags::CWR | TcpFlags::ECE));
     let window = if p.kind == PacketKind::Ack {
         wire.window
     } else {
@@ -190,6 +202,19 @@ fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60
     };
     h[14..16].copy_from_slice(&window.to_be_bytes());
     let mut n = 20;
+    if syn {
+        // MSS (kind 2), then SACK-permitted (kind 4) before the timestamps, else padded by
+        // two NOPs; window scale 0 (kind 3) last, after a NOP (Linux's SYN order).
+        h[n..n + 4].copy_from_slice(&[2, 4, (wire.mss >> 8) as u8, wire.mss as u8]);
+        n += 4;
+        if !wire.timestamps {
+            h[n..n + 4].copy_from_slice(&[1, 1, 4, 2]);
+            n += 4;
+        } else {
+            h[n..n + 2].copy_from_slice(&[4, 2]);
+            n += 2;
+        }
+    }
     if wire.timestamps {
         let tsval = match p.kind {
             // The receiver's ACKs carry no clock of their own in the simulator: the capture
@@ -202,10 +227,21 @@ fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60
         } else {
             0
         };
-        h[n..n + 4].copy_from_slice(&[1, 1, 8, 10]);
-        h[n + 4..n + 8].copy_from_slice(&tsval.to_be_bytes());
-        h[n + 8..n + 12].copy_from_slice(&tsecr.to_be_bytes());
-        n += 12;
+        if syn {
+            h[n..n + 2].copy_from_slice(&[8, 10]);
+            h[n + 2..n + 6].copy_from_slice(&tsval.to_be_bytes());
+            h[n + 6..n + 10].copy_from_slice(&tsecr.to_be_bytes());
+            n += 10;
+        } else {
+            h[n..n + 4].copy_from_slice(&[1, 1, 8, 10]);
+            h[n + 4..n + 8].copy_from_slice(&tsval.to_be_bytes());
+            h[n + 8..n + 12].copy_from_slice(&tsecr.to_be_bytes());
+            n += 12;
+        }
+    }
+    if syn {
+        h[n..n + 4].copy_from_slice(&[1, 3, 3, 0]);
+        n += 4;
     }
     if p.kind == PacketKind::Ack && !s.sack.is_empty() {
         let blocks = s.sack.n as usize;
@@ -247,6 +283,7 @@ mod tests {
         let p = Packet::tcp(0, 0, 1, &seg, SegId(0));
         let mut out = Vec::new();
         let wire = FlowWire {
+            mss: 1448,
             timestamps: true,
             window: 65535,
         };
@@ -288,6 +325,7 @@ mod tests {
         let p = Packet::tcp(0, 1, 0, &seg, SegId(0));
         let mut out = Vec::new();
         let wire = FlowWire {
+            mss: 1448,
             timestamps: false,
             window: 4096,
         };
@@ -308,6 +346,7 @@ mod tests {
     fn the_ecn_field_is_the_packets_codepoint_and_cwr_ece_ae_are_the_segments_flags() {
         use crate::net::packet::Ecn;
         let wire = FlowWire {
+            mss: 1448,
             timestamps: true,
             window: 65535,
         };
@@ -345,6 +384,7 @@ mod tests {
         ack.flags.set(TcpFlags::AE, true);
         let p = Packet::tcp(0, 1, 0, &ack, SegId(0));
         let wire = FlowWire {
+            mss: 1448,
             timestamps: false,
             window: 4096,
         };

@@ -336,9 +336,14 @@ def test_emulated_store_rows_have_the_columns_of_simulated_ones(tmp_path):
     emulated = results.load(tmp_path / "emulated.parquet")
     simulated = results.load(tmp_path / "simulated.parquet")
     assert emulated["mode"].to_list() == ["emulated"]
-    # The CBR source sends 1 Mbit/s of 1000-byte datagrams over the 1.5 s window in both.
-    for df in (emulated, simulated):
-        assert 0.9e6 < df["group.voice.goodput_bps"][0] <= 1.01e6, df["group.voice.goodput_bps"][0]
+    # The CBR source sends 1 Mbit/s of 1000-byte datagrams over the 1.5 s window in both. In
+    # real time a loaded machine delays some datagrams due before the window opens into it
+    # (seen: 1.0133 Mbit/s at a load of 16, 2.5 datagrams more), so the emulated run may count
+    # up to 3 datagrams more than the window holds; the simulated one at most one partial.
+    window_s, datagram_bits = 1.5, 8000
+    for df, extra in ((emulated, 3), (simulated, 1)):
+        cap = 1e6 + extra * datagram_bits / window_s
+        assert 0.9e6 < df["group.voice.goodput_bps"][0] <= cap, df["group.voice.goodput_bps"][0]
     assert {c for c in simulated.columns if c.startswith(("group.", "link."))} == {
         c for c in emulated.columns if c.startswith(("group.", "link."))
     }

@@ -264,8 +264,11 @@ def test_ctrl_c_stops_a_sweep_with_130_and_keeps_what_finished(tmp_path):
     import time
 
     # Runs long enough that the first part file (written 2 s after the first run ends) comes
-    # long before the last run: on an idle machine 400 runs of 2 s ended within a second of it.
-    sweep = _small_sweep(tmp_path, 400, duration="20s")
+    # long before the last run. 400 runs of 2 s ended within a second of it on an idle machine,
+    # and 400 of 20 s ended before it on a loaded one. At 3000 s the whole sweep takes about 18 s
+    # of wall time on two idle cores, nine times the flush delay, so the order does not rest on
+    # the machine's load; stopped, it ends after a few seconds.
+    sweep = _small_sweep(tmp_path, 400, duration="3000s")
     store = tmp_path / "runs"
     proc = subprocess.Popen(
         [*TCPLAB, "sweep", str(sweep), "--out", str(store), "--workers", "2", "--no-progress"],
@@ -279,7 +282,7 @@ def test_ctrl_c_stops_a_sweep_with_130_and_keeps_what_finished(tmp_path):
         time.sleep(0.2)
     assert proc.poll() is None, proc.communicate()
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole group
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=180)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "re-run the same command to resume" in err
     keys = _stored_keys(store)

@@ -25,7 +25,7 @@ pub mod sender;
 pub mod state;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{AckKind, EcnSetting, Estimator, FlowSpec};
+use crate::scenario::{AckCounting, AckKind, EcnSetting, Estimator, FlowSpec};
 use crate::time::SimTime;
 use cc::CongestionControl;
 use endpoint::{AnyReceiver, AnySender, TcpSender};
@@ -90,6 +90,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         idle_restart: f.idle_restart,
         frto: f.frto,
         rto_restart_on_retransmit: f.rto_restart_on_retransmit,
+        count_delivered: f.ack_counting == AckCounting::Delivered,
         sack: f.tcp.variant.uses_sack(),
     };
     let recovery = LossRecovery::build(f.tcp.options());

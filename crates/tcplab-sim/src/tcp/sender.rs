@@ -255,8 +255,13 @@ impl Sender {
         let mut sack_news = false;
         let (mut rtt_sample, mut acked) = (None, 0);
         let mut fa = Observed::new(c, ack);
+        // `ack_counting = "delivered"`: the SACKed bytes before this ACK, less after it.
+        let mut sacked_before = 0;
         if let Some(sb) = &mut c.sb {
             sb.delivered.clear();
+            if c.cfg.count_delivered {
+                sacked_before = sb.sacked_bytes();
+            }
             if ack.ack > c.snd_una {
                 sb.on_cumulative_ack(ack.ack);
             }
@@ -294,9 +299,16 @@ impl Sender {
                 // before tcp_cong_control.
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, newly_acked);
             }
+            // Linux (`tcp_newly_delivered`) and ns-3 (`currentDelivered`) grow the window by
+            // what this ACK delivered: bytes SACKed earlier were counted when they were SACKed,
+            // so a cumulative ACK after a repaired hole does not count them again.
+            let grow_by = match &c.sb {
+                Some(sb) if c.cfg.count_delivered => (newly_acked + sb.sacked_bytes()).saturating_sub(sacked_before),
+                _ => newly_acked,
+            };
             let sample = Ack {
                 now,
-                acked: newly_acked,
+                acked: grow_by,
                 rtt,
                 flight: c.flight_size(),
                 // No growth while an ECE response's window is out (Linux's CWR state).
@@ -516,6 +528,7 @@ mod tests {
             sack: false,
             frto: false,
             rto_restart_on_retransmit: false,
+            count_delivered: false,
         };
         let setup = Setup {
             mss: 1000,

@@ -46,11 +46,18 @@ fn timeout_then_cumulative_ack(s: &mut Sender) -> (u64, u64, Vec<u64>) {
     }
     assert!(out.is_empty(), "no fast retransmit below dupthresh");
     s.on_timer(SimTime::from_ms(1000), &mut out);
-    assert_eq!(out.iter().map(|p| (p.seq, p.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+    assert_eq!(
+        out.iter().map(|p| (p.seq, p.retransmit)).collect::<Vec<_>>(),
+        vec![(0, true)]
+    );
     assert_eq!(s.core.win.cwnd, 1000);
     out.clear();
     s.on_ack(SimTime::from_ms(1100), &Segment::ack(10_000, 40), &mut out);
-    (s.core.win.cwnd, s.core.win.ssthresh, out.iter().map(|p| p.seq).collect())
+    (
+        s.core.win.cwnd,
+        s.core.win.ssthresh,
+        out.iter().map(|p| p.seq).collect(),
+    )
 }
 
 #[test]
@@ -96,7 +103,11 @@ fn the_default_is_cumulative_and_the_ns2_profile_refuses_delivered() {
         let sc = tcplab_sim::load(&one_hop(flow, &[], "1s"), &[]).unwrap();
         assert_eq!(sc.flows[0].ack_counting, AckCounting::Cumulative);
     }
-    let text = one_hop("profile = \"ns2\"\ntcp = \"reno\"\nack_counting = \"delivered\"", &[], "1s");
+    let text = one_hop(
+        "profile = \"ns2\"\ntcp = \"reno\"\nack_counting = \"delivered\"",
+        &[],
+        "1s",
+    );
     let e = tcplab_sim::load(&text, &[]).unwrap_err().to_string();
     assert!(e.contains("ack_counting"), "{e}");
     let text = one_hop("ack_counting = \"all\"", &[], "1s");

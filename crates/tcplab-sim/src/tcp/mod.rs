@@ -90,7 +90,6 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         idle_restart: f.idle_restart,
         frto: f.frto,
         rto_restart_on_retransmit: f.rto_restart_on_retransmit,
-        count_delivered: f.ack_counting == AckCounting::Delivered,
         sack: f.tcp.variant.uses_sack(),
     };
     let recovery = LossRecovery::build(f.tcp.options());
@@ -113,6 +112,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         // steps 2-3); so does the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was
         // never-retransmitted data acknowledged?).
         sb.log_delivered = reads_delivered || f.frto;
+        sb.count_delivered = f.ack_counting == AckCounting::Delivered;
     }
     s
 }

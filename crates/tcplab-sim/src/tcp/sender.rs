@@ -249,18 +249,30 @@ impl Sender {
     }
 
     /// An ACK arrived.
+    /// What an ACK of `newly_acked` bytes delivered (`ack_counting = "delivered"`), with
+    /// `sacked_before` bytes SACKed before it: Linux (`tcp_newly_delivered`) and ns-3
+    /// (`currentDelivered`) grow the window by that, so bytes SACKed earlier, counted when they
+    /// were SACKed, are not counted again by the cumulative ACK that covers them.
+    #[cold]
+    #[inline(never)]
+    fn delivered(c: &SenderCore, newly_acked: u64, sacked_before: u64) -> u64 {
+        let sacked_now = c.sb.as_ref().map_or(0, |sb| sb.sacked_bytes());
+        (newly_acked + sacked_now).saturating_sub(sacked_before)
+    }
+
     pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let rate = self.rate_sample(now, ack);
         let c = &mut self.core;
         let mut sack_news = false;
         let (mut rtt_sample, mut acked) = (None, 0);
         let mut fa = Observed::new(c, ack);
-        // `ack_counting = "delivered"`: the SACKed bytes before this ACK, less after it.
-        let mut sacked_before = 0;
+        // `ack_counting = "delivered"`: the SACKed bytes before this ACK (None: count the
+        // cumulative advance).
+        let mut sacked_before = None;
         if let Some(sb) = &mut c.sb {
             sb.delivered.clear();
-            if c.cfg.count_delivered {
-                sacked_before = sb.sacked_bytes();
+            if sb.count_delivered {
+                sacked_before = Some(sb.sacked_bytes());
             }
             if ack.ack > c.snd_una {
                 sb.on_cumulative_ack(ack.ack);
@@ -299,16 +311,12 @@ impl Sender {
                 // before tcp_cong_control.
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, newly_acked);
             }
-            // Linux (`tcp_newly_delivered`) and ns-3 (`currentDelivered`) grow the window by
-            // what this ACK delivered: bytes SACKed earlier were counted when they were SACKed,
-            // so a cumulative ACK after a repaired hole does not count them again.
-            let grow_by = match &c.sb {
-                Some(sb) if c.cfg.count_delivered => (newly_acked + sb.sacked_bytes()).saturating_sub(sacked_before),
-                _ => newly_acked,
-            };
             let sample = Ack {
                 now,
-                acked: grow_by,
+                acked: match sacked_before {
+                    None => newly_acked,
+                    Some(before) => Self::delivered(c, newly_acked, before),
+                },
                 rtt,
                 flight: c.flight_size(),
                 // No growth while an ECE response's window is out (Linux's CWR state).
@@ -528,7 +536,6 @@ mod tests {
             sack: false,
             frto: false,
             rto_restart_on_retransmit: false,
-            count_delivered: false,
         };
         let setup = Setup {
             mss: 1000,

@@ -42,9 +42,6 @@ pub struct SenderConfig {
     /// Linux: retransmitting snd_una's segment restarts the retransmission timer (RFC 6298
     /// Sec. 5.3 restarts it only on ACKs of new data).
     pub rto_restart_on_retransmit: bool,
-    /// The congestion control's `Ack::acked` is the data newly delivered (the cumulative
-    /// advance less the bytes already SACKed, plus those newly SACKed), not the advance.
-    pub count_delivered: bool,
 }
 
 /// What a loss recovery did with a new ACK.

@@ -19,7 +19,15 @@ the CBR flow at 0; 60 s simulated, everything measured after the first 10 s. TCP
 bench/ns3_compare.py (CUBIC, SACK with PRR and no RACK, MSS 1448 with timestamps: 1500-byte IP
 packets, IW 10, min RTO 200 ms, an ACK every second segment or after 40 ms). The CBR flow sends
 IP packets of `size` bytes at `rate` (ns-3: OnOffApplication always on, its payload size - 28
-bytes and its rate scaled so that the packet rate is the same).
+bytes and its rate scaled so that the packet rate is the same). Where ns-3's TCP is not the
+linux profile's, tcplab takes ns-3's rule: its retransmission timer is RFC 6298's with G = 1 ms
+(ns-3's ClockGranularity: rto_granularity = 1ms) restarted only by an ACK of new data
+(rto_restart_on_retransmit = false), and an ACK grows the window by the data it newly delivered
+(ns-3's `currentDelivered` in TcpSocketBase::ReceivedAck: ack_counting = "delivered"), so a
+cumulative ACK that covers segments SACKed earlier does not count them again.
+
+With --rfc ns-3 also writes its bottleneck queue disc's events (`--trace`), and
+bench/ns3_codel_replay.py replays its CoDel decisions against RFC 8289's pseudocode.
 
 Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
   * drops: the queue disc's drops (CoDel's at dequeue and overflows), and how many were CBR;
@@ -40,7 +48,7 @@ libraries (faster than its Python bindings): NS3_PYTHON names an interpreter wit
 `pip install ns3` (3.44); the build goes to $NS3_BUILD_DIR (default: a directory under the
 system's temporary directory). tcplab runs from the repository's .venv (`maturin develop`).
 
-    NS3_PYTHON=/path/to/venv/bin/python python3 bench/ns3_codel_cbr.py [--quick] [--markdown]
+    NS3_PYTHON=/path/to/venv/bin/python python3 bench/ns3_codel_cbr.py [--quick] [--markdown] [--rfc]
 
 ns-3's packets on the wire carry a 2-byte PPP header that tcplab's do not (0.13% of a 1500-byte
 packet's serialization, 1% of a 200-byte one's).
@@ -54,6 +62,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import ns3_codel_replay as replay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -117,6 +127,33 @@ static void HookSockets() {
     Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
                                   MakeCallback(&CongState));
 }
+// --trace=FILE: the bottleneck queue disc's events for bench/ns3_codel_replay.py.
+static FILE* g_trace = nullptr;
+static void TraceItem(char ev, Ptr<const QueueDiscItem> item, const char* extra) {
+    if (!g_trace) return;
+    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    int flow = ip ? (int)((ip->GetHeader().GetSource().Get() >> 8) & 0xff) : -1;
+    long seq = -1;
+    uint32_t len = 0;
+    if (!IsUdp(item)) {
+        TcpHeader h;
+        Ptr<Packet> p = item->GetPacket()->Copy();
+        p->RemoveHeader(h);
+        seq = h.GetSequenceNumber().GetValue();
+        len = p->GetSize();
+    }
+    std::fprintf(g_trace, "%c %.9f %lu %d %d %ld %u %s\n", ev, Simulator::Now().GetSeconds(),
+                 (unsigned long)item->GetPacket()->GetUid(), flow, IsUdp(item) ? 1 : 0, seq, len, extra);
+}
+static void TraceEnq(Ptr<const QueueDiscItem> item) { TraceItem('E', item, std::to_string(item->GetSize()).c_str()); }
+static void TraceDeq(Ptr<const QueueDiscItem> item) {
+    char soj[32];
+    std::snprintf(soj, sizeof soj, "%.9f", (Simulator::Now() - item->GetTimeStamp()).GetSeconds());
+    TraceItem('D', item, soj);
+}
+static void TraceDrop(Ptr<const QueueDiscItem> item, const char* reason) {
+    TraceItem('X', item, std::string(reason) == "Target exceeded drop" ? "T" : "O");
+}
 static double Pct(std::vector<double> v, double q) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -134,7 +171,10 @@ int main(int argc, char** argv) {
     cmd.AddValue("devq", "device queue packets", devq);
     cmd.AddValue("duration", "s", duration);
     cmd.AddValue("warm", "s", warm);
+    std::string trace;
+    cmd.AddValue("trace", "write the bottleneck queue disc's events to this file", trace);
     cmd.Parse(argc, argv);
+    if (!trace.empty()) g_trace = std::fopen(trace.c_str(), "w");
     g_warm = warm;
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
@@ -220,6 +260,12 @@ int main(int argc, char** argv) {
     q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Drop));
     q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enq));
     neckDevs.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&MacRx));
+    if (g_trace) {
+        q->TraceConnectWithoutContext("Enqueue", MakeCallback(&TraceEnq));
+        q->TraceConnectWithoutContext("Dequeue", MakeCallback(&TraceDeq));
+        q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&TraceDrop));
+        q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&TraceDrop));
+    }
 
     Simulator::Schedule(Seconds(1.0), &HookSockets);  // every sender's socket exists by then
     std::vector<uint64_t> rx0(ntcp);
@@ -240,6 +286,7 @@ int main(int argc, char** argv) {
                 Pct(g_sojourn, 0.5), Pct(g_sojourn, 0.99), mean, Pct(g_cbr_delay, 0.99),
                 bytes * 8 / (duration - warm) / 1e6, g_sojourn.size(), (unsigned long)g_rtos);
     Simulator::Destroy();
+    if (g_trace) std::fclose(g_trace);
     return 0;
 }
 """
@@ -293,7 +340,7 @@ def ns3_binary():
     return exe
 
 
-def run_ns3(exe, ntcp, size, rate, devq=1):
+def run_ns3(exe, ntcp, size, rate, devq=1, trace=None):
     out = subprocess.run(
         [
             exe,
@@ -303,7 +350,8 @@ def run_ns3(exe, ntcp, size, rate, devq=1):
             f"--devq={devq}",
             f"--duration={DURATION}",
             f"--warm={WARMUP}",
-        ],
+        ]
+        + ([f"--trace={trace}"] if trace else []),
         capture_output=True,
         text=True,
     )
@@ -314,8 +362,12 @@ def run_ns3(exe, ntcp, size, rate, devq=1):
     return json.loads(line[len("RESULT ") :])
 
 
-def scenario(ntcp, size, rate, devq):
+def scenario(ntcp, size, rate, devq, ns3_codel=False):
     neck = {"rate": "10Mbit/s", "delay": "20ms", "queue": {"discipline": "codel", "limit": 1000}}
+    if ns3_codel:
+        # ns-3's CoDel arithmetic (bench/ns3_codel_replay.py): the Newton approximation of
+        # 1/sqrt(count), and no drop while fewer than 1500 bytes (MinBytes) remain.
+        neck["queue"]["codel"] = {"control_law": "newton", "maxpacket": 1499}
     if devq:
         neck["device_queue"] = devq
     flow = {
@@ -325,6 +377,10 @@ def scenario(ntcp, size, rate, devq):
         "delack_timeout": "40ms",
         "frto": False,
         "tcp": {"variant": "sack", "prr": True, "rack": False},
+        # ns-3's rules where they are not the linux profile's (module doc).
+        "ack_counting": "delivered",
+        "rto_granularity": "1ms",
+        "rto_restart_on_retransmit": False,
     }
     return {
         "seed": 1,
@@ -403,8 +459,8 @@ print("RESULT " + json.dumps({"drops": drops, "cbr_drops": cbr_drops, "sojourn_d
 """
 
 
-def run_tcplab(ntcp, size, rate, devq):
-    sc = scenario(ntcp, size, rate, devq)
+def run_tcplab(ntcp, size, rate, devq, ns3_codel=False):
+    sc = scenario(ntcp, size, rate, devq, ns3_codel)
     out = subprocess.run(
         [TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
         capture_output=True,
@@ -433,20 +489,36 @@ TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
 def markdown(rows):
     lines = [
         "| TCP flows | CBR | measure | ns-3 (device queue 1) | tcplab device_queue = 1 | ratio | "
-        "tcplab no device queue | ratio |",
-        "|---:|---|---|---:|---:|---:|---:|---:|",
+        "tcplab no device queue | ratio | tcplab device_queue = 1, ns-3's CoDel arithmetic | ratio |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
-            ns3, one, zero = (r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0"))
+            ns3, one, zero, newton = (r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0", "tcplab1n"))
             ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
             mark = " *" if key in TARGETS else ""
             lines.append(
                 f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
-                f"{fmt(zero)} | {ratio(zero)} |"
+                f"{fmt(zero)} | {ratio(zero)} | {fmt(newton)} | {ratio(newton)} |"
             )
+    return "\n".join(lines)
+
+
+def rfc_markdown(rows):
+    lines = [
+        "| TCP flows | CBR | dequeues | ns-3 drops | decisions unlike RFC 8289's (replay drops) | "
+        "first at | decisions unlike RFC 8289's with ns-3's arithmetic |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        rfc, ns3 = r["rfc"]["rfc"], r["rfc"]["ns3"]
+        first = f"{rfc['first'][0]:.3f} s" if rfc["first"] else "-"
+        lines.append(
+            f"| {r['ntcp']} | {r['size']} B, {r['rate'] / 1e6:g} Mbit/s | {rfc['dequeues']} | {rfc['ns3_drops']} | "
+            f"{rfc['differ']} ({rfc['replay_drops']}) | {first} | {ns3['differ']} |"
+        )
     return "\n".join(lines)
 
 
@@ -456,6 +528,11 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     ap.add_argument("--save", help="write the measurements as JSON")
     ap.add_argument("--ns3-only", action="store_true", help="run ns-3's side only (with --save)")
+    ap.add_argument(
+        "--rfc",
+        action="store_true",
+        help="trace ns-3's CoDel and replay its decisions against RFC 8289 (bench/ns3_codel_replay.py)",
+    )
     ap.add_argument(
         "--reuse-ns3",
         metavar="FILE",
@@ -470,14 +547,23 @@ def main():
     rows = []
     t0 = time.time()
     for ntcp, size, rate in SCENARIOS[:1] if a.quick else SCENARIOS:
-        ns3 = old.get((ntcp, size, rate)) or run_ns3(exe or ns3_binary(), ntcp, size, rate, 1)
-        r = {"ntcp": ntcp, "size": size, "rate": rate, "ns3": ns3}
+        ns3 = old.get((ntcp, size, rate))
+        r = {"ntcp": ntcp, "size": size, "rate": rate}
+        if a.rfc:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "codel.txt")
+                fresh = run_ns3(exe or ns3_binary(), ntcp, size, rate, 1, trace=path)
+                ns3 = ns3 or fresh
+                dequeues = replay.read_dequeues(path)
+                r["rfc"] = {m: replay.replay(dequeues, m) for m in ("rfc", "ns3")}
+        r["ns3"] = ns3 or run_ns3(exe or ns3_binary(), ntcp, size, rate, 1)
         rows.append(r)
         if a.ns3_only:
             print(json.dumps(r), flush=True)
             continue
         r["tcplab1"] = run_tcplab(ntcp, size, rate, 1)
         r["tcplab0"] = run_tcplab(ntcp, size, rate, 0)
+        r["tcplab1n"] = run_tcplab(ntcp, size, rate, 1, ns3_codel=True)
         worst = max(abs(r["tcplab1"][k] / r["ns3"][k] - 1) for k in TARGETS if r["ns3"][k])
         print(
             f"{ntcp} TCP + CBR {size} B: "
@@ -494,6 +580,9 @@ def main():
             json.dump(rows, f, indent=1)
     if a.markdown and not a.ns3_only:
         print(markdown(rows))
+    if a.markdown and a.rfc:
+        print()
+        print(rfc_markdown(rows))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 
 mod common;
 
+mod ack_counting;
 mod bbr;
 mod cc;
 mod cwr;

@@ -352,8 +352,15 @@ fn bad_queue_options_are_named() {
     assert_eq!(
         err("{ discipline = \"codel\", codel = { tagret = \"5ms\" } }"),
         format!(
-            "{at}.codel.tagret: unknown field `tagret`, expected one of `target`, `interval`, `maxpacket`, `ecn`, `ce_threshold` (did you mean `target`?)"
+            "{at}.codel.tagret: unknown field `tagret`, expected one of `target`, `interval`, `maxpacket`, `ecn`, `ce_threshold`, `control_law` (did you mean `target`?)"
         )
+    );
+    let e = err("{ discipline = \"codel\", codel = { control_law = \"fast\" } }");
+    assert!(
+        e.starts_with(&format!(
+            "{at}.codel.control_law: unknown variant `fast`, expected `exact` or `newton`"
+        )),
+        "{e}"
     );
     assert!(err("{ discipline = \"cake\" }").starts_with(&format!(
         "{at}.discipline: unknown variant `cake`, expected one of `droptail`, `red`, `random_drop`, `drop_front`, `codel`, `fq_codel`"

@@ -29,6 +29,18 @@ pub enum Estimator {
     Rfc793,
 }
 
+/// What an ACK that advances snd_una counts for the window's growth (`ack_counting`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AckCounting {
+    /// The cumulative ACK's advance, SACKed bytes included (RFC 5681's "bytes acknowledged").
+    #[default]
+    Cumulative,
+    /// The bytes newly delivered: the advance less what was already SACKed, plus what this
+    /// ACK newly SACKs (Linux's `tcp_newly_delivered`, ns-3's `currentDelivered`).
+    Delivered,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AckKind {
@@ -138,6 +150,11 @@ pub struct FlowSpec {
     /// last new ACK rather than one RTO after it was sent (default false).
     #[serde(default)]
     pub rto_restart_on_retransmit: bool,
+    /// What an ACK of new data counts for the congestion control's growth: `cumulative` (the
+    /// default) or `delivered`, which leaves out bytes already SACKed, as Linux and ns-3 do
+    /// (docs/tcp-family.md).
+    #[serde(default)]
+    pub ack_counting: AckCounting,
     /// Restart from the initial window after an idle period longer than the RTO.
     #[serde(default = "yes")]
     pub idle_restart: bool,
@@ -624,6 +641,12 @@ impl FlowSpec {
             return Err(invalid(
                 format!("{at}.frto"),
                 "ns-2's default agents have no F-RTO (leave frto out)",
+            ));
+        }
+        if self.ack_counting != AckCounting::Cumulative {
+            return Err(invalid(
+                format!("{at}.ack_counting"),
+                "the ns2 profile's agents count ACKs in packets (leave ack_counting out)",
             ));
         }
         if self.rto_restart_on_retransmit {

@@ -26,7 +26,7 @@ pub mod sender;
 pub mod state;
 
 use crate::net::packet::NodeId;
-use crate::scenario::{AckKind, EcnSetting, Estimator, FlowSpec};
+use crate::scenario::{AckCounting, AckKind, EcnSetting, Estimator, FlowSpec};
 use crate::time::SimTime;
 use cc::CongestionControl;
 use endpoint::{AnyReceiver, AnySender, TcpSender};
@@ -115,6 +115,7 @@ pub fn sender_for(f: &FlowSpec, flow: u32, node: NodeId, peer: NodeId) -> Sender
         // steps 2-3); so does the SACK-enhanced F-RTO (RFC 5682 Sec. 3 step 3b: was
         // never-retransmitted data acknowledged?).
         sb.log_delivered = reads_delivered || f.frto;
+        sb.count_delivered = f.ack_counting == AckCounting::Delivered;
     }
     s
 }

@@ -41,6 +41,9 @@ pub struct Scoreboard {
     /// SACK), for RFC 8985 Sec. 6.2 steps 2-3; the sender clears it before each ACK.
     pub log_delivered: bool,
     pub delivered: Vec<Seg>,
+    /// `ack_counting = "delivered"`: the sender grows the window by the data an ACK newly
+    /// delivered, read from this scoreboard (the SACKed bytes before and after the ACK).
+    pub count_delivered: bool,
 }
 
 impl Scoreboard {

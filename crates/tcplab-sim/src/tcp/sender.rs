@@ -252,6 +252,17 @@ impl Sender {
     }
 
     /// An ACK arrived.
+    /// What an ACK of `newly_acked` bytes delivered (`ack_counting = "delivered"`), with
+    /// `sacked_before` bytes SACKed before it: Linux (`tcp_newly_delivered`) and ns-3
+    /// (`currentDelivered`) grow the window by that, so bytes SACKed earlier, counted when they
+    /// were SACKed, are not counted again by the cumulative ACK that covers them.
+    #[cold]
+    #[inline(never)]
+    fn delivered(c: &SenderCore, newly_acked: u64, sacked_before: u64) -> u64 {
+        let sacked_now = c.sb.as_ref().map_or(0, |sb| sb.sacked_bytes());
+        (newly_acked + sacked_now).saturating_sub(sacked_before)
+    }
+
     pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let rate = self.rate_sample(now, ack);
         let first = out.len();
@@ -264,8 +275,14 @@ impl Sender {
         let mut sack_news = false;
         let (mut rtt_sample, mut acked) = (None, 0);
         let mut fa = Observed::new(c, ack);
+        // `ack_counting = "delivered"`: the SACKed bytes before this ACK (None: count the
+        // cumulative advance).
+        let mut sacked_before = None;
         if let Some(sb) = &mut c.sb {
             sb.delivered.clear();
+            if sb.count_delivered {
+                sacked_before = Some(sb.sacked_bytes());
+            }
             if ack.ack > c.snd_una {
                 sb.on_cumulative_ack(ack.ack);
             }
@@ -306,7 +323,10 @@ impl Sender {
             }
             let sample = Ack {
                 now,
-                acked: newly_acked,
+                acked: match sacked_before {
+                    None => newly_acked,
+                    Some(before) => Self::delivered(c, newly_acked, before),
+                },
                 rtt,
                 flight: c.flight_size(),
                 // No growth while an ECE response's window is out (Linux's CWR state).

@@ -60,6 +60,22 @@ pub struct CodelSpec {
     /// `ce_threshold`, ns-3's `CeThreshold`), whether or not `ecn` is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ce_threshold: Option<Duration>,
+    /// How 1/sqrt(count) is computed: `exact` (the default, RFC 8289's `control_law`) or
+    /// `newton`, Linux's and ns-3's 16-bit value updated by one Newton step per change of
+    /// count (`codel_Newton_step`; ns-3's `CoDelQueueDisc::NewtonStep`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_law: Option<ControlLaw>,
+}
+
+/// CoDel's `control_law` arithmetic (`codel = { control_law = "newton" }`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlLaw {
+    /// interval / sqrt(count), correctly rounded.
+    #[default]
+    Exact,
+    /// interval x rec_inv_sqrt / 2^16, rec_inv_sqrt stepped once per change of count.
+    Newton,
 }
 
 /// CoDel's parameters, resolved.
@@ -73,6 +89,8 @@ pub struct CodelParams {
     pub ecn: bool,
     /// Mark packets whose sojourn time is above this (None: no threshold marking).
     pub ce_threshold: Option<SimTime>,
+    /// Linux's and ns-3's Newton approximation of 1/sqrt(count) in the control law.
+    pub newton: bool,
 }
 
 impl CodelParams {
@@ -88,6 +106,7 @@ impl CodelParams {
             maxpacket: maxpacket.map_or(Self::DEFAULT_MAXPACKET, |s| s.0),
             ecn: false,
             ce_threshold: None,
+            newton: false,
         }
     }
 
@@ -153,9 +172,40 @@ pub struct CodelVars {
     /// `count` when the dropping state was last entered.
     pub lastcount: u64,
     pub dropping: bool,
+    /// With `control_law = "newton"`: 1/sqrt(count) in 16-bit fixed point (Linux's
+    /// `rec_inv_sqrt`).
+    pub rec_inv_sqrt: u16,
+}
+
+/// One Newton step toward 1/sqrt(count) from `rec` (16-bit fixed point): rec x (3 - count x
+/// rec^2) / 2 in 32-bit arithmetic, as Linux's `codel_Newton_step` and ns-3's `NewtonStep`
+/// compute it. From 1 (0xFFFF) at count 2 it gives 0.5, not 0.707.
+pub fn newton_step(rec: u16, count: u64) -> u16 {
+    let inv = (rec as u64) << 16;
+    let inv2 = (inv * inv) >> 32;
+    let val = ((3u64 << 32).wrapping_sub(count.wrapping_mul(inv2))) >> 2;
+    (((val as u128 * inv as u128) >> 31) as u64 >> 16) as u16
 }
 
 impl CodelVars {
+    /// The control law from `t` with the current count: exact, or from `rec_inv_sqrt`
+    /// (`interval x rec / 2^16`, Linux's `codel_control_law` with `reciprocal_scale`).
+    fn control(&self, t: SimTime, p: &CodelParams) -> SimTime {
+        if p.newton {
+            let gap = (p.interval.ns() as u128 * ((self.rec_inv_sqrt as u128) << 16)) >> 32;
+            return SimTime(t.ns() + gap as u64);
+        }
+        control_law(t, p.interval, self.count)
+    }
+
+    /// count + 1, and (Newton) one step of 1/sqrt(count).
+    fn count_drop(&mut self, p: &CodelParams) {
+        self.count += 1;
+        if p.newton {
+            self.rec_inv_sqrt = newton_step(self.rec_inv_sqrt, self.count);
+        }
+    }
+
     /// RFC 8289 Sec. 5.5, `dequeue`: the next packet of `q` at `now`, after the drops the
     /// control law asks for (each pushed to `drops` as a sojourn drop), or marked instead
     /// (`ecn`, pushed to `marks`), and marked by `ce_threshold` (see the module's description).
@@ -177,13 +227,13 @@ impl CodelVars {
             }
             // Time for the next drop(s): a large backlog may make several due at once.
             while self.dropping && now >= self.drop_next {
-                self.count += 1;
+                self.count_drop(p);
                 // Linux's codel_dequeue: mark instead, advance drop_next, and send it.
                 if let Some(x) = pkt.as_mut().filter(|_| p.ecn) {
                     if set_ce(x) {
                         marks.push((*x, MarkCause::Sojourn));
                         marked = true;
-                        self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                        self.drop_next = self.control(self.drop_next, p);
                         break;
                     }
                 }
@@ -193,7 +243,7 @@ impl CodelVars {
                 let (next, ok) = self.dodequeue(now, p, q);
                 pkt = next;
                 if ok {
-                    self.drop_next = control_law(self.drop_next, p.interval, self.count);
+                    self.drop_next = self.control(self.drop_next, p);
                 } else {
                     self.dropping = false;
                 }
@@ -216,7 +266,15 @@ impl CodelVars {
             let delta = self.count.saturating_sub(self.lastcount);
             let recent = now.saturating_sub(self.drop_next).ns() < 16 * p.interval.ns();
             self.count = if delta > 1 && recent { delta } else { 1 };
-            self.drop_next = control_law(now, p.interval, self.count);
+            if p.newton {
+                // Linux: a reused count steps from the old value; a fresh one starts at 1.
+                self.rec_inv_sqrt = if self.count > 1 {
+                    newton_step(self.rec_inv_sqrt, self.count)
+                } else {
+                    u16::MAX
+                };
+            }
+            self.drop_next = self.control(now, p);
             self.lastcount = self.count;
         }
         if let (Some(th), Some(x)) = (p.ce_threshold, pkt.as_mut()) {
@@ -290,8 +348,10 @@ impl QueueDiscipline for Codel {
     fn build(spec: &CodelSpec, limit: Limit, _link: &LinkContext<'_>) -> Self {
         Codel::new(
             limit,
-            CodelParams::resolve(spec.target, spec.interval, spec.maxpacket)
-                .with_ecn(spec.ecn, spec.ce_threshold),
+            CodelParams {
+                newton: spec.control_law == Some(ControlLaw::Newton),
+                ..CodelParams::resolve(spec.target, spec.interval, spec.maxpacket).with_ecn(spec.ecn, spec.ce_threshold)
+            },
         )
     }
 
@@ -342,12 +402,17 @@ mod tests {
     }
 
     fn codel_ecn(maxpacket: u64, limit: Limit, ecn: bool, ce_threshold: Option<SimTime>) -> Queue {
+        codel_with(maxpacket, limit, ecn, ce_threshold, false)
+    }
+
+    fn codel_with(maxpacket: u64, limit: Limit, ecn: bool, ce_threshold: Option<SimTime>, newton: bool) -> Queue {
         let p = CodelParams {
             target: SimTime::from_ms(5),
             interval: SimTime::from_ms(100),
             maxpacket,
             ecn,
             ce_threshold,
+            newton,
         };
         Queue::new(Discipline::Codel(Box::new(Codel::new(limit, p))))
     }
@@ -465,6 +530,22 @@ mod tests {
             (at(100), at(150), at(300), at(433), at(434), at(599)),
             (10, 9, 7, 5, 4, 4)
         );
+    }
+
+    #[test]
+    fn newton_control_law_drops_at_linuxs_approximate_times() {
+        // The standing queue above with control_law = "newton": 1/sqrt(count) in 16 bits, one
+        // Newton step per count (Linux's codel_Newton_step, ns-3's NewtonStep), the gap
+        // interval x rec / 2^16. Enter at 110 ms, rec = 0xFFFF: gap 99.998474 ms -> 210 ms.
+        // count 2: rec = 32769 (0.500015, where 1/sqrt(2) = 0.707): + 50.001525 = 259.999999 ->
+        // 260 ms; count 3: 36864 (0.5625): + 56.25 -> 317 ms; count 4: 31968: + 48.779296 ->
+        // 366 ms; count 5: 28935: + 44.151306 = 409.180601 -> 410 ms, leaving sojourn 4 ms.
+        let mut q = codel_with(1514, Limit::Packets(1000), false, None, true);
+        let seen = script(&mut q, 0, 600 * MS, MS, 10 * MS, |_| 1);
+        assert_eq!(ms(&seen.drops), vec![110, 210, 260, 317, 366, 410]);
+        let v = vars(&q);
+        assert_eq!((v.count, v.drop_next, v.rec_inv_sqrt), (6, SimTime(409_180_601), 26481));
+        assert_eq!(newton_step(u16::MAX, 2), 32769);
     }
 
     #[test]

@@ -146,10 +146,13 @@ def test_fit_refuses_one_flow_and_a_nan_bin_width(tmp_path):
 
 
 def test_a_transfer_done_before_warm_up_warns_in_python_as_on_the_command_line():
-    # Reported as a TypeError from the Python API; not reproduced at this commit, held here.
-    r = tcplab.run(QUICKSTART, flows__0__bytes="10KB")
+    # Reported as a TypeError from the Python API; not reproduced since, held here. The API
+    # issues the command line's warning as a RunWarning and shows it in its views.
+    with pytest.warns(tcplab.RunWarning, match="the measurement window is empty"):
+        r = tcplab.run(QUICKSTART, flows__0__bytes="10KB")
     assert r.window_s == 0 and r.warnings[0].startswith("the measurement window is empty")
-    assert "goodput - Mbit/s" in repr(r) and r._repr_html_()
+    assert "goodput - Mbit/s" in repr(r) and "warning: the measurement window is empty" in repr(r)
+    assert "<b>warning:</b> the measurement window is empty" in r._repr_html_()
     assert math.isnan(r.with_predictions()["ratio"][0])
     assert '"goodput_bps": null' in r.to_json()
     cli_run = cli("run", QUICKSTART, "--set", "flows.0.bytes=10KB")
@@ -329,6 +332,7 @@ def test_ctrl_c_stops_a_reproduction_with_130_and_a_readable_store(tmp_path):
     assert leftover == "", leftover
 
 
+@pytest.mark.filterwarnings("ignore::tcplab.simulation.RunWarning")  # its runs are meant to be empty
 def test_run_json_is_written_record_by_record_and_is_the_same_document():
     """`tcplab run --json` streams the document (a million flows would hold ~3 GB of JSON and a
     dict per flow: docs/limits.md): the bytes are those of one json.dumps, NaN as null."""

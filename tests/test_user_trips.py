@@ -30,7 +30,8 @@ TCLI = [sys.executable, "-m", "tcplab.cli"]
 
 
 def test_a_run_that_ends_before_warmup_has_an_empty_window_and_says_so():
-    r = tcplab.run(PATH % ("150s", "10s") + '[[flows]]\ntcp = "reno"\nbytes = "1MB"\n')
+    with pytest.warns(tcplab.RunWarning, match="measurement window is empty"):
+        r = tcplab.run(PATH % ("150s", "10s") + '[[flows]]\ntcp = "reno"\nbytes = "1MB"\n')
     assert r.duration_s < 10 and r.window_s == 0.0
     f = r.flows.row(0, named=True)
     assert math.isnan(f["goodput_bps"]) and math.isnan(f["active_goodput_bps"]) and f["bytes_delivered"] == 0
@@ -65,7 +66,8 @@ def test_the_usable_window_is_capped_by_the_receive_window_and_acked_bytes_are_w
 
 def test_a_run_too_short_for_an_rtt_sample_warns_instead_of_failing(tmp_path: Path):
     text = PATH % ("40ms", "0s") + '[[flows]]\ntcp = "reno"\n'
-    r = tcplab.run(text)
+    with pytest.warns(tcplab.RunWarning, match="no RTT sample"):
+        r = tcplab.run(text)
     assert any("no RTT sample" in w for w in r.warnings)
     scenario = tmp_path / "short.toml"
     scenario.write_text(text)

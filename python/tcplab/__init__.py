@@ -33,9 +33,9 @@ if TYPE_CHECKING:
         units,
         validation,
     )
-    from tcplab.simulation import RunResult, ScenarioError, resolve, run
+    from tcplab.simulation import RunResult, RunWarning, ScenarioError, resolve, run
 
-__all__ = ["run", "resolve", "RunResult", "ScenarioError", "__version__"]
+__all__ = ["run", "resolve", "RunResult", "RunWarning", "ScenarioError", "__version__"]
 
 #: The subpackages and modules that `tcplab.<name>` loads on first use.
 SUBMODULES = (
@@ -59,7 +59,7 @@ SUBMODULES = (
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("run", "resolve", "RunResult", "ScenarioError"):
+    if name in ("run", "resolve", "RunResult", "RunWarning", "ScenarioError"):
         from tcplab import simulation
 
         return getattr(simulation, name)

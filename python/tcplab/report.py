@@ -249,7 +249,7 @@ _MAX_REPR_FLOWS = 8
 
 def result_repr(result: RunResult) -> str:
     """What a RunResult shows in a REPL: its figures and each flow's headline numbers."""
-    lines = [_summary(result)]
+    lines = [_summary(result)] + [f"  warning: {w}" for w in result.warnings]
     for f in result.flows.head(_MAX_REPR_FLOWS).iter_rows(named=True):
         rtt = f["mean_rtt_s"]
         lines.append(
@@ -314,6 +314,7 @@ def result_html(result: RunResult) -> str:
     more = flows.height - _MAX_REPR_FLOWS * 4
     return (
         f"<p><b>{html.escape(_summary(result))}</b></p>"
+        + "".join(f"<p><b>warning:</b> {html.escape(w)}</p>" for w in result.warnings)
         + "".join(figures)
         + f"<table><tr>{head}</tr>{body}</table>"
         + (f"<p>... {more} more flows in <code>.flows</code></p>" if more > 0 else "")

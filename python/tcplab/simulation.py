@@ -293,7 +293,18 @@ def run(
     `scenario` is a path to a TOML file, TOML text, or a dict of the same shape. Overrides use the
     dotted paths of `--set`: pass them as `sets={"flows.0.tcp": "tahoe"}` or as keyword arguments
     with `__` for dots (`flows__0__tcp="tahoe"`, `seed=3`). Raises `ScenarioError` (a ValueError)
-    naming the field for any invalid input.
+    naming the field for any invalid input. What makes the numbers unfit to use (an empty
+    measurement window, one shorter than a round trip, a flow with no RTT sample) is issued as a
+    `RunWarning`, as the command line prints it, and stays listed in `.warnings`.
     """
+    import warnings
+
     text, fmt = scenario_document(scenario)
-    return RunResult.from_tables(_core.run_tables(text, fmt, override_pairs(sets, overrides)))
+    result = RunResult.from_tables(_core.run_tables(text, fmt, override_pairs(sets, overrides)))
+    for w in result.warnings:
+        warnings.warn(w, RunWarning, stacklevel=2)
+    return result
+
+
+class RunWarning(UserWarning):
+    """A run's numbers are unfit to use as they stand (see `RunResult.warnings`)."""

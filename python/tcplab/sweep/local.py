@@ -22,7 +22,9 @@ def execute(task: tuple) -> tuple[str, Any, str | None]:
     trace_dir = task[3] if len(task) > 3 else None
     resolved = task[4] if len(task) > 4 else None
     try:
-        from tcplab.simulation import TRACES, run
+        import warnings
+
+        from tcplab.simulation import TRACES, RunWarning, run
 
         keep = TRACES
         if isinstance(trace_dir, (tuple, list)):  # (folder, the traces to write)
@@ -34,7 +36,9 @@ def execute(task: tuple) -> tuple[str, Any, str | None]:
             folder = Path(trace_dir) / key
             folder.mkdir(parents=True, exist_ok=True)
             sets = {**sets, **pcap_into(folder, resolved if resolved is not None else _resolve(base, sets))}
-        result = run(base, sets)
+        with warnings.catch_warnings():  # a sweep's rows carry its runs' numbers; no per-run noise
+            warnings.simplefilter("ignore", RunWarning)
+            result = run(base, sets)
         if trace_dir is not None:
             for name in keep:
                 df = result.trace(name)

@@ -251,7 +251,6 @@ impl Sender {
         self.update_pacing();
     }
 
-    /// An ACK arrived.
     /// What an ACK of `newly_acked` bytes delivered (`ack_counting = "delivered"`), with
     /// `sacked_before` bytes SACKed before it: Linux (`tcp_newly_delivered`) and ns-3
     /// (`currentDelivered`) grow the window by that, so bytes SACKed earlier, counted when they
@@ -263,12 +262,13 @@ impl Sender {
         (newly_acked + sacked_now).saturating_sub(sacked_before)
     }
 
+    /// An ACK arrived.
     pub fn on_ack(&mut self, now: SimTime, ack: &Segment, out: &mut Vec<Segment>) {
         let rate = self.rate_sample(now, ack);
         let first = out.len();
         let c = &mut self.core;
         // The SACKed bytes before this ACK, for what a CWR reduction counts as delivered.
-        let sacked_before = match &c.sb {
+        let cwr_sacked_before = match &c.sb {
             Some(sb) if c.ecn.prr_cwr => sb.sacked_bytes(),
             _ => 0,
         };
@@ -319,7 +319,7 @@ impl Sender {
                 // Before the window grows, as Linux enters CWR in tcp_fastretrans_alert
                 // before tcp_cong_control.
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, newly_acked);
-                c.cwr_step(newly_acked, sacked_before);
+                c.cwr_step(newly_acked, cwr_sacked_before);
             }
             let sample = Ack {
                 now,
@@ -359,7 +359,7 @@ impl Sender {
             }
             if c.ecn.on {
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, 0);
-                c.cwr_step(0, sacked_before);
+                c.cwr_step(0, cwr_sacked_before);
             }
         } else if self.syn.is_some() && ack.flags.has(TcpFlags::SYN) {
             return self.on_synack(now, ack, out);

@@ -299,6 +299,45 @@ def test_ctrl_c_stops_a_sweep_with_130_and_keeps_what_finished(tmp_path):
     assert leftover == "", leftover
 
 
+HALF_A_RESULT = """
+import concurrent.futures as cf, struct, sys, time
+from tcplab.sweep import local
+
+pools = []
+
+class Kept(cf.ProcessPoolExecutor):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        pools.append(self)
+
+cf.ProcessPoolExecutor = Kept
+base, n = sys.argv[1], int(sys.argv[2])
+tasks = [(f"run{i}", base, {"duration": "60s", "seed": i + 1}) for i in range(n)]
+runs = local.run_local(iter(tasks), 2)
+next(runs)
+queue = pools[0]._result_queue
+# What a worker stopped in the middle of writing its result leaves: a header announcing
+# 1000 bytes and 10 of them. Holding the write lock keeps the workers from adding more.
+queue._wlock.acquire()
+queue._writer._send(struct.pack("!i", 1000) + b"x" * 10)
+time.sleep(0.5)
+started = time.monotonic()
+runs.close()  # what a Ctrl-C does to the sweep's loop
+print(f"stopped in {time.monotonic() - started:.1f} s")
+"""
+
+
+def test_stopping_a_sweep_does_not_wait_for_half_a_result(tmp_path):
+    # A Ctrl-C under load once left `tcplab sweep` waiting for ever: a worker stopped while
+    # writing its result, and the pool's manager thread waited for the rest of the message.
+    script = tmp_path / "half.py"
+    script.write_text(HALF_A_RESULT)
+    r = subprocess.run(
+        [sys.executable, str(script), str(QUICKSTART), "40"], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0 and "stopped in" in r.stdout, r.stderr[-2000:]
+
+
 def test_ctrl_c_stops_a_reproduction_with_130_and_a_readable_store(tmp_path):
     import signal
     import time

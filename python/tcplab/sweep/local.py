@@ -160,6 +160,17 @@ def run_local(tasks: Iterable, workers: int):
         for f in pending:
             f.cancel()
         if pending:  # interrupted: the runs in flight are abandoned
-            for proc in list(getattr(pool, "_processes", {}).values()):
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            for proc in procs:
                 proc.terminate()
+            for proc in procs:
+                proc.join(10)
+            # A worker stopped while writing its result leaves half a message in the result
+            # pipe, and the pool's manager thread waits for the rest for ever (and with it the
+            # shutdown below and the interpreter's exit): seen once in a Ctrl-C under load.
+            # With the workers gone, closing the parent's copy of the pipe's write end ends
+            # that wait with an end of file, which the thread takes as a broken pool.
+            results = getattr(pool, "_result_queue", None)
+            if results is not None and not any(p.is_alive() for p in procs):
+                results._writer.close()
         pool.shutdown(wait=True, cancel_futures=True)

@@ -496,7 +496,9 @@ def test_the_report_fits_a_browser_window(reproduced_quick, tmp_path, width):
     page = (reproduced_quick[3] / "report.html").read_text()
     probe = tmp_path / "report.html"
     probe.write_text(page.replace("</body>", OVERFLOW_PROBE + "</body>"))
-    base = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+    # --disable-dev-shm-usage: a container's small /dev/shm (64 MB in Docker) crashes a tab.
+    base = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+    base += ["--hide-scrollbars"]
     base += [f"--window-size={width},1000"]
     shot = tmp_path / f"report-{width}.png"
     subprocess.run([*base, f"--screenshot={shot}", probe.as_uri()], capture_output=True, timeout=120)

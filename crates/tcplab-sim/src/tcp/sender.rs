@@ -267,20 +267,17 @@ impl Sender {
         let rate = self.rate_sample(now, ack);
         let first = out.len();
         let c = &mut self.core;
-        // The SACKed bytes before this ACK, for what a CWR reduction counts as delivered.
-        let cwr_sacked_before = match &c.sb {
-            Some(sb) if c.ecn.prr_cwr => sb.sacked_bytes(),
-            _ => 0,
-        };
         let mut sack_news = false;
         let (mut rtt_sample, mut acked) = (None, 0);
         let mut fa = Observed::new(c, ack);
-        // `ack_counting = "delivered"`: the SACKed bytes before this ACK (None: count the
-        // cumulative advance).
-        let mut sacked_before = None;
+        // The SACKed bytes before this ACK, for what it delivered (Linux's tcp_newly_delivered):
+        // the window's growth with `ack_counting = "delivered"`, and a CWR reduction's step.
+        // Only taken when one of them reads it: it is a walk of the scoreboard.
+        let (mut sacked_before, mut count_delivered) = (None, false);
         if let Some(sb) = &mut c.sb {
             sb.delivered.clear();
-            if sb.count_delivered {
+            count_delivered = sb.count_delivered;
+            if count_delivered || (c.ecn.on && c.ecn.prr_cwr) {
                 sacked_before = Some(sb.sacked_bytes());
             }
             if ack.ack > c.snd_una {
@@ -319,13 +316,13 @@ impl Sender {
                 // Before the window grows, as Linux enters CWR in tcp_fastretrans_alert
                 // before tcp_cong_control.
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, newly_acked);
-                c.cwr_step(newly_acked, cwr_sacked_before);
+                c.cwr_step(newly_acked, sacked_before.unwrap_or(0));
             }
             let sample = Ack {
                 now,
                 acked: match sacked_before {
-                    None => newly_acked,
-                    Some(before) => Self::delivered(c, newly_acked, before),
+                    Some(before) if count_delivered => Self::delivered(c, newly_acked, before),
+                    _ => newly_acked,
                 },
                 rtt,
                 flight: c.flight_size(),
@@ -359,7 +356,7 @@ impl Sender {
             }
             if c.ecn.on {
                 Self::ecn_echo(c, &mut self.cc, &self.recovery, now, ack, 0);
-                c.cwr_step(0, cwr_sacked_before);
+                c.cwr_step(0, sacked_before.unwrap_or(0));
             }
         } else if self.syn.is_some() && ack.flags.has(TcpFlags::SYN) {
             return self.on_synack(now, ack, out);

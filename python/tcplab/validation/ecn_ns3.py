@@ -125,7 +125,8 @@ def fig17(case: dict, name: str) -> dict:
 
     def red(min_th: float, max_th: float) -> dict:
         # ns-3: QW 1 (here just below: tcplab's w_q is in (0, 1)), LInterm 50 (max_p 0.02),
-        # gentle, UseEcn with no hard drop; mark_p 1 marks wherever RED decides.
+        # gentle, UseEcn with no hard drop (UseHardDrop false: ECT arrivals are marked above
+        # max_th too, tcplab's `harddrop = false`); mark_p 1 marks wherever RED decides.
         return {
             "discipline": "red",
             "limit": 2666,
@@ -137,6 +138,7 @@ def fig17(case: dict, name: str) -> dict:
                 "gentle": True,
                 "ecn": True,
                 "mark_p": 1.0,
+                "harddrop": False,
                 "mean_packet": "1500B",
             },
         }
@@ -212,14 +214,15 @@ def scenario(name: str, case: dict) -> dict:
 #: What could not be set as ns-3 has it, per case prefix (the page lists them).
 APPROXIMATIONS = {
     "validation": "ns-3's bottleneck device ring is a 3-packet DropTail under BQL (DQL, HoldTime 1 ms), "
-    "whose byte limit adapts; here a fixed 3-packet device queue. The other devices' FQ-CoDel is not "
+    "whose byte limit adapts; here a fixed 3-packet device queue (BQL is not modelled; what it does "
+    "to alpha is below). The other devices' FQ-CoDel is not "
     "modelled (their links never queue), nor the ping application (0.016 % of the link).",
     "red": "RED with MinTh = MaxTh = K and QW = 1 is the step queue at K (docs/queues.md, `step`): "
     "the same rule, no approximation.",
     "codel": "none: CoDel's law with ECN and its CE threshold at dequeue, the 1-packet device queue.",
-    "fig17": "RED's QW = 1 is w_q = 0.999 here (tcplab's w_q is below 1), and above 2 max_th tcplab's "
-    "RED drops where ns-3 (UseHardDrop false) marks; ns-3's classic recovery (no PRR) as ns-3's default, "
-    'so `cwr_reduction = "immediate"` here.',
+    "fig17": "RED's QW = 1 is w_q = 0.999 here (tcplab's w_q is below 1); above max_th ECT arrivals "
+    "are marked as ns-3 (UseHardDrop false) marks them (`harddrop = false`); ns-3's classic recovery "
+    '(no PRR) as ns-3\'s default, so `cwr_reduction = "immediate"` here.',
 }
 
 
@@ -372,3 +375,24 @@ def device_queue_alphas(name: str, case: dict, sizes=(0, 6)) -> dict[int, float]
         sc["network"]["dumbbell"]["bottleneck"]["device_queue"] = n
         out[n] = simulate(sc).flows.row(0, named=True)["ecn_alpha_mean"]
     return out
+
+
+def fig17_alpha(case: dict, harddrop: bool) -> float:
+    """tcplab's fig17: the flows' mean alpha with RED's `harddrop` as given (a control for the
+    rule above max_th: `harddrop = true` drops the ECT arrivals there that ns-3 marks)."""
+    from tcplab.simulation import run as simulate
+
+    sc = fig17(case, "fig17")
+    for link in sc["network"]["graph"]["links"]:
+        for side in ("queue", "reverse_queue"):
+            q = link.get(side)
+            if q and q["discipline"] == "red":
+                q["red"]["harddrop"] = harddrop
+    return statistics.mean(simulate(sc).flows["ecn_alpha_mean"].to_list())
+
+
+def marked_share(run: dict) -> float:
+    """CE marks per packet delivered in an ns-3 run's window (reference.json's marks and goodput;
+    1448-byte segments)."""
+    lo, hi = run["window"]
+    return run["marks"] / (run["goodput_total_bps"] * (hi - lo) / (1448 * 8))

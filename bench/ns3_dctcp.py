@@ -330,7 +330,8 @@ def main() -> None:
             continue  # only the validation cases have BQL
         if a.recovery or a.ack_every_segment or a.no_bql:
             extra = [f"--recovery={a.recovery}"] if a.recovery else []
-            extra += ["--ns3::TcpSocket::DelAckCount=1"] if a.ack_every_segment else []
+            if a.ack_every_segment:  # fig17 sets its own DelAckCount (dctcp-example.cc's 2)
+                extra += ["--fig17DelAckCount=1" if name == "fig17" else "--ns3::TcpSocket::DelAckCount=1"]
             extra += ["--noBql=1"] if a.no_bql else []
             on = (
                 ("classic_recovery", a.recovery),

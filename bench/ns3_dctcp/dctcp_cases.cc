@@ -31,6 +31,10 @@ RecoveryTypeId()
 // `device_queue = 3`). The other devices keep theirs (their links never queue).
 bool g_noBql = false;
 
+// --fig17DelAckCount: fig17's DelAckCount, 2 as in dctcp-example.cc; 1 is a counterfactual (an ACK
+// per segment; the example's own setting overrides --ns3::TcpSocket::DelAckCount).
+uint32_t g_fig17DelAckCount = 2;
+
 // ------------------------------------------------------ tcp-validation.cc (dctcp-10ms / -80ms)
 int
 Validation(Time baseRtt, Time stopTime, DataRate linkRate, Time ceThreshold, double warm,
@@ -287,6 +291,8 @@ main(int argc, char* argv[])
     cmd.AddValue("noBql",
                  "validation: no Dynamic Queue Limits on the bottleneck's device (a counterfactual)",
                  g_noBql);
+    cmd.AddValue("fig17DelAckCount", "fig17: segments per delayed ACK (the example: 2)",
+                 g_fig17DelAckCount);
     cmd.Parse(argc, argv);
     if (g_recovery != "prr" && g_recovery != "classic")
     {

@@ -124,7 +124,7 @@ def fig17(case: dict, name: str) -> dict:
     lo, hi = case["window"]
 
     def red(min_th: float, max_th: float) -> dict:
-        # ns-3: QW 1 (here just below: tcplab's w_q is in (0, 1)), LInterm 50 (max_p 0.02),
+        # ns-3: QW 1 (the queue an arrival finds), LInterm 50 (max_p 0.02),
         # gentle, UseEcn with no hard drop (UseHardDrop false: ECT arrivals are marked above
         # max_th too, tcplab's `harddrop = false`); mark_p 1 marks wherever RED decides.
         return {
@@ -133,7 +133,7 @@ def fig17(case: dict, name: str) -> dict:
             "red": {
                 "min_th": min_th,
                 "max_th": max_th,
-                "w_q": 0.999,
+                "w_q": 1.0,
                 "max_p": 0.02,
                 "gentle": True,
                 "ecn": True,
@@ -220,9 +220,9 @@ APPROXIMATIONS = {
     "red": "RED with MinTh = MaxTh = K and QW = 1 is the step queue at K (docs/queues.md, `step`): "
     "the same rule, no approximation.",
     "codel": "none: CoDel's law with ECN and its CE threshold at dequeue, the 1-packet device queue.",
-    "fig17": "RED's QW = 1 is w_q = 0.999 here (tcplab's w_q is below 1); above max_th ECT arrivals "
-    "are marked as ns-3 (UseHardDrop false) marks them (`harddrop = false`); ns-3's classic recovery "
-    '(no PRR) as ns-3\'s default, so `cwr_reduction = "immediate"` here.',
+    "fig17": "none: RED's QW = 1 is `w_q = 1`; above max_th ECT arrivals are marked as ns-3 "
+    "(UseHardDrop false) marks them (`harddrop = false`); ns-3's classic recovery (no PRR) as ns-3's "
+    'default, so `cwr_reduction = "immediate"` here.',
 }
 
 
@@ -377,12 +377,15 @@ def device_queue_alphas(name: str, case: dict, sizes=(0, 6)) -> dict[int, float]
     return out
 
 
-def fig17_alpha(case: dict, harddrop: bool) -> float:
-    """tcplab's fig17: the flows' mean alpha with RED's `harddrop` as given (a control for the
-    rule above max_th: `harddrop = true` drops the ECT arrivals there that ns-3 marks)."""
+def fig17_alpha(case: dict, harddrop: bool = False, ack: str = "delayed") -> float:
+    """tcplab's fig17: the flows' mean alpha with RED's `harddrop` and the receivers' `ack` as
+    given (controls: `harddrop = true` drops the ECT arrivals above max_th that ns-3 marks;
+    `ack = "immediate"` beside ns-3 with an ACK per segment)."""
     from tcplab.simulation import run as simulate
 
     sc = fig17(case, "fig17")
+    for f in sc["flows"]:
+        f["ack"] = ack
     for link in sc["network"]["graph"]["links"]:
         for side in ("queue", "reverse_queue"):
             q = link.get(side)

@@ -165,9 +165,8 @@ DELAYED_ACK_ECE = (
 )
 
 CAUSES: dict[str, str] = {
-    "fig17": "ns-3's delayed ACKs lose marks (the validation cases below say how). Not PRR: fig17 "
-    "runs ns-3's default TcpClassicRecovery, which cuts at once as tcplab does. Not compared with "
-    "ns-3: the example's own, longer schedule",
+    "fig17": "not traced. Not PRR: fig17 runs ns-3's default TcpClassicRecovery, which cuts at once "
+    "as tcplab does. Not compared with ns-3: the example's own, longer schedule",
     "validation": "ns-3's bottleneck device ring runs under BQL (Dynamic Queue Limits), which tcplab "
     "does not model",
 }
@@ -261,9 +260,9 @@ def fig17_evidence(r: dict, ref: dict) -> str:
             f"{a1:.4f} against {a3:.4f} with the example's delayed ACKs (by group: {groups}), and "
             f'tcplab\'s with `ack = "immediate"` {mine:.4f}: tcplab / ns-3 {mine / a1:.3f}'
             + (
-                ", within 10 %: ns-3's delayed ACKs losing marks (above) account for the case's gap"
+                ", within 10 %: ns-3's delayed ACKs losing marks (below) account for the case's gap"
                 if abs(mine / a1 - 1) <= NS3_MEDIAN
-                else "; the rest is not traced"
+                else "; so not ns-3's delayed ACKs losing marks (below)"
             )
         )
     hard = ecn_ns3.fig17_alpha(case, harddrop=True)

@@ -99,6 +99,8 @@ def test_ns3_cases_are_built_as_the_reference_states_them():
         if link.get(side, {}).get("discipline") == "red"
     ]
     assert len(reds) == 62 and {r["harddrop"] for r in reds} == {False}
+    # ns-3's point-to-point devices keep their default 100-packet ring under the queue discs.
+    assert {link["device_queue"] for link in fig["network"]["graph"]["links"]} == {100}
     for name, case in ref.items():  # every case is a valid scenario
         tcplab.resolve(ecn_ns3.scenario(name, case))
 

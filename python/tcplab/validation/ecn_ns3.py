@@ -22,6 +22,10 @@ BENCH = Path(__file__).resolve().parents[3] / "bench" / "ns3_dctcp"
 #: Wire bytes per packet: 1448 payload + 52 TCP/IP with timestamps + ns-3's 2-byte PPP header.
 HEADER_BYTES = 54
 
+#: fig17's device rings: ns-3's PointToPointNetDevice default TxQueue, a DropTailQueue of 100
+#: packets (Queue's MaxSize default), which dctcp-example.cc keeps.
+DEVICE_RING_FIG17 = 100
+
 
 def _dctcp_flow(start_s: float, **extra: Any) -> dict:
     """A DCTCP flow with the settings every dumbbell case shares (README, "TCP")."""
@@ -144,7 +148,19 @@ def fig17(case: dict, name: str) -> dict:
         }
 
     host = {"discipline": "fq_codel", "fq_codel": {"ecn": True}}
-    links = [{"from": "T1", "to": "T2", "rate": "10Gbit/s", "delay": "10us", "queue": red(50, 150)}]
+    # Every device keeps the point-to-point default ring, a 100-packet DropTail under its queue disc
+    # (fig17.h sets none): the queue disc holds packets only once the ring is full.
+    ring = DEVICE_RING_FIG17
+    links = [
+        {
+            "from": "T1",
+            "to": "T2",
+            "rate": "10Gbit/s",
+            "delay": "10us",
+            "queue": red(50, 150),
+            "device_queue": ring,
+        }
+    ]
     links.append(
         {
             "from": "R1",
@@ -153,6 +169,7 @@ def fig17(case: dict, name: str) -> dict:
             "delay": "10us",
             "queue": host,
             "reverse_queue": red(20, 60),
+            "device_queue": ring,
         }
     )
     flows_at: list[tuple[str, str, float]] = []
@@ -200,6 +217,7 @@ def _host_link(host: str, switch: str, host_queue: dict, switch_queue: dict) -> 
         "delay": "10us",
         "queue": host_queue,
         "reverse_queue": switch_queue,
+        "device_queue": DEVICE_RING_FIG17,
     }
 
 
@@ -221,8 +239,9 @@ APPROXIMATIONS = {
     "the same rule, no approximation.",
     "codel": "none: CoDel's law with ECN and its CE threshold at dequeue, the 1-packet device queue.",
     "fig17": "none: RED's QW = 1 is `w_q = 1`; above max_th ECT arrivals are marked as ns-3 "
-    "(UseHardDrop false) marks them (`harddrop = false`); ns-3's classic recovery (no PRR) as ns-3's "
-    'default, so `cwr_reduction = "immediate"` here.',
+    "(UseHardDrop false) marks them (`harddrop = false`); every device's 100-packet ring under its "
+    "queue disc (ns-3's point-to-point default) is `device_queue = 100`; ns-3's classic recovery "
+    '(no PRR) as ns-3\'s default, so `cwr_reduction = "immediate"` here.',
 }
 
 
@@ -377,16 +396,20 @@ def device_queue_alphas(name: str, case: dict, sizes=(0, 6)) -> dict[int, float]
     return out
 
 
-def fig17_alpha(case: dict, harddrop: bool = False, ack: str = "delayed") -> float:
-    """tcplab's fig17: the flows' mean alpha with RED's `harddrop` and the receivers' `ack` as
-    given (controls: `harddrop = true` drops the ECT arrivals above max_th that ns-3 marks;
-    `ack = "immediate"` beside ns-3 with an ACK per segment)."""
+def fig17_alpha(
+    case: dict, harddrop: bool = False, ack: str = "delayed", ring: int = DEVICE_RING_FIG17
+) -> float:
+    """tcplab's fig17: the flows' mean alpha with RED's `harddrop`, the receivers' `ack` and the
+    devices' rings as given (controls: `harddrop = true` drops the ECT arrivals above max_th that
+    ns-3 marks; `ack = "immediate"` beside ns-3 with an ACK per segment; `ring = 0` leaves out
+    ns-3's 100-packet device rings)."""
     from tcplab.simulation import run as simulate
 
     sc = fig17(case, "fig17")
     for f in sc["flows"]:
         f["ack"] = ack
     for link in sc["network"]["graph"]["links"]:
+        link["device_queue"] = ring
         for side in ("queue", "reverse_queue"):
             q = link.get(side)
             if q and q["discipline"] == "red":

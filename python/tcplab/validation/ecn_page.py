@@ -165,8 +165,9 @@ DELAYED_ACK_ECE = (
 )
 
 CAUSES: dict[str, str] = {
-    "fig17": "not traced. Not PRR: fig17 runs ns-3's default TcpClassicRecovery, which cuts at once "
-    "as tcplab does. Not compared with ns-3: the example's own, longer schedule",
+    "fig17": "the delayed ACKs, not traced further (below). Not PRR: fig17 runs ns-3's default "
+    "TcpClassicRecovery, which cuts at once as tcplab does. Not compared with ns-3: the example's "
+    "own, longer schedule",
     "validation": "ns-3's bottleneck device ring runs under BQL (Dynamic Queue Limits), which tcplab "
     "does not model",
 }
@@ -260,11 +261,18 @@ def fig17_evidence(r: dict, ref: dict) -> str:
             f"{a1:.4f} against {a3:.4f} with the example's delayed ACKs (by group: {groups}), and "
             f'tcplab\'s with `ack = "immediate"` {mine:.4f}: tcplab / ns-3 {mine / a1:.3f}'
             + (
-                ", within 10 %: ns-3's delayed ACKs losing marks (below) account for the case's gap"
+                ", within 10 % (and by group), so the case's gap is in how the two delay ACKs; not "
+                "ns-3's delayed ACKs losing marks (below), which would lower ns-3's alpha, not raise it"
                 if abs(mine / a1 - 1) <= NS3_MEDIAN
                 else "; so not ns-3's delayed ACKs losing marks (below)"
             )
         )
+    bare = ecn_ns3.fig17_alpha(case, ring=0)
+    parts.append(
+        f". The devices' 100-packet rings matter: ns-3's queue discs hold packets only once the ring "
+        f"below them is full, which adds 100 packets of delay to every round trip; without them "
+        f"(`device_queue = 0`) tcplab / ns-3 alpha is {bare / a3:.3f}"
+    )
     hard = ecn_ns3.fig17_alpha(case, harddrop=True)
     parts.append(
         f". Ruled out: RED's rule above max_th (tcplab marks there as ns-3 does, `harddrop = false`; "

@@ -275,9 +275,8 @@ def fig17_evidence(r: dict, ref: dict) -> str:
     )
     hard = ecn_ns3.fig17_alpha(case, harddrop=True)
     parts.append(
-        f". Ruled out: RED's rule above max_th (tcplab marks there as ns-3 does, `harddrop = false`; "
-        f"dropping instead, `harddrop = true`, tcplab / ns-3 alpha is {hard / a3:.3f}, against "
-        f"{r['alpha_ratio']:.3f})"
+        f". RED's rule above max_th is ns-3's (`harddrop = false`: ECT arrivals marked); dropping "
+        f"them there instead (`harddrop = true`) tcplab / ns-3 alpha would be {hard / a3:.3f}"
     )
     return "".join(parts)
 

@@ -293,6 +293,13 @@ def main() -> None:
         "store them under ack_every_segment (with --recovery: classic_recovery_ack_every_segment)",
     )
     ap.add_argument(
+        "--no-bql",
+        action="store_true",
+        help="validation cases: the bottleneck's device ring without Dynamic Queue Limits (a fixed "
+        "3-packet DropTail, as tcplab's device_queue = 3); stored under no_bql (with "
+        "--ack-every-segment: ack_every_segment_no_bql)",
+    )
+    ap.add_argument(
         "--upstream-example",
         metavar="TCP_VALIDATION_CC",
         help="instead of the cases: ns-3's own examples/tcp/tcp-validation.cc (its path in an ns-3.44 checkout)",
@@ -319,10 +326,18 @@ def main() -> None:
     for name, args in CASES.items():
         if a.only and name not in a.only:
             continue
-        if a.recovery or a.ack_every_segment:
+        if a.no_bql and not name.startswith("validation-"):
+            continue  # only the validation cases have BQL
+        if a.recovery or a.ack_every_segment or a.no_bql:
             extra = [f"--recovery={a.recovery}"] if a.recovery else []
-            extra += ["--ns3::TcpSocket::DelAckCount=1"] if a.ack_every_segment else []
-            on = (("classic_recovery", a.recovery), ("ack_every_segment", a.ack_every_segment))
+            if a.ack_every_segment:  # fig17 sets its own DelAckCount (dctcp-example.cc's 2)
+                extra += ["--fig17DelAckCount=1" if name == "fig17" else "--ns3::TcpSocket::DelAckCount=1"]
+            extra += ["--noBql=1"] if a.no_bql else []
+            on = (
+                ("classic_recovery", a.recovery),
+                ("ack_every_segment", a.ack_every_segment),
+                ("no_bql", a.no_bql),
+            )
             key = "_".join(k for k, flag in on if flag)
             r = run_case(exe, name, [*args, *extra], series=False)
             print(f"{name} ({' '.join(extra)}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}")
@@ -340,7 +355,13 @@ def main() -> None:
 
 
 #: The counterfactual runs' keys in reference.json (beside "cases").
-COUNTERFACTUALS = ("classic_recovery", "ack_every_segment", "classic_recovery_ack_every_segment")
+COUNTERFACTUALS = (
+    "classic_recovery",
+    "ack_every_segment",
+    "classic_recovery_ack_every_segment",
+    "no_bql",
+    "ack_every_segment_no_bql",
+)
 
 
 def _store(update: dict) -> None:

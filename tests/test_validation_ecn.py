@@ -91,8 +91,24 @@ def test_ns3_cases_are_built_as_the_reference_states_them():
     # validation cases, the default TcpClassicRecovery in fig17.
     assert {f["cwr_reduction"] for f in sc["flows"] + val["flows"]} == {"prr"}
     assert {f["cwr_reduction"] for f in fig["flows"]} == {"immediate"}
+    # ns-3's RED with UseHardDrop false marks ECT arrivals above max_th: every RED in fig17.
+    reds = [
+        link[side]["red"]
+        for link in fig["network"]["graph"]["links"]
+        for side in ("queue", "reverse_queue")
+        if link.get(side, {}).get("discipline") == "red"
+    ]
+    assert len(reds) == 62 and {r["harddrop"] for r in reds} == {False}
+    # ns-3's point-to-point devices keep their default 100-packet ring under the queue discs.
+    assert {link["device_queue"] for link in fig["network"]["graph"]["links"]} == {100}
     for name, case in ref.items():  # every case is a valid scenario
         tcplab.resolve(ecn_ns3.scenario(name, case))
+
+
+def test_marked_share_counts_marks_per_delivered_segment():
+    # 100 marks in a 2 s window at 1448 x 8 x 1000 bit/s: 2000 segments delivered.
+    run = {"window": [1, 3], "marks": 100, "goodput_total_bps": 1448 * 8 * 1000}
+    assert ecn_ns3.marked_share(run) == 0.05
 
 
 def test_cycles_finds_each_sawtooth_peak_and_trough():

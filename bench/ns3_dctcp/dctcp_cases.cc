@@ -26,6 +26,15 @@ RecoveryTypeId()
     return g_recovery == "classic" ? TcpClassicRecovery::GetTypeId() : TcpPrrRecovery::GetTypeId();
 }
 
+// --noBql: validation only, a counterfactual: the bottleneck's device ring without Dynamic Queue
+// Limits, a plain 3-packet DropTail that stops the queue disc only when full (as tcplab's
+// `device_queue = 3`). The other devices keep theirs (their links never queue).
+bool g_noBql = false;
+
+// --fig17DelAckCount: fig17's DelAckCount, 2 as in dctcp-example.cc; 1 is a counterfactual (an ACK
+// per segment; the example's own setting overrides --ns3::TcpSocket::DelAckCount).
+uint32_t g_fig17DelAckCount = 2;
+
 // ------------------------------------------------------ tcp-validation.cc (dctcp-10ms / -80ms)
 int
 Validation(Time baseRtt, Time stopTime, DataRate linkRate, Time ceThreshold, double warm,
@@ -74,7 +83,10 @@ Validation(Time baseRtt, Time stopTime, DataRate linkRate, Time ceThreshold, dou
     fq.Install(clientDevs);
     TrafficControlHelper neck;
     neck.SetRootQueueDisc("ns3::CoDelQueueDisc");
-    neck.SetQueueLimits("ns3::DynamicQueueLimits", "HoldTime", StringValue("1ms"));
+    if (!g_noBql)
+    {
+        neck.SetQueueLimits("ns3::DynamicQueueLimits", "HoldTime", StringValue("1ms"));
+    }
     QueueDiscContainer qdc = neck.Install(wanLan.Get(0));
 
     Ipv4AddressHelper ip;
@@ -276,6 +288,11 @@ main(int argc, char* argv[])
     cmd.AddValue("measurement", "fig17: measurement window (s)", measurement);
     cmd.AddValue("series", "CSV time series of flow 0 (goodput, alpha)", series);
     cmd.AddValue("recovery", "prr | classic (the ECE reduction at once: a counterfactual)", g_recovery);
+    cmd.AddValue("noBql",
+                 "validation: no Dynamic Queue Limits on the bottleneck's device (a counterfactual)",
+                 g_noBql);
+    cmd.AddValue("fig17DelAckCount", "fig17: segments per delayed ACK (the example: 2)",
+                 g_fig17DelAckCount);
     cmd.Parse(argc, argv);
     if (g_recovery != "prr" && g_recovery != "classic")
     {

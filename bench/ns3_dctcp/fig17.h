@@ -15,7 +15,7 @@ Fig17(double startup, double convergence, double measurement, const std::string&
     Time stopTime = Seconds(startup + convergence + measurement);
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpDctcp"));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(g_fig17DelAckCount));
     GlobalValue::Bind("ChecksumEnabled", BooleanValue(false));
     Config::SetDefault("ns3::RedQueueDisc::UseEcn", BooleanValue(true));
     Config::SetDefault("ns3::RedQueueDisc::UseHardDrop", BooleanValue(false));

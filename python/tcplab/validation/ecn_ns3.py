@@ -22,6 +22,10 @@ BENCH = Path(__file__).resolve().parents[3] / "bench" / "ns3_dctcp"
 #: Wire bytes per packet: 1448 payload + 52 TCP/IP with timestamps + ns-3's 2-byte PPP header.
 HEADER_BYTES = 54
 
+#: fig17's device rings: ns-3's PointToPointNetDevice default TxQueue, a DropTailQueue of 100
+#: packets (Queue's MaxSize default), which dctcp-example.cc keeps.
+DEVICE_RING_FIG17 = 100
+
 
 def _dctcp_flow(start_s: float, **extra: Any) -> dict:
     """A DCTCP flow with the settings every dumbbell case shares (README, "TCP")."""
@@ -124,25 +128,39 @@ def fig17(case: dict, name: str) -> dict:
     lo, hi = case["window"]
 
     def red(min_th: float, max_th: float) -> dict:
-        # ns-3: QW 1 (here just below: tcplab's w_q is in (0, 1)), LInterm 50 (max_p 0.02),
-        # gentle, UseEcn with no hard drop; mark_p 1 marks wherever RED decides.
+        # ns-3: QW 1 (the queue an arrival finds), LInterm 50 (max_p 0.02),
+        # gentle, UseEcn with no hard drop (UseHardDrop false: ECT arrivals are marked above
+        # max_th too, tcplab's `harddrop = false`); mark_p 1 marks wherever RED decides.
         return {
             "discipline": "red",
             "limit": 2666,
             "red": {
                 "min_th": min_th,
                 "max_th": max_th,
-                "w_q": 0.999,
+                "w_q": 1.0,
                 "max_p": 0.02,
                 "gentle": True,
                 "ecn": True,
                 "mark_p": 1.0,
+                "harddrop": False,
                 "mean_packet": "1500B",
             },
         }
 
     host = {"discipline": "fq_codel", "fq_codel": {"ecn": True}}
-    links = [{"from": "T1", "to": "T2", "rate": "10Gbit/s", "delay": "10us", "queue": red(50, 150)}]
+    # Every device keeps the point-to-point default ring, a 100-packet DropTail under its queue disc
+    # (fig17.h sets none): the queue disc holds packets only once the ring is full.
+    ring = DEVICE_RING_FIG17
+    links = [
+        {
+            "from": "T1",
+            "to": "T2",
+            "rate": "10Gbit/s",
+            "delay": "10us",
+            "queue": red(50, 150),
+            "device_queue": ring,
+        }
+    ]
     links.append(
         {
             "from": "R1",
@@ -151,6 +169,7 @@ def fig17(case: dict, name: str) -> dict:
             "delay": "10us",
             "queue": host,
             "reverse_queue": red(20, 60),
+            "device_queue": ring,
         }
     )
     flows_at: list[tuple[str, str, float]] = []
@@ -198,6 +217,7 @@ def _host_link(host: str, switch: str, host_queue: dict, switch_queue: dict) -> 
         "delay": "10us",
         "queue": host_queue,
         "reverse_queue": switch_queue,
+        "device_queue": DEVICE_RING_FIG17,
     }
 
 
@@ -212,14 +232,16 @@ def scenario(name: str, case: dict) -> dict:
 #: What could not be set as ns-3 has it, per case prefix (the page lists them).
 APPROXIMATIONS = {
     "validation": "ns-3's bottleneck device ring is a 3-packet DropTail under BQL (DQL, HoldTime 1 ms), "
-    "whose byte limit adapts; here a fixed 3-packet device queue. The other devices' FQ-CoDel is not "
+    "whose byte limit adapts; here a fixed 3-packet device queue (BQL is not modelled; what it does "
+    "to alpha is below). The other devices' FQ-CoDel is not "
     "modelled (their links never queue), nor the ping application (0.016 % of the link).",
     "red": "RED with MinTh = MaxTh = K and QW = 1 is the step queue at K (docs/queues.md, `step`): "
     "the same rule, no approximation.",
     "codel": "none: CoDel's law with ECN and its CE threshold at dequeue, the 1-packet device queue.",
-    "fig17": "RED's QW = 1 is w_q = 0.999 here (tcplab's w_q is below 1), and above 2 max_th tcplab's "
-    "RED drops where ns-3 (UseHardDrop false) marks; ns-3's classic recovery (no PRR) as ns-3's default, "
-    'so `cwr_reduction = "immediate"` here.',
+    "fig17": "none: RED's QW = 1 is `w_q = 1`; above max_th ECT arrivals are marked as ns-3 "
+    "(UseHardDrop false) marks them (`harddrop = false`); every device's 100-packet ring under its "
+    "queue disc (ns-3's point-to-point default) is `device_queue = 100`; ns-3's classic recovery "
+    '(no PRR) as ns-3\'s default, so `cwr_reduction = "immediate"` here.',
 }
 
 
@@ -372,3 +394,31 @@ def device_queue_alphas(name: str, case: dict, sizes=(0, 6)) -> dict[int, float]
         sc["network"]["dumbbell"]["bottleneck"]["device_queue"] = n
         out[n] = simulate(sc).flows.row(0, named=True)["ecn_alpha_mean"]
     return out
+
+
+def fig17_alpha(
+    case: dict, harddrop: bool = False, ack: str = "delayed", ring: int = DEVICE_RING_FIG17
+) -> float:
+    """tcplab's fig17: the flows' mean alpha with RED's `harddrop`, the receivers' `ack` and the
+    devices' rings as given (controls: `harddrop = true` drops the ECT arrivals above max_th that
+    ns-3 marks; `ack = "immediate"` beside ns-3 with an ACK per segment; `ring = 0` leaves out
+    ns-3's 100-packet device rings)."""
+    from tcplab.simulation import run as simulate
+
+    sc = fig17(case, "fig17")
+    for f in sc["flows"]:
+        f["ack"] = ack
+    for link in sc["network"]["graph"]["links"]:
+        link["device_queue"] = ring
+        for side in ("queue", "reverse_queue"):
+            q = link.get(side)
+            if q and q["discipline"] == "red":
+                q["red"]["harddrop"] = harddrop
+    return statistics.mean(simulate(sc).flows["ecn_alpha_mean"].to_list())
+
+
+def marked_share(run: dict) -> float:
+    """CE marks per packet delivered in an ns-3 run's window (reference.json's marks and goodput;
+    1448-byte segments)."""
+    lo, hi = run["window"]
+    return run["marks"] / (run["goodput_total_bps"] * (hi - lo) / (1448 * 8))

@@ -351,7 +351,8 @@ def _multi_evaluate(ctx: Context) -> Outcome:
                 terms,
             ),
             (
-                "The set-ups the paper leaves open, at 100 background sources per bottleneck (both forms)",
+                "The set-ups the paper leaves open, at 100 background sources per bottleneck"
+                + (" (quick form: the agents' settings on drop-tail only)" if ctx.quick else ""),
                 open_rows,
             ),
         ],

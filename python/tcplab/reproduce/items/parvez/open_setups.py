@@ -49,7 +49,7 @@ def open_jobs(points: list[tuple[str, Job]], red_links: tuple[str, ...]) -> list
     """The set-ups the paper leaves open at each queue's first point (`points`: (queue, the item's
     job) in the item's order): each of AGENTS, and gentle RED where the queue is RED; without the
     item's traces. Returns (queue, label, job)."""
-    firsts = {}
+    firsts: dict[str, Job] = {}
     for q, job in points:
         firsts.setdefault(q, job)
     out = []
@@ -60,7 +60,7 @@ def open_jobs(points: list[tuple[str, Job]], red_links: tuple[str, ...]) -> list
     return out
 
 
-def open_row(q: str, label: str, g: dict, paper: tuple[float, float]) -> tuple[list[str], bool]:
+def open_row(q: str, label: str, g: dict, paper: tuple) -> tuple[list[str], bool]:
     """One row: the run's NewReno flow and the models' errors on it against the paper's averages (the
     item's paper checks, within 5 points, on this one point), and whether both hold."""
     holds = abs(g["e_model"] - paper[0]) <= 0.05 and abs(g["e_pftk"] - paper[1]) <= 0.05

@@ -143,13 +143,14 @@ def _sim(rate_scale: dict[str, float], model_over: float) -> dict:
 
 
 def test_sec5_open_table_says_which_readings_give_the_papers_numbers():
-    rows, holding = e._open_table(_sim({}, 0.10), tuple(e.TABLE3))
+    rows, holding, closest = e._open_table(_sim({"per-ack": 1.02}, 0.10), tuple(e.TABLE3))
+    assert closest == e.OPEN[1][1]  # every reading on Table III but the first, 2% above it
     assert len(rows) == 1 + len(e.OPEN) and all(r[-1] == "yes" for r in rows[1:])
     assert holding == [what for _, what, _ in e.OPEN]
     # Eq. 29 30% off every reading: its average error is beyond 15%.
-    _, holding = e._open_table(_sim({}, 0.30), tuple(e.TABLE3))
+    _, holding, _ = e._open_table(_sim({}, 0.30), tuple(e.TABLE3))
     assert holding == []
     # One reading 1.5 times Table III: 1.42 Mbit/s at 1.5% is not within 15% on it.
-    _, holding = e._open_table(_sim({"per-ack-every-segment": 1.5}, 0.10), tuple(e.TABLE3))
+    _, holding, closest = e._open_table(_sim({"per-ack-every-segment": 1.5}, 0.10), tuple(e.TABLE3))
     assert len(holding) == len(e.OPEN) - 1 and all("every segment" not in h for h in holding)
     assert math.isfinite(float(rows[1][2]))

@@ -551,7 +551,9 @@ def test_the_reproductions_runs_go_in_an_order_that_keeps_the_eta_honest():
         runs = np.arange(1, len(order) + 1) / len(order)
         return float(np.max(np.abs(work / work[-1] - runs)))
 
-    assert worst_gap(tasks) > 0.3  # the items' order: the first half of the runs is a fifth of the work
+    # The items' order: the first 60% of the runs hold about 30% of the work (0.29 with Parvez's
+    # set-ups left open; the precondition that the run order has something to fix).
+    assert worst_gap(tasks) > 0.25
     assert worst_gap(in_run_order(tasks)) < 0.1
 
 

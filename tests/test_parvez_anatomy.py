@@ -113,7 +113,8 @@ def test_eq29_terms_rebuild_the_model():
 def test_eq29_terms_measured_on_the_cycles():
     """The three loss events make two whole cycles (the last has no next event to end it): the fast
     retransmit's and the whole window's (a timeout, 0.2 s + 0.4 s of timers). The packets the ACKs
-    newly cover in them are every packet from the first loss of event 1 to the first of event 3."""
+    newly cover in them are every packet from the first loss of event 1 to the first of event 3, and
+    each cycle's are the packets from its own first loss to the next event's."""
     a, flow, r = anatomy(DROPS)
     sends = (
         r.trace("packets")
@@ -130,4 +131,7 @@ def test_eq29_terms_measured_on_the_cycles():
     assert me["Q"] == 0.5
     assert me["Z"] * rtt == pytest.approx(0.6, abs=1e-9)
     assert 2 * me["S"] == seqs[400] - seqs[100]
-    assert me["Y"] + me["R"] == 2 * me["S"]
+    # Each cycle on its own, from the sends (not from S): the fast retransmit's cycle covers the
+    # packets from its first loss to the whole window's first, the timeout's from there to event 3's.
+    assert me["Y"] == seqs[200] - seqs[100]
+    assert me["R"] == seqs[400] - seqs[200]

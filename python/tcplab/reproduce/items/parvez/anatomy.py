@@ -499,8 +499,8 @@ def eq29_note(runs: list[dict], control: dict, worst: dict, paper: dict) -> str:
             "rates for these runs, so they need not have reached such rates (its small errors suggest they did "
             "not)."
         )
-        + ' Hence "explained": every term of Eq. 29 is measured, the measured terms give back the flow\'s '
-        "throughput, and where the model is off the terms that move are the timeouts, the timer waits and, at "
-        "the highest loss event rates, the numerator, all set by the loss process of the congested queues, which "
-        "the paper does not give enough to rebuild."
+        + ' Hence "explained": every term of Eq. 29 is measured on the flow\'s cycles, and where the model is off '
+        "the terms that move are the timeouts and the timer waits (the measured reason above) and, where those "
+        "do not suffice, the numerator, all set by the loss process of the congested queues, which the paper "
+        "does not give enough to rebuild."
     )

@@ -1,6 +1,4 @@
-"""Mathis et al. 1997: Table 1 (C by simulation, periodic loss), Tables 2-3 (phase effects) and
-Eq. 12 (multiple congested gateways).
-"""
+"""Mathis et al. 1997: Table 1 (C by simulation, periodic loss) and Tables 2-3 (phase effects)."""
 
 from __future__ import annotations
 
@@ -391,97 +389,5 @@ register(
         ("mathis/phase-effects.toml",),
         _phase_jobs,
         _phase_evaluate,
-    )
-)
-
-
-# ---- Eq. 12: multiple congested gateways -----------------------------------------------------------
-
-
-def _gw_jobs(quick: bool) -> list[Job]:
-    return [Job("mathis/multiple-gateways.toml")]
-
-
-def _gw_evaluate(ctx: Context) -> Outcome:
-    from tcplab.models import gateways
-
-    f = ctx.rows(0).to_dicts()
-    n = len(f) - 1
-    b0 = f[0]["goodput_bps"]
-    cross = sum(x["goodput_bps"] for x in f[1:]) / n
-    share = b0 / (b0 + cross)
-    ratio = f[0]["mean_rtt_s"] / (sum(x["mean_rtt_s"] for x in f[1:]) / n)
-    prop = float(gateways.share_propagation(n))
-    meas = float(gateways.bandwidth_share(n, ratio))
-    head = [
-        "quantity",
-        "tcplab",
-        "Eq. 12, propagation RTTs",
-        "difference",
-        "Eq. 12, measured RTT ratio",
-        "difference",
-    ]
-    body = [
-        ["through flow kb/s", f"{b0 / 1e3:.0f}", "", "", "", ""],
-        ["mean cross flow kb/s", f"{cross / 1e3:.0f}", "", "", "", ""],
-        ["RTT ratio through / cross", f"{ratio:.2f}", f"{2 * n - 1}", "", f"{ratio:.2f}", ""],
-        [
-            "B0 / (B0 + Bi)",
-            f"{share:.3f}",
-            f"{prop:.3f}",
-            pct(rel(share, prop)),
-            f"{meas:.3f}",
-            pct(rel(share, meas)),
-        ],
-    ]
-    checks = [
-        Check(
-            "through-flow share against Eq. 12 as the paper states it (propagation RTTs, ratio 2n - 1)",
-            round(share, 3),
-            f"within 15% of {prop:.3f}",
-            abs(rel(share, prop)) <= 0.15,
-        ),
-        Check("the through flow gets less than a cross flow", round(share, 3), "below 0.5", share < 0.5),
-        Check(
-            "queueing lengthens the RTTs: through-flow share against Eq. 12 with the measured RTT ratio",
-            round(share, 3),
-            f"within 15% of {meas:.3f}",
-            abs(rel(share, meas)) <= 0.15,
-            paper=False,
-        ),
-    ]
-    explanation = (
-        f"With propagation RTTs only (ratio 2n - 1 = {2 * n - 1}), Eq. 12 as "
-        "`tcplab.models.gateways.share_propagation` reconstructs it, 1/(1 + sqrt(n)(2n - 1)), gives "
-        f"{prop:.3f}; the simulated share is {pct(rel(share, prop))} from it. Queueing at the congested "
-        f"gateways lengthens every RTT, so the measured ratio is {ratio:.2f}, not {2 * n - 1}; fed that "
-        f"ratio, the model is {pct(rel(share, meas))} from the simulation. Reno flows, one seed: "
-        "read this as agreement in kind."
-    )
-    notes = (
-        f"Parking lot after Floyd 1991: n = {n} congested 1.5 Mbit/s links with RED, 20 ms on every "
-        "inter-gateway link, one through flow and one cross flow per congested link, Reno, 250 s measured."
-    )
-    return Outcome(
-        [head] + body,
-        checks,
-        explanation,
-        notes=notes,
-        numbers={"share": share, "eq12_propagation": prop, "eq12_measured_ratio": meas, "rtt_ratio": ratio},
-    )
-
-
-register(
-    Item(
-        "mathis-eq12",
-        PAPER,
-        "Sec. 6, Eq. 12-13",
-        "multiple congested gateways",
-        "A flow crossing n congested gateways, each shared with a one-hop cross flow: its share of the bandwidth "
-        "B0/(B0+Bi) = 1/(1 + sqrt(n) RTT0/RTTi) follows from the model when each gateway drops with the same p "
-        "(Eq. 12; Eq. 13 for RTTs dominated by queueing).",
-        ("mathis/multiple-gateways.toml",),
-        _gw_jobs,
-        _gw_evaluate,
     )
 )

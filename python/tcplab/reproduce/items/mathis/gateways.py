@@ -31,12 +31,12 @@ def _sets(delay: float, droptail: int | None = None) -> dict:
     return sets
 
 
-def _cases() -> list[tuple[float, int | None]]:
+def cases() -> list[tuple[float, int | None]]:
     return [(d, None) for d in DELAYS] + [(EQ13_DELAY, b) for b in DROPTAIL_LIMITS]
 
 
 def _jobs(quick: bool) -> list[Job]:
-    return [Job(GW, _sets(d, b)) for d, b in _cases()]
+    return [Job(GW, _sets(d, b)) for d, b in cases()]
 
 
 def _access_delay() -> float:
@@ -84,7 +84,7 @@ def _label(delay: float, droptail: int | None) -> str:
 
 def _evaluate(ctx: Context) -> Outcome:
     access = _access_delay()
-    res = {case: _summary(ctx.rows(i).to_dicts(), case[0], access) for i, case in enumerate(_cases())}
+    res = {case: _summary(ctx.rows(i).to_dicts(), case[0], access) for i, case in enumerate(cases())}
     e12, e13 = res[(EQ12_DELAY, None)], res[(EQ13_DELAY, None)]
     n = e12["n"]
     red = [res[(d, None)] for d in DELAYS]

@@ -287,8 +287,9 @@ def _evaluate_911(ctx: Context) -> Outcome:
         f"lost again for B = {', '.join(map(str, dt_lost)) or 'none'} (the paper: 13, 16 and 18), a timeout follows "
         "that sets ssthresh to 2 (W_S = 2 in the table: congestion avoidance from 2 packets, no second slow "
         f"start to half the window) and the throughput drops to {dt_thr} kb/s (the paper's {PAPER_DT18} at B = "
-        f"18); Random Drop and Drop-from-Front lose it in {others_lost:.0%} of their cycles at worst. "
-        f"At B = 18 Drop Tail gives {thr[18, 'drop-tail']:.0f} kb/s and Random Drop "
+        "18); Random Drop and Drop-from-Front lose it in "
+        + ("none of their cycles. " if others_lost == 0 else f"up to {others_lost:.0%} of their cycles. ")
+        + f"At B = 18 Drop Tail gives {thr[18, 'drop-tail']:.0f} kb/s and Random Drop "
         f"{thr[18, 'random-drop']:.0f} (the paper: {PAPER_DT18} and {PAPER_RD18}). The paper leaves two readings open: T = 560 ms "
         "is the minimum RTT with the service times in Sec. 3 but the sum of the links' propagation delays in the "
         'simulations of Sec. 5, which Sec. 7.2 takes "as before"; and whether B counts the packet being sent. '
@@ -305,8 +306,13 @@ def _evaluate_911(ctx: Context) -> Outcome:
             + (", ".join(map(str, unsettled)) or "none")
             + f" changes between readings that move the RTT by the service times ({1e3 * (T - 2 * d_svc):.1f} ms) "
             "or the buffer by one packet, so the paper's list is not pinned down by what it states of its ns set-up (Eq. 5 is only "
-            f"necessary: it holds at the bottleneck for {sum(eq5_mu.values())} of the {len(eq5_mu)} B, see the "
-            "table). What does not turn on them is the cost: wherever Drop Tail loses the retransmission it gets "
+            + (
+                f"necessary: it holds at the bottleneck for every one of the {len(eq5_mu)} B, see the table). "
+                if all(eq5_mu.values())
+                else f"necessary: it holds at the bottleneck for {sum(eq5_mu.values())} of the {len(eq5_mu)} B, see "
+                "the table). "
+            )
+            + "What does not turn on them is the cost: wherever Drop Tail loses the retransmission it gets "
             f"{min(cost):.0f} to {max(cost):.0f} kb/s (the paper: {PAPER_DT18}). "
             if dt_lost != paper_lost and cost
             else ""

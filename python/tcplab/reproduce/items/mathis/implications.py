@@ -490,6 +490,6 @@ register(
         (MODEM, RE),
         _jobs,
         _evaluate,
-        quick="the same as the full form (its runs simulate in about a second in all)",
+        quick="the same as the full form (its runs simulate in a few seconds in all)",
     )
 )

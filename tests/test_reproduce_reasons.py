@@ -282,22 +282,50 @@ def _appc_trace(rtt: float, drops: int = 0, rtx: int = 0, pause: float = 0.0) ->
     it, the second half of them `pause` s later still."""
     base = {"flow": 1, "len": 512, "ack": 0, "retransmit": False, "cause": None}
     rows = [
-        {**base, "time_s": k * 0.08, "link_name": "bottleneck.fwd", "event": "enqueue", "kind": "data", "seq": 512 * k}
+        {
+            **base,
+            "time_s": k * 0.08,
+            "link_name": "bottleneck.fwd",
+            "event": "enqueue",
+            "kind": "data",
+            "seq": 512 * k,
+        }
         for k in range(100)
     ]
     rows += [
-        {**base, "time_s": j * 0.08 + 1e-3, "link_name": "bottleneck.fwd", "event": "drop", "kind": "data",
-         "seq": 512 * j, "cause": "overflow"}  # fmt: skip
+        {
+            **base,
+            "time_s": j * 0.08 + 1e-3,
+            "link_name": "bottleneck.fwd",
+            "event": "drop",
+            "kind": "data",
+            "seq": 512 * j,
+            "cause": "overflow",
+        }  # fmt: skip
         for j in range(drops)
     ]
     rows += [
-        {**base, "time_s": 8.0 + j * 0.08, "link_name": "bottleneck.fwd", "event": "enqueue", "kind": "data",
-         "seq": 512 * j, "retransmit": True}  # fmt: skip
+        {
+            **base,
+            "time_s": 8.0 + j * 0.08,
+            "link_name": "bottleneck.fwd",
+            "event": "enqueue",
+            "kind": "data",
+            "seq": 512 * j,
+            "retransmit": True,
+        }  # fmt: skip
         for j in range(rtx)
     ]
     rows += [
-        {**base, "time_s": 2 * k * 0.08 + rtt + (pause if k >= 25 else 0.0), "link_name": "bottleneck.rev",
-         "event": "receive", "kind": "ack", "seq": 0, "ack": 512 * (2 * k + 2)}  # fmt: skip
+        {
+            **base,
+            "time_s": 2 * k * 0.08 + rtt + (pause if k >= 25 else 0.0),
+            "link_name": "bottleneck.rev",
+            "event": "receive",
+            "kind": "ack",
+            "seq": 0,
+            "ack": 512 * (2 * k + 2),
+        }  # fmt: skip
         for k in range(50)
     ]
     df = pl.DataFrame(rows, schema_overrides={"cause": pl.String})
@@ -311,7 +339,12 @@ def _appc(spurious: int = 0, pause_in: int | None = None):
     from tcplab.reproduce.items.jacobson.appendices import IDLE_CASES, IDLE_OPEN
 
     item = _item("jacobson-appc")
-    shapes = {(8, True): (0.5, 1, 1), (8, False): (0.8, 10, 10), (100, True): (0.5, 0, 0), (100, False): (1.5, 0, spurious)}
+    shapes = {
+        (8, True): (0.5, 1, 1),
+        (8, False): (0.8, 10, 10),
+        (100, True): (0.5, 0, 0),
+        (100, False): (1.5, 0, spurious),
+    }
     traces = {i: {"packets": _appc_trace(*shapes[case])} for i, case in enumerate(IDLE_CASES)}
     for j in range(1, len(IDLE_OPEN)):
         pause = 5.0 if j == pause_in else 0.0

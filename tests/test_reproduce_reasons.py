@@ -222,7 +222,12 @@ def _figs911(monkeypatch, lost_by_reading: dict[int, set[int]], dt_kbps_lost: fl
     def cycles(trace):
         job = jobs[trace["job"][0]]
         return [
-            {"rtx_lost": job["lost"], "w_d": job["w_d"], "w_s": 2.0 if job["lost"] else job["w_d"] / 2}
+            {
+                "rtx_lost": job["lost"],
+                "w_d": job["w_d"],
+                "w_s": 2.0 if job["lost"] else job["w_d"] / 2,
+                "losses": 2,
+            }
         ] * 8
 
     monkeypatch.setattr(p, "tahoe_cycles", cycles)
@@ -266,3 +271,144 @@ def test_barakat_figs911_reproduced_on_the_papers_numbers(monkeypatch):
     readings = {**TCPLAB_READINGS, 0: {13, 16, 18}}
     out = _figs911(monkeypatch, readings, 717.0)
     assert out.status == core.REPRODUCED, [c for c in out.checks if c.paper and not c.passed]
+
+
+# ---- Jacobson App. C: the set-ups the paper leaves open ----------------------------------------------
+
+
+def _appc_trace(rtt: float, drops: int = 0, rtx: int = 0, pause: float = 0.0) -> pl.DataFrame:
+    """The HTTP connection (flow 1) at the gateway: 100 data packets 80 ms apart, `drops` of them
+    dropped there and `rtx` retransmissions afterwards; an ACK for every other packet `rtt` after
+    it, the second half of them `pause` s later still."""
+    base = {"flow": 1, "len": 512, "ack": 0, "retransmit": False, "cause": None}
+    rows = [
+        {
+            **base,
+            "time_s": k * 0.08,
+            "link_name": "bottleneck.fwd",
+            "event": "enqueue",
+            "kind": "data",
+            "seq": 512 * k,
+        }
+        for k in range(100)
+    ]
+    rows += [
+        {
+            **base,
+            "time_s": j * 0.08 + 1e-3,
+            "link_name": "bottleneck.fwd",
+            "event": "drop",
+            "kind": "data",
+            "seq": 512 * j,
+            "cause": "overflow",
+        }  # fmt: skip
+        for j in range(drops)
+    ]
+    rows += [
+        {
+            **base,
+            "time_s": 8.0 + j * 0.08,
+            "link_name": "bottleneck.fwd",
+            "event": "enqueue",
+            "kind": "data",
+            "seq": 512 * j,
+            "retransmit": True,
+        }  # fmt: skip
+        for j in range(rtx)
+    ]
+    rows += [
+        {
+            **base,
+            "time_s": 2 * k * 0.08 + rtt + (pause if k >= 25 else 0.0),
+            "link_name": "bottleneck.rev",
+            "event": "receive",
+            "kind": "ack",
+            "seq": 0,
+            "ack": 512 * (2 * k + 2),
+        }  # fmt: skip
+        for k in range(50)
+    ]
+    df = pl.DataFrame(rows, schema_overrides={"cause": pl.String})
+    return df.with_columns((pl.col("time_s") * 1e9).round().cast(pl.Int64).alias("time_ns")).sort("time_ns")
+
+
+def _appc(spurious: int = 0, pause_in: int | None = None):
+    """App. C's runs shaped as tcplab's: the burst overflows the 8-packet queue without the restart,
+    queues in the 100-packet one; `spurious` retransmissions without a drop there; a `pause_in`
+    set-up of the paper's open ones whose ACKs stop for 5 s while data is outstanding."""
+    from tcplab.reproduce.items.jacobson.appendices import IDLE_CASES, IDLE_OPEN
+
+    item = _item("jacobson-appc")
+    shapes = {
+        (8, True): (0.5, 1, 1),
+        (8, False): (0.8, 10, 10),
+        (100, True): (0.5, 0, 0),
+        (100, False): (1.5, 0, spurious),
+    }
+    traces = {i: {"packets": _appc_trace(*shapes[case])} for i, case in enumerate(IDLE_CASES)}
+    for j in range(1, len(IDLE_OPEN)):
+        pause = 5.0 if j == pause_in else 0.0
+        traces[len(IDLE_CASES) + j - 1] = {"packets": _appc_trace(1.5, pause=pause)}
+    assert item.evaluate is not None
+    return item.evaluate(Runs(item, [], traces))
+
+
+def test_jacobson_appc_explained_as_tcplab_runs():
+    out = _appc()
+    assert all(_reasons(out).values()), out.checks
+    assert out.status == core.EXPLAINED
+    (table,) = [t for title, t in out.extra if "the paper leaves open" in title]
+    assert len(table) == 1 + 5 and all(row[3] == "0" for row in table[1:])  # no retransmission without a drop
+
+
+def test_jacobson_appc_reproduced_with_spurious_timeouts():
+    out = _appc(spurious=3)
+    assert out.status == core.REPRODUCED, [c for c in out.checks if c.paper and not c.passed]
+
+
+def test_jacobson_appc_open_setups_reason_fails_where_acks_stop():
+    """A set-up whose ACKs stop for longer than its rto while data is outstanding: the timer could expire."""
+    out = _appc(pause_in=1)
+    failed = [name for name, ok in _reasons(out).items() if not ok]
+    assert len(failed) == 1 and failed[0].startswith("the set-ups the paper leaves open"), failed
+    assert out.status == core.FAILED
+
+
+# ---- Mathis Sec. 6: the link delays the paper leaves open -------------------------------------------
+
+
+def _gateway_flows(delay: float, scale: float = 1.0, queue: float = 0.1) -> list[dict]:
+    """Three cross flows and the through flow, with RTTs of the parking lot's propagation and one
+    `queue` s per congested gateway, and the share Eq. 12's general form gives for them (the through
+    flow's goodput times `scale`)."""
+    import math
+
+    rtt0, rtti = 2 * 5 * delay + 3 * queue, 2 * delay + queue
+    share = 1 / (1 + math.sqrt(3) * rtt0 / rtti)
+    cross = 1.2e6
+    through = cross * share / (1 - share) * scale
+    return [{"goodput_bps": through, "mean_rtt_s": rtt0, "timeouts": 0}] + [
+        {"goodput_bps": cross, "mean_rtt_s": rtti, "timeouts": 0} for _ in range(3)
+    ]
+
+
+def _gateways(scale_at: float | None = None):
+    from tcplab.reproduce.items.mathis import gateways as g
+
+    item = _item("mathis-eq12")
+    rows = [_gateway_flows(d, 0.5 if d == scale_at and b is None else 1.0) for d, b in g.cases()]
+    assert item.evaluate is not None
+    return item.evaluate(Runs(item, rows, {}))
+
+
+def test_mathis_eq12_reproduced_where_each_premise_holds():
+    out = _gateways()
+    assert out.status == core.REPRODUCED, [c for c in out.checks if not c.passed]
+    assert any("the paper leaves open" in title for title, _ in out.extra)
+
+
+def test_mathis_eq12_fails_on_a_contradicting_result():
+    out = _gateways(scale_at=0.100)  # the through flow's goodput halved at Eq. 12's delay
+    failed = {c.name.split(",")[0] for c in out.checks if not c.passed}
+    assert failed == {"Eq. 12 as the paper states it (propagation RTTs", "Eq. 12's general form"}, failed
+    assert out.status == core.FAILED

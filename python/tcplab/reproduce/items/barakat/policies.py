@@ -22,6 +22,8 @@ from tcplab.reproduce.items.barakat.shared import (
 # ---- Figs 9-11: Drop Tail, Random Drop and Drop-from-Front ---------------------------------------
 
 MU_A, MU_P, B_P = 2.7e6, 2.2e6, 15
+#: Sec. 7.2's two numbers at B = 18 (kb/s): Drop Tail and Random Drop.
+PAPER_DT18, PAPER_RD18 = 717, 829
 POLICIES = (("drop-tail", "droptail"), ("random-drop", "random_drop"), ("drop-from-front", "drop_front"))
 BS_911 = range(10, 21)
 
@@ -86,7 +88,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
         "W_S sim",
         "W_S model",
     ]
-    body, thr, lost, wd, wd_model, ws = [], {}, {}, {}, {}, {}
+    body, thr, lost, wd, wd_model, ws, nloss, eq5_mu = [], {}, {}, {}, {}, {}, {}, {}
     i = 0
     for b in BS_911:
         s_b, w_b, w_th, eq5, w_d_m, w_s_m = model_911(b)
@@ -97,6 +99,8 @@ def _evaluate_911(ctx: Context) -> Outcome:
             wd[b, a] = med([c["w_d"] for c in cy])
             wd_model[b, a] = w_d_m[a]
             ws[b, a] = med([c["w_s"] for c in cy])
+            nloss[b, a] = med([c["losses"] for c in cy])
+            eq5_mu[b] = bool(eq5[-1])
             body.append(
                 [
                     str(b) if a == "drop-tail" else "",
@@ -156,7 +160,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
             all(math.isfinite(e) and abs(e) <= 0.15 for e in errs.values()),
         ),
     ]
-    paper = {(18, "drop-tail"): 717, (18, "random-drop"): 829}
+    paper = {(18, "drop-tail"): PAPER_DT18, (18, "random-drop"): PAPER_RD18}
     checks += [
         Check(
             "the B where Drop Tail loses the retransmission (the paper: 13, 16, 18)",
@@ -165,7 +169,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
             dt_lost == [b for b in (13, 16, 18) if b in BS_911],
         ),
         Check(
-            "B = 18: Drop Tail and Random Drop kb/s against the paper's 717 and 829, worst",
+            f"B = 18: Drop Tail and Random Drop kb/s against the paper's {PAPER_DT18} and {PAPER_RD18}, worst",
             pct(max(abs(rel(thr[k], v)) for k, v in paper.items())),
             "within 10%",
             all(abs(rel(thr[k], v)) <= 0.10 for k, v in paper.items()),
@@ -187,7 +191,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
     unsettled = [b for b in BS_911 if len({b in lost_b for lost_b in alt_lost.values()}) > 1]
     # The cost on the item's reading only: the other readings' runs are too short for a throughput.
     cost = [thr[b, "drop-tail"] for b in dt_lost]
-    cost_err = max((abs(rel(v, 717)) for v in cost), default=math.inf)
+    cost_err = max((abs(rel(v, PAPER_DT18)) for v in cost), default=math.inf)
     alt_table = [
         [
             "T = 560 ms as",
@@ -216,9 +220,9 @@ def _evaluate_911(ctx: Context) -> Outcome:
             paper=False,
         ),
         Check(
-            "wherever Drop Tail loses the retransmission (every B), its throughput against the paper's 717 kb/s, "
-            "worst",
-            pct(max((rel(v, 717) for v in cost), key=abs)) if cost else "none lost",
+            "wherever Drop Tail loses the retransmission (every B), its throughput against the paper's "
+            f"{PAPER_DT18} kb/s, worst",
+            pct(max((rel(v, PAPER_DT18) for v in cost), key=abs)) if cost else "none lost",
             "within 10%",
             cost_err <= 0.10,
             paper=False,
@@ -236,7 +240,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
                 [
                     "Drop Tail kb/s where it loses the retransmission (tcplab's B)",
                     ", ".join(f"{thr[b, 'drop-tail']:.0f}" for b in dt_lost) or "-",
-                    "717 (B = 18)",
+                    f"{PAPER_DT18} (B = 18)",
                     "-",
                 ]
             ],
@@ -257,7 +261,7 @@ def _evaluate_911(ctx: Context) -> Outcome:
         ax = fig.add_subplot(1, 3, 3)
         for a, _ in POLICIES:
             ax.plot(list(BS_911), [thr[b, a] for b in BS_911], "o-", ms=3, label=a)
-        ax.plot([18, 18], [717, 829], "kx", label="paper, B = 18 (DT, RD)")
+        ax.plot([18, 18], [PAPER_DT18, PAPER_RD18], "kx", label="paper, B = 18 (DT, RD)")
         ax.set_title("Fig 11: throughput against B")
         ax.set_xlabel("B (packets)")
         ax.set_ylabel("kbit/s (512-byte packets)")
@@ -281,11 +285,12 @@ def _evaluate_911(ctx: Context) -> Outcome:
     explanation = (
         "The mechanism of Sec. 7 is reproduced: with Drop Tail the packet retransmitted after the slow-start loss is "
         f"lost again for B = {', '.join(map(str, dt_lost)) or 'none'} (the paper: 13, 16 and 18), a timeout follows "
-        "with ssthresh 2, the second slow start disappears and the throughput drops to "
-        f"{dt_thr} kb/s (the paper's 717 at B = 18); "
-        "Random Drop and Drop-from-Front admit the retransmission and never lose it. "
-        f"At B = 18 Drop Tail gives {thr[18, 'drop-tail']:.0f} kb/s and Random Drop "
-        f"{thr[18, 'random-drop']:.0f} (the paper: 717 and 829). The paper leaves two readings open: T = 560 ms "
+        "that sets ssthresh to 2 (W_S = 2 in the table: congestion avoidance from 2 packets, no second slow "
+        f"start to half the window) and the throughput drops to {dt_thr} kb/s (the paper's {PAPER_DT18} at B = "
+        "18); Random Drop and Drop-from-Front lose it in "
+        + ("none of their cycles. " if others_lost == 0 else f"up to {others_lost:.0%} of their cycles. ")
+        + f"At B = 18 Drop Tail gives {thr[18, 'drop-tail']:.0f} kb/s and Random Drop "
+        f"{thr[18, 'random-drop']:.0f} (the paper: {PAPER_DT18} and {PAPER_RD18}). The paper leaves two readings open: T = 560 ms "
         "is the minimum RTT with the service times in Sec. 3 but the sum of the links' propagation delays in the "
         'simulations of Sec. 5, which Sec. 7.2 takes "as before"; and whether B counts the packet being sent. '
         "The item reads T as the two-way propagation delay, as the simulation sections state it, and B as ns-2's "
@@ -301,9 +306,14 @@ def _evaluate_911(ctx: Context) -> Outcome:
             + (", ".join(map(str, unsettled)) or "none")
             + f" changes between readings that move the RTT by the service times ({1e3 * (T - 2 * d_svc):.1f} ms) "
             "or the buffer by one packet, so the paper's list is not pinned down by what it states of its ns set-up (Eq. 5 is only "
-            "necessary: it holds at the bottleneck for every B here, see the table). What does not turn on "
-            "them is the cost: wherever Drop Tail loses the retransmission it gets "
-            f"{min(cost):.0f} to {max(cost):.0f} kb/s (the paper: 717). "
+            + (
+                f"necessary: it holds at the bottleneck for every one of the {len(eq5_mu)} B, see the table). "
+                if all(eq5_mu.values())
+                else f"necessary: it holds at the bottleneck for {sum(eq5_mu.values())} of the {len(eq5_mu)} B, see "
+                "the table). "
+            )
+            + "What does not turn on them is the cost: wherever Drop Tail loses the retransmission it gets "
+            f"{min(cost):.0f} to {max(cost):.0f} kb/s (the paper: {PAPER_DT18}). "
             if dt_lost != paper_lost and cost
             else ""
         )
@@ -314,8 +324,13 @@ def _evaluate_911(ctx: Context) -> Outcome:
         f"(mu/mu') S_B = {MU / MU_P:.2f} S_B it has sent by then, and the simulation is {pct(min(df_alt))} to "
         f"{pct(max(df_alt))} from W_D = 2^n_B + (mu/mu') S_B. "
         + (
-            f"For B = {', '.join(map(str, third))} Drop Tail has a third loss at the start of congestion avoidance "
-            "(a third slow start, the paper's ref. [3]) and starts from about W_D/4, so there the paper's "
+            f"For B = {', '.join(map(str, third))} Drop Tail reacts to "
+            + ", ".join(f"{nloss[b, 'drop-tail']:.0f}" for b in third)
+            + " losses per cycle (median; the cwnd trace) and starts congestion avoidance from W_S = "
+            + ", ".join(f"{ws[b, 'drop-tail']:.0f}" for b in third)
+            + ", below three quarters of W_D / 2 ("
+            + ", ".join(f"{wd[b, 'drop-tail'] / 2:.0f}" for b in third)
+            + "), so there the paper's "
             '"Drop Tail is best when the retransmission is not lost" does not hold. '
             if third
             else ""

@@ -262,7 +262,7 @@ def _four_evaluate(ctx: Context) -> Outcome:
         notes=notes,
         extra=[
             (
-                "What Fig. 7 leaves open: the link's delay, which conversations have old receivers (with CA)",
+                "What the paper leaves open in Fig. 7: the link's delay, which conversations have old receivers (with CA)",
                 alt,
             )
         ],

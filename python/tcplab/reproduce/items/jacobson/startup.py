@@ -541,7 +541,12 @@ def _rtt_evaluate(ctx: Context) -> Outcome:
         explanation,
         figures=figs,
         notes=notes,
-        extra=[("The competing traffic's on and off periods (the paper's trace gives none)", alt)],
+        extra=[
+            (
+                "The competing traffic's on and off periods, which the paper leaves open (its trace gives none)",
+                alt,
+            )
+        ],
         numbers={str(n): {k: v for k, v in res[n].items() if k not in ("t", "rtt")} for n in LOADS},
     )
 

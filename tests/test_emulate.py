@@ -67,6 +67,7 @@ def test_a_classic_reno_flow_maps_to_the_kernels_settings():
     assert any("NewReno" in n for n in kf.notes)
     assert any("limited transmit" in n for n in kf.notes)
     assert any("rto_restart_on_retransmit" in n for n in kf.notes)
+    assert any("ack_counting" in n for n in kf.notes)
 
 
 def test_the_linux_profile_maps_without_surprises():

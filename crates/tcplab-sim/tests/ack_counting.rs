@@ -97,11 +97,19 @@ fn linux_cubic_after_a_timeout_takes_one_segment_not_the_sacked_window() {
 }
 
 #[test]
-fn the_default_is_cumulative_and_the_ns2_profile_refuses_delivered() {
+fn the_default_is_cumulative_the_linux_profile_delivered_and_ns2_refuses_it() {
     use tcplab_sim::scenario::AckCounting;
-    for flow in ["", "profile = \"linux\""] {
+    for (flow, counting) in [
+        ("", AckCounting::Cumulative),
+        ("profile = \"linux\"", AckCounting::Delivered),
+        // A field given overrides the profile's default.
+        (
+            "profile = \"linux\"\nack_counting = \"cumulative\"",
+            AckCounting::Cumulative,
+        ),
+    ] {
         let sc = tcplab_sim::load(&one_hop(flow, &[], "1s"), &[]).unwrap();
-        assert_eq!(sc.flows[0].ack_counting, AckCounting::Cumulative);
+        assert_eq!(sc.flows[0].ack_counting, counting, "{flow}");
     }
     let text = one_hop(
         "profile = \"ns2\"\ntcp = \"reno\"\nack_counting = \"delivered\"",

@@ -212,6 +212,11 @@ def kernel_flow(
             f"{where}.rto_restart_on_retransmit = false: the kernel always restarts its "
             "retransmission timer when it retransmits the first unacknowledged segment"
         )
+    if f.get("ack_counting", "cumulative") != "delivered":
+        notes.append(
+            f'{where}.ack_counting = "cumulative": the kernel grows its window by what each ACK '
+            'newly delivered (ack_counting = "delivered")'
+        )
     if tcp and tcp.get("prr") is False:
         notes.append(f"{where}.tcp.prr = false: the kernel always recovers with PRR")
     if cc and algorithm == "aimd" and any(k != "algorithm" for k in cc):

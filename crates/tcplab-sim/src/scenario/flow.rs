@@ -264,7 +264,7 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         return;
     }
     let s = |x: &str| Value::String(x.into());
-    let defaults: [(&str, Value); 15] = [
+    let defaults: [(&str, Value); 16] = [
         ("mss", Value::Integer(1448)),
         ("timestamps", Value::Boolean(true)),
         ("initial_window", Value::Integer(10)),
@@ -280,6 +280,9 @@ pub(crate) fn linux_defaults(flow: &mut toml::Table) {
         ("dupthresh", Value::Integer(3)),
         ("frto", Value::Boolean(true)),
         ("rto_restart_on_retransmit", Value::Boolean(true)),
+        // tcp_ack hands tcp_newly_delivered's count (what the ACK newly acknowledged or
+        // SACKed) to tcp_cong_control and so to the controller's cong_avoid.
+        ("ack_counting", s("delivered")),
     ];
     for (k, v) in defaults {
         flow.entry(k).or_insert(v);

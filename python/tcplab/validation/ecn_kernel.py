@@ -306,8 +306,9 @@ def differences(cells: list[dict]) -> list[str]:
 #: What tracing the CoDel cells found (issue #32): captures at the senders of cubic and reno,
 #: 10 ms, 1 and 4 flows, against tcplab's packets at its senders.
 TRACED = (
-    "- Traced: cubic and reno at 10 ms through CoDel, 1 and 4 flows, captured at the senders on "
-    "both sides. Replayed through the same 20 Mbit/s CoDel queue, each capture's sending times "
+    "- Traced once by hand, outside this page's command (the captures and the replay are not "
+    "stored, so the page cannot regenerate this account and states no figure from it): cubic and "
+    "reno at 10 ms through CoDel, 1 and 4 flows, captured at the senders on both sides. Replayed through the same 20 Mbit/s CoDel queue, each capture's sending times "
     "give that run's mean queue and marks, so the queue follows what the senders send, not the "
     "emulator's timing. tcplab's Linux receiver acknowledges every second segment; the kernel's, "
     "in some runs, acknowledges many segments with one ACK (stretch ACKs of up to tens of "

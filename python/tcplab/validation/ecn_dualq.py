@@ -348,7 +348,9 @@ def _why(rows: list[dict]) -> list[str]:
         + _acks(rows),
         "",
         (
-            "Outside [0.5, 2], with each cell's factors: "
+            "The coupling seen, p_L / sqrt(p_C), is below k = 2 wherever p' varies in time: p_L is "
+            "the L packets' mean of 2 p' and p_C the C packets' mean of p'^2, which is at least the "
+            "square of the mean. Outside [0.5, 2], with each cell's factors: "
             + "; ".join(
                 f"{r['classic']} at {r['rtt_ms']} ms, {r['ratio']:.2f} ({_factors(r)})" for r in missed
             )

@@ -132,7 +132,7 @@ def section(rows: list[dict]) -> list[str]:
         + (
             "; above it in "
             + ", ".join(f"{r['marking']} at {r['rtt_ms']} ms ({r['w_p_2']:.2f}, f {r['f']:.2f})" for r in far)
-            + ", where fewer round trips end in a reduction than evenly spread marks would give"
+            + ", with f below its value at 5 to 20 ms"
             if far
             else ""
         )

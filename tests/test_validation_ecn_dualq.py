@@ -4,7 +4,7 @@ reads from a packet trace, its checks, and the links table's DualPI2 columns it 
 import polars as pl
 
 import tcplab
-from tcplab.validation import ecn_dualq
+from tcplab.validation import ecn_dualq, ecn_prague
 
 
 def _trace(rows: list[tuple]) -> pl.DataFrame:
@@ -35,7 +35,7 @@ def test_lane_delays_pair_each_flows_departures_with_its_arrivals_in_order():
     assert ecn_dualq.lane_delays(t, 1.6) == {"L": [3.0], "C": [3.0, 3.0]}
 
 
-def _row(ratio: float, l_p99: float, scaling: str = "none") -> dict:
+def _row(ratio: float, l_p99: float, scaling: str = ecn_dualq.DEFAULT) -> dict:
     return {
         "rtt_ms": 10,
         "classic": "cubic",
@@ -46,10 +46,27 @@ def _row(ratio: float, l_p99: float, scaling: str = "none") -> dict:
     }
 
 
-def test_checks_fail_where_the_targets_are_missed_and_skip_the_scaling_rows():
-    got = ecn_dualq.checks([_row(1.2, 0.5), _row(0.4, 2.5), _row(0.1, 9.0, "rate")])
+def test_checks_fail_where_the_targets_are_missed_and_skip_the_rows_without_the_default():
+    got = ecn_dualq.checks([_row(1.2, 0.5), _row(0.4, 2.5), _row(0.1, 9.0, "none")])
     assert [ok for _, ok, _ in got] == [True, True, False, False]
     assert got[2][2] == "0.40" and got[3][2] == "2.50 ms"
+
+
+def test_the_grid_runs_prague_at_its_default_and_without_scaling():
+    cells = ecn_dualq.grid(quick=False)
+    assert {(s, a) for _, _, s, a in cells} == {
+        (ecn_dualq.DEFAULT, "delayed"),
+        ("none", "delayed"),
+        (ecn_dualq.DEFAULT, "immediate"),
+    }
+    assert len(cells) == 21
+    # The default is the key left out, so the page runs what `cc = "prague"` gives.
+    flows = ecn_dualq.scenario(5, "cubic", ecn_dualq.DEFAULT, quick=True)["flows"]
+    assert flows[1]["cc"] == {"algorithm": "prague"}
+    assert ecn_dualq.scenario(5, "cubic", "none", quick=True)["flows"][1]["cc"]["rtt_scaling"] == "none"
+    # The warm-up covers 600 base round trips.
+    assert ecn_dualq.durations(False, 100) == (260.0, 60.0)
+    assert ecn_dualq.durations(False, 10) == (60.0, 20.0)
 
 
 def test_dualpi2_links_columns_split_the_bottleneck_by_queue_and_are_zero_elsewhere():
@@ -71,12 +88,42 @@ def test_dualpi2_links_columns_split_the_bottleneck_by_queue_and_are_zero_elsewh
     assert all(access[f"{q}_{k}"] == 0 for q in "lc" for k in ("packets", "drops", "marks"))
 
 
+def test_prague_s_response_is_read_from_its_counters():
+    # 1000 reductions in 10 s at a mean RTT of 10 ms: f = 1 per round trip; p_L = 0.05, alpha
+    # 0.05: the balance 2 x 0.95 / 0.05 = 38 segments, and a window of 40 is 40 / 38 of it.
+    flow = {
+        "mean_rtt_s": 0.01,
+        "goodput_bps": 40 * 8 * 1448 / 0.01,
+        "ecn_reductions": 1000,
+        "ecn_alpha_mean": 0.05,
+    }
+    link = {"l_marks": 50, "l_packets": 1000}
+    r = ecn_prague.response(flow, link, 10.0, 1448)
+    assert abs(r["f"] - 1) < 1e-12 and abs(r["w_l"] - 40) < 1e-9 and abs(r["w_p_2"] - 1) < 1e-9
+    assert abs(r["w_balance"] - 40 / 38) < 1e-12
+    # Without alpha (a controller that keeps none): no balance, no error.
+    r = ecn_prague.response(flow | {"ecn_alpha_mean": None}, link, 10.0, 1448)
+    assert r["w_balance"] != r["w_balance"]
+
+
+def test_prague_alone_keeps_a_steady_p_and_its_window_is_its_balance():
+    # The control, briefly (10 ms, recur): no step marks, and W p_L / 2 near the 1.21 of a
+    # response held for a round trip (tcplab.validation.ecn_prague's doc).
+    rows = ecn_prague.run(quick=True, log=lambda _: None)
+    (r,) = rows
+    assert r["step_marks"] == 0 and r["util"] > 0.99
+    assert abs(r["w_p_2"] / ecn_prague.EXPECTED["recur"] - 1) < 0.05, r
+    assert abs(r["w_balance"] - 1) < 0.03, r
+    assert 0.7 < r["f"] < 0.9, r
+
+
 def _full(classic: str, rtt: int, scaling: str, ratio: float, seen: float, ack: str = "delayed") -> dict:
     r = {"classic": classic, "rtt_ms": rtt, "rtt_scaling": scaling, "ratio": ratio, "model_base": 1.22}
     r["ack"] = ack
     r.update(model_seen=seen, classic_bps=30e6, l4s_bps=30e6 / ratio, classic_rtt_s=0.02, l4s_rtt_s=0.005)
     r.update(p_c=1e-3, p_l=0.06, k_seen=1.9, classic_loss_events=50, w_c=26.0, w_c_model=40.0)
-    r.update(w_l=38.0, w_l_model=34.0)
+    r.update(w_l=38.0, w_l_model=34.0, f=0.8, alpha=0.06, w_balance=0.95, step_marks=0)
+    r.update(f_rtt=0.25, f_k=0.95, f_c=26.0 / 40.0, f_l=38.0 / 34.0)
     for q in ("L", "C"):
         r.update({f"{q}_{k}": 1.0 for k in ("p50_ms", "p99_ms", "col_p99_ms")})
         r.update({f"{q}_{k}": 10 for k in ("packets", "drops", "marks")})
@@ -84,21 +131,29 @@ def _full(classic: str, rtt: int, scaling: str, ratio: float, seen: float, ack: 
 
 
 def test_the_section_says_where_the_targets_are_missed_from_the_numbers():
+    d = ecn_dualq.DEFAULT
     rows = [
-        _full("reno", 5, "none", 0.19, 0.34),
-        _full("reno", 100, "none", 0.9, 1.1),
-        _full("reno", 5, "rate", 0.56, 0.37),
-        _full("reno", 5, "none", 0.3, 0.34, ack="immediate") | {"w_c": 38.0},
+        _full("reno", 5, d, 0.19, 0.34),
+        _full("reno", 100, d, 0.9, 1.1),
+        _full("reno", 5, "none", 0.3, 0.34) | {"f": 0.7},
+        _full("reno", 5, d, 0.3, 0.34, ack="immediate") | {"w_c": 38.0, "f_c": 0.95},
     ]
     text = "\n".join(ecn_dualq.section(rows, quick=True))
-    assert "| reno | 5 ms | none | 30.0 | 157.9 | 0.19 | 1.22 / 0.34 |" in text
+    assert "| reno | 5 ms | rate (default) | 30.0 | 157.9 | 0.19 | 1.22 / 0.34 |" in text
+    assert "| reno | 5 ms | none | 30.0 | 100.0 | 0.30 |" in text
     assert "below 0.5 at 5 ms" in text
-    assert "(reno at 5 ms: 0.19 -> 0.56)" in text
-    assert "In 2 of the 2 cells without it" in text
-    assert "reno's window is 0.65 x its Reno response, Prague's 1.12 x 2 / p_L" in text
-    assert "Outside [0.5, 2]: reno at 5 ms (0.19)." in text
+    assert "reno at 5 ms 0.30 -> 0.19 (f 0.70 -> 0.80)" in text
+    assert "(reno 5 ms: 5.0 ms" in text
+    assert "0 step marks in 4 cells" in text
+    assert "at f = 0.70 reductions per round trip with `none`" in text
+    assert "| 0.80 | 1.00 | 0.95 |" in text
+    assert "| reno | 5 ms | rate (default) | 0.19 | 0.25 | 0.95 | 0.65 | 1.12 |" in text
+    assert (
+        "Outside [0.5, 2], with each cell's factors: reno at 5 ms, 0.19 (RTT 0.25, coupling 0.95, "
+        "Classic window 0.65, Prague window 1.12)." in text
+    )
     # The ACK-every-segment trace row is no cell of the targets, and is read against its twin.
-    assert "| reno, ACK every segment | 5 ms | none |" in text
+    assert "| reno, ACK every segment | 5 ms | rate (default) |" in text
     assert "reno's window at 5 ms is 0.95 x its response, against 0.65 with delayed ACKs" in text
     assert "and the ratio 0.30 against 0.19" in text
     assert len(ecn_dualq.checks(rows)) == 4

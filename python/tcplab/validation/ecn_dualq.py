@@ -16,10 +16,19 @@ the window after the warm-up:
 * where the ratio comes from: the probabilities each flow saw (the links table's DualPI2
   columns), the Classic flow's loss events, and each window against its response.
 
+* each ratio as the product of its measured factors: the model's at k = 2 and one RTT, the RTT
+  ratio, the coupling seen over k, the Classic window over its response and Prague's over 2 / p_L
+  (an identity: the factors are the measured windows, RTTs and probabilities).
+
+Prague runs with its default `rtt_scaling` ("rate", tcp_prague.c's) in the targets' grid and
+with "none" beside it at every RTT.
+
 Why the duration: PI2 updates p' every 16 ms and settles within seconds, but a Reno flow's cycle
-after a loss lasts half its window in round trips (several seconds at 50 and 100 ms), so after a
-20 s warm-up each cell measures 40 s or 2000 base round trips, whichever is longer (the quick
-form: 20 s after 8 s, two cells).
+after a loss lasts half its window in round trips (several seconds at 50 and 100 ms), and
+Prague, which leaves slow start at its first mark with alpha = 1, adds one segment per round trip
+from there (its window at 100 ms grows from about 160 to 550 segments between 5 and 60 s,
+traced). So each cell measures 40 s or 2000 base round trips, whichever is longer, after 20 s or
+600 base round trips (the quick form: 20 s after 8 s, two cells).
 """
 
 from __future__ import annotations
@@ -35,24 +44,33 @@ RTT_MS = (5, 10, 20, 50, 100)
 CLASSIC = ("cubic", "reno")
 #: The simulator's name of each Classic controller (Reno is `aimd`).
 SIM_CC = {"cubic": "cubic", "reno": "aimd"}
+#: Prague's `rtt_scaling` in the targets' grid: its default (the key left out), "rate".
+DEFAULT = "default"
+#: Its target RTT (tcp_prague.c's `prague_rtt_target`).
+TARGET_RTT_S = 0.025
 #: Targets (issue #32): the Classic / L4S rate ratio within [0.5, 2]; L queue p99 under 2 ms.
 RATIO_LO, RATIO_HI, L_P99_MS = 0.5, 2.0, 2.0
 ACCESS_MS = 1.0
 
 
 def durations(quick: bool, rtt_ms: int = 0) -> tuple[float, float]:
-    """(duration, warm-up) in seconds: a 20 s warm-up, then at least 40 s and 2000 base round
-    trips (100 s at 50 ms, 200 s at 100 ms); quick: 20 s after 8 s."""
+    """(duration, warm-up) in seconds: a warm-up of 20 s or 600 base round trips (60 s at
+    100 ms), then at least 40 s and 2000 base round trips (100 s at 50 ms, 200 s at 100 ms);
+    quick: 20 s after 8 s."""
     if quick:
         return (20.0, 8.0)
-    return (20.0 + max(40.0, 2.0 * rtt_ms), 20.0)
+    warm = max(20.0, 0.6 * rtt_ms)
+    return (warm + max(40.0, 2.0 * rtt_ms), warm)
 
 
 def scenario(rtt_ms: int, classic: str, rtt_scaling: str, quick: bool, ack: str = "delayed") -> dict:
     """A dumbbell at 100 Mbit/s with DualPI2 (its defaults), base RTT `rtt_ms` (1 ms access links
-    at 1 Gbit/s), a Not-ECT `classic` flow and a Prague flow; the bottleneck's packets traced."""
+    at 1 Gbit/s), a Not-ECT `classic` flow and a Prague flow (`rtt_scaling` left at its default
+    for DEFAULT); the bottleneck's packets traced."""
     duration, warmup = durations(quick, rtt_ms)
-    prague: dict[str, Any] = {"algorithm": "prague", "rtt_scaling": rtt_scaling}
+    prague: dict[str, Any] = {"algorithm": "prague"}
+    if rtt_scaling != DEFAULT:
+        prague["rtt_scaling"] = rtt_scaling
     return {
         "name": f"dualq-{classic}-prague-{rtt_scaling}-rtt{rtt_ms}",
         "seed": 1,
@@ -106,8 +124,11 @@ def lane_delays(trace: Any, warmup_s: float) -> dict[str, list[float]]:
     }
 
 
-def measure(res: Any, warmup_s: float) -> dict:
-    """Goodputs, the trace's sojourn percentiles and the links table's L and C columns."""
+def measure(res: Any, warmup_s: float, window_s: float, rtt_scaling: str = DEFAULT) -> dict:
+    """Goodputs, the trace's sojourn percentiles, the links table's L and C columns, Prague's
+    response (`ecn_prague.response`) and the ratio's factors."""
+    from tcplab.validation import ecn_prague
+
     fl = res.flows
     flows = fl["goodput_bps"].to_list()
     lanes = lane_delays(res.trace("packets"), warmup_s)
@@ -139,38 +160,56 @@ def measure(res: Any, warmup_s: float) -> dict:
     row["w_c"], row["w_l"] = w_c, w_l
     row["w_c_model"] = math.sqrt(1.5 / row["p_c"]) if row["p_c"] > 0 else float("nan")
     row["w_l_model"] = 2 / row["p_l"] if row["p_l"] > 0 else float("nan")
+    # Prague's increase per round trip: with its default scaling, (srtt / 25 ms)^2 below 25 ms
+    # (`prague_rate_scaled_ai_ack_increase`, after the 500 rounds that the warm-up holds).
+    ai = 1.0
+    if rtt_scaling == DEFAULT and row["l4s_rtt_s"] < TARGET_RTT_S:
+        ai = (row["l4s_rtt_s"] / TARGET_RTT_S) ** 2
+    row["ai"] = ai
+    prague = ecn_prague.response(fl.row(1, named=True), link, window_s, MSS, ai)
+    row.update(f=prague["f"], alpha=prague["alpha"], w_balance=prague["w_balance"])
+    row["step_marks"] = link["marks_threshold"]
+    # ratio = model(k = 2, one RTT) x RTT_L / RTT_C x (p_L / sqrt(p_C)) / k x W_C / its response
+    # / (W_L / 2 / p_L): each window is goodput x its RTT, so the product is the measured ratio.
+    row["f_rtt"] = row["l4s_rtt_s"] / row["classic_rtt_s"]
+    row["f_k"] = row["k_seen"] / 2
+    row["f_c"] = w_c / row["w_c_model"]
+    row["f_l"] = w_l / row["w_l_model"]
     return row
 
 
 def grid(quick: bool) -> list[tuple[int, str, str, str]]:
     """(rtt_ms, classic cc, Prague's rtt_scaling, the Classic receiver's `ack`) of every cell:
-    every RTT with `none` and delayed ACKs (the targets' grid); at 5 ms also Linux's default
-    `rate`; and one trace of the Classic side: Reno at 10 ms with an ACK for every segment."""
-    cells = [(r, c, "none", "delayed") for c in CLASSIC for r in RTT_MS]
-    cells += [(5, c, "rate", "delayed") for c in CLASSIC]
-    cells += [(10, "reno", "none", "immediate")]
+    every RTT with Prague's default and delayed ACKs (the targets' grid); every RTT with `none`;
+    and one trace of the Classic side: Reno at 10 ms with an ACK for every segment."""
+    cells = [(r, c, s, "delayed") for s in (DEFAULT, "none") for c in CLASSIC for r in RTT_MS]
+    cells += [(10, "reno", DEFAULT, "immediate")]
     if quick:
-        cells = [x for x in cells if x[0] in (5, 20) and x[1] == "cubic"]
+        cells = [x for x in cells if x[0] in (5, 20) and x[1] == "cubic" and x[2] == DEFAULT]
     return cells
 
 
 def _in_grid(r: dict) -> bool:
-    """A cell of the targets' grid (no RTT scaling, delayed ACKs)."""
-    return r["rtt_scaling"] == "none" and r["ack"] == "delayed"
+    """A cell of the targets' grid (Prague's default, delayed ACKs)."""
+    return r["rtt_scaling"] == DEFAULT and r["ack"] == "delayed"
 
 
 def _label(r: dict) -> str:
     return r["classic"] + (", ACK every segment" if r["ack"] != "delayed" else "")
 
 
+def _scaling(r: dict) -> str:
+    return "rate (default)" if r["rtt_scaling"] == DEFAULT else r["rtt_scaling"]
+
+
 def run(quick: bool, log: Callable[[str], None]) -> list[dict]:
     from tcplab.models import dualq
     from tcplab.simulation import run as simulate
 
-    _, warmup = durations(quick)
     rows = []
     for rtt, classic, scaling, ack in grid(quick):
-        m = measure(simulate(scenario(rtt, classic, scaling, quick, ack)), warmup)
+        duration, warmup = durations(quick, rtt)
+        m = measure(simulate(scenario(rtt, classic, scaling, quick, ack)), warmup, duration - warmup, scaling)
         m.update(rtt_ms=rtt, classic=classic, rtt_scaling=scaling, ack=ack)
         m["model_base"] = float(dualq.rate_ratio(dualq.K_DEFAULT, rtt / 1e3, rtt / 1e3))
         m["model_seen"] = float(dualq.rate_ratio(dualq.K_DEFAULT, m["l4s_rtt_s"], m["classic_rtt_s"]))
@@ -215,16 +254,29 @@ def _rtt_alone(base: list[dict]) -> str:
     return f", which alone takes the model's ratio (RTTs seen) below 0.5 at {', '.join(map(str, below))} ms"
 
 
-def _remedy(rows: list[dict]) -> str:
-    """The `rate` rows' ratios against the `none` rows' at the same RTT, in words."""
+def _twin(rows: list[dict], r: dict, scaling: str) -> dict | None:
+    """The cell of `rows` with r's Classic, RTT and ACKs and Prague's `scaling`."""
+    for x in rows:
+        if (x["classic"], x["rtt_ms"], x["ack"], x["rtt_scaling"]) == (
+            r["classic"],
+            r["rtt_ms"],
+            r["ack"],
+            scaling,
+        ):
+            return x
+    return None
+
+
+def _scaling_effect(rows: list[dict]) -> str:
+    """Each grid cell's ratio and f with `none` -> with the default, in words."""
     parts = []
     for r in rows:
-        if r["rtt_scaling"] == "none":
-            continue
-        same = [x for x in rows if _in_grid(x) and (x["classic"], x["rtt_ms"]) == (r["classic"], r["rtt_ms"])]
-        if same:
-            parts.append(f"{r['classic']} at {r['rtt_ms']} ms: {same[0]['ratio']:.2f} -> {r['ratio']:.2f}")
-    return f" ({'; '.join(parts)})" if parts else ""
+        t = _twin(rows, r, "none") if _in_grid(r) else None
+        if t is not None:
+            parts.append(
+                f"{r['classic']} at {r['rtt_ms']} ms {t['ratio']:.2f} -> {r['ratio']:.2f} (f {t['f']:.2f} -> {r['f']:.2f})"
+            )
+    return "; ".join(parts)
 
 
 def _acks(rows: list[dict]) -> str:
@@ -236,39 +288,90 @@ def _acks(rows: list[dict]) -> str:
         if same and r["w_c_model"] > 0 and same[0]["w_c_model"] > 0:
             d, i = same[0], r
             return (
-                f". {i['classic']}'s shortfall is its receiver's delayed ACKs: with an ACK for every "
-                f"segment (the row `{_label(i)}`), {i['classic']}'s window at {i['rtt_ms']} ms is "
-                f"{i['w_c'] / i['w_c_model']:.2f} x its response, against {d['w_c'] / d['w_c_model']:.2f} "
-                f"with delayed ACKs, and the ratio {i['ratio']:.2f} against {d['ratio']:.2f}: a window "
-                "growing by half a segment per round trip, Mathis et al.'s b = 2, whose response is "
-                "sqrt(3 / (2 b p)), 1 / sqrt(2) = 0.71 of the b = 1 response the model takes"
+                f" {i['classic']}'s window is short of its response because of its receiver's delayed "
+                f"ACKs: with an ACK for every segment (the row `{_label(i)}`), {i['classic']}'s window at "
+                f"{i['rtt_ms']} ms is {i['f_c']:.2f} x its response, against {d['f_c']:.2f} with delayed "
+                f"ACKs, and the ratio {i['ratio']:.2f} against {d['ratio']:.2f}: a window growing by half "
+                "a segment per round trip, Mathis et al.'s b = 2, whose response is sqrt(3 / (2 b p)), "
+                "1 / sqrt(2) = 0.71 of the b = 1 response the model takes."
             )
     return ""
 
 
-def _departures(rows: list[dict]) -> str:
-    """Each side's window over its response, as ranges over the `none` rows, in words."""
+def _factors(r: dict) -> str:
+    return (
+        f"RTT {r['f_rtt']:.2f}, coupling {r['f_k']:.2f}, Classic window {r['f_c']:.2f}, "
+        f"Prague window {r['f_l']:.2f}"
+    )
+
+
+def _why(rows: list[dict]) -> list[str]:
+    """The paragraph after the tables: every number from the rows."""
+    from tcplab.validation import ecn_prague
+
     base = [r for r in rows if _in_grid(r)]
-    out = []
-    for c in CLASSIC:
-        xs = [r["w_c"] / r["w_c_model"] for r in base if r["classic"] == c and r["w_c_model"] > 0]
-        if xs:
-            out.append(f"{c}'s window is {_span(xs, '.2f')} x its Reno response")
-    ys = [r["w_l"] / r["w_l_model"] for r in base if r["w_l_model"] > 0]
-    if ys:
-        out.append(f"Prague's {_span(ys, '.2f')} x 2 / p_L")
-    return ": " + ", ".join(out) if out else ""
+    none = [r for r in rows if r["rtt_scaling"] == "none"]
+    missed = [r for r in base if not RATIO_LO <= r["ratio"] <= RATIO_HI]
+    steps = sum(r["step_marks"] for r in rows)
+    fast = [
+        r for r in rows if r["l4s_rtt_s"] < 0.025 and r["rtt_scaling"] == DEFAULT and r["ack"] == "delayed"
+    ]
+    return [
+        "Prague's window. The step never fired in these runs "
+        f"({steps} step marks in {len(rows)} cells): every mark is a coupled one. W_L / (2 / p_L) is "
+        f"{_span([r['f_l'] for r in none], '.2f')} with `none` and {_span([r['f_l'] for r in base], '.2f')} "
+        "with the default, and W_L / balance is "
+        f"{_span([r['w_balance'] for r in rows if r['w_balance'] == r['w_balance']], '.2f')}: the window "
+        "is where Prague's own increase pays for its reductions, at f = "
+        f"{_span([r['f'] for r in none], '.2f')} reductions per round trip with `none` (2 / p_L takes "
+        "one per round trip, and alpha = p_L, which holds: alpha / p_L "
+        f"{_span([r['alpha'] / r['p_l'] for r in rows if r['p_l'] > 0], '.2f')}). The control below "
+        "measures Prague alone at a steady p_L against the W_L p_L / 2 = (1 + sqrt(2)) / 2 = "
+        f"{ecn_prague.EXPECTED['recur']:.2f} of a response held for a round trip (the CWR state) and "
+        "then taken at the next of evenly spaced marks; in the grid, p_L also follows the Classic "
+        "flow's cycle. Both are the kernel's rules as tcplab models them (tcp_prague.c; "
+        "docs/tcp-family.md), where the model assumes one response per round trip.",
+        "",
+        "The default `rtt_scaling` (`rate`): below 25 ms Prague grows as a 25 ms flow would "
+        "(ai = (srtt / 25 ms)^2 per round trip) and skips a CE response within 25 ms of the last "
+        "(`prague_enter_cwr`), while the CWR state it enters still holds the next one off for a round "
+        "trip; at the RTTs where Prague's own mean RTT is below 25 ms ("
+        + ", ".join(f"{r['classic']} {r['rtt_ms']} ms: {r['l4s_rtt_s'] * 1e3:.1f} ms" for r in fast)
+        + ") that lowers f, and Prague's share rises or falls with the balance of the two: "
+        + _scaling_effect(rows)
+        + ". At 50 and 100 ms the scaling does not apply (srtt above the target).",
+        "",
+        "The RTT. The Classic flow's packets wait in the C queue near the 15 ms target while "
+        "Prague's wait well under the 1 ms step, so the Classic RTT is the longer by about the target"
+        + _rtt_alone(base)
+        + " (RFC 9332 App. C.1's RTT dependence)."
+        + _acks(rows),
+        "",
+        (
+            "The coupling seen, p_L / sqrt(p_C), is below k = 2 wherever p' varies in time: p_L is "
+            "the L packets' mean of 2 p' and p_C the C packets' mean of p'^2, which is at least the "
+            "square of the mean. Outside [0.5, 2], with each cell's factors: "
+            + "; ".join(
+                f"{r['classic']} at {r['rtt_ms']} ms, {r['ratio']:.2f} ({_factors(r)})" for r in missed
+            )
+            + "."
+            if missed
+            else "Every cell is within [0.5, 2]."
+        ),
+    ]
 
 
 def section(rows: list[dict], quick: bool) -> list[str]:
-    _, warmup = durations(quick)
+    from tcplab.models import dualq
+
     span = (
         "20 s after an 8 s warm-up (the quick form)"
         if quick
-        else f"measured after a {warmup:g} s warm-up for 40 s, or 2000 base round trips where that "
-        "is longer (100 s at 50 ms, 200 s at 100 ms): PI2 settles within seconds, while a Reno "
-        "flow's cycle after a loss lasts half its window in round trips (several seconds at 50 "
-        "and 100 ms), and the window must hold several"
+        else "measured after a warm-up of 20 s or 600 base round trips (60 s at 100 ms) for 40 s or "
+        "2000 base round trips where that is longer (100 s at 50 ms, 200 s at 100 ms): PI2 settles "
+        "within seconds, while a Reno flow's cycle after a loss lasts half its window in round "
+        "trips, and Prague adds a segment per round trip after it leaves slow start at its first "
+        "mark (at 100 ms its window grows for about 60 s)"
     )
     lines = [
         "## 4. DualPI2: one Classic and one L4S flow (RFC 9332)",
@@ -278,13 +381,13 @@ def section(rows: list[dict], quick: bool) -> list[str]:
         "Not-ECT Classic flow (CUBIC or Reno: the C queue drops it at p_C = p'^2) and a TCP "
         'Prague flow (`cc = "prague"`, `ecn = "accecn"`: ECT(1), the L queue marks it at '
         "p_CL = 2 p' and the step), the same base RTT for both (1 ms access links), "
-        f"{span} (`tcplab.validation.ecn_dualq`). Ratio: Classic / L4S goodput. Model: "
-        "`tcplab model dualq` (r_C / r_L = (sqrt(3/2) k / 2) RTT_L / RTT_C) with the base RTTs, "
-        "and with each flow's mean RTT as it saw it. Delays: the sojourn of every dequeued "
-        "packet of each queue, from the bottleneck's packet trace. Sent / drops / marks: the "
-        "links table's DualPI2 columns (`l_packets`, `l_drops`, `l_marks` and `c_*`). Prague's "
-        "`rtt_scaling`: `none` (the default) everywhere, and at 5 ms also `rate` (Linux's "
-        "default: a flow behaving as one of RTT 25 ms).",
+        f"{span} (`tcplab.validation.ecn_dualq`). Prague's `rtt_scaling`: its default, `rate` "
+        "(tcp_prague.c's: below 25 ms, a flow growing as one of RTT 25 ms), in the targets' grid; "
+        "`none` beside it at every RTT. Ratio: Classic / L4S goodput. Model: `tcplab model "
+        "dualq` (r_C / r_L = (sqrt(3/2) k / 2) RTT_L / RTT_C) with the base RTTs, and with each "
+        "flow's mean RTT as it saw it. Delays: the sojourn of every dequeued packet of each queue, "
+        "from the bottleneck's packet trace. Sent / drops / marks: the links table's DualPI2 "
+        "columns (`l_packets`, `l_drops`, `l_marks` and `c_*`).",
         "",
         "| Classic | RTT | rtt_scaling | Classic Mbit/s | L4S Mbit/s | ratio | model (base / seen) "
         "| L p50 / p99 ms | C p50 / p99 ms | L sent / drops / marks | C sent / drops / marks |",
@@ -292,7 +395,7 @@ def section(rows: list[dict], quick: bool) -> list[str]:
     ]
     for r in rows:
         lines.append(
-            f"| {_label(r)} | {r['rtt_ms']} ms | {r['rtt_scaling']} | {r['classic_bps'] / 1e6:.1f} | "
+            f"| {_label(r)} | {r['rtt_ms']} ms | {_scaling(r)} | {r['classic_bps'] / 1e6:.1f} | "
             f"{r['l4s_bps'] / 1e6:.1f} | {r['ratio']:.2f} | {r['model_base']:.2f} / {r['model_seen']:.2f} | "
             f"{r['L_p50_ms']:.2f} / {r['L_p99_ms']:.2f} | {r['C_p50_ms']:.2f} / {r['C_p99_ms']:.2f} | "
             f"{r['L_packets']} / {r['L_drops']} / {r['L_marks']} | "
@@ -307,7 +410,6 @@ def section(rows: list[dict], quick: bool) -> list[str]:
         ),
         default=float("nan"),
     )
-    missed = [r for r in rows if _in_grid(r) and not RATIO_LO <= r["ratio"] <= RATIO_HI]
     lines += [
         "",
         f"The columns' p99 (`l_sojourn_p99_s`, `c_sojourn_p99_s`, a histogram) is within {worst:.1%} "
@@ -316,48 +418,44 @@ def section(rows: list[dict], quick: bool) -> list[str]:
         "Where the ratio comes from, measured: each flow's mean RTT; the probabilities it saw (p_L "
         "= L marks / L packets, p_C = C drops / C arrivals) and the coupling they show, p_L / "
         "sqrt(p_C) (2 if only the coupled marks count; the step's marks raise it); the Classic "
-        "flow's loss events in the window; and each window, goodput x mean RTT in segments of "
+        "flow's loss events in the window; each window, goodput x mean RTT in segments of "
         f"{MSS} bytes, over its response: Reno's sqrt(3/2) / sqrt(p_C) (Mathis et al.; CUBIC is "
-        "compared with it too, as the model does) and the scalable 2 / p_L.",
+        "compared with it too, as the model does) and the scalable 2 / p_L; and Prague's "
+        "reductions (`ecn_reductions`) per round trip of its mean RTT, f, its alpha's time average "
+        "(`ecn_alpha_mean`) and its window over the balance 2 ai (1 - p_L) / (f alpha), the window "
+        "at which its increase over the unmarked packets, ai segments per round trip (1; with the "
+        "default below 25 ms, (RTT_L / 25 ms)^2), pays for f reductions of W alpha / 2 per round "
+        "trip.",
         "",
         "| Classic | RTT | rtt_scaling | RTT C / L ms | p_C | p_L | p_L / sqrt(p_C) | Classic loss events "
-        "| W_C / response | W_L / response |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| W_C / response | W_L / response | f | alpha / p_L | W_L / balance |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
-            f"| {_label(r)} | {r['rtt_ms']} ms | {r['rtt_scaling']} | {r['classic_rtt_s'] * 1e3:.1f} / "
+            f"| {_label(r)} | {r['rtt_ms']} ms | {_scaling(r)} | {r['classic_rtt_s'] * 1e3:.1f} / "
             f"{r['l4s_rtt_s'] * 1e3:.1f} | {_f(r['p_c'], '.2e')} | {_f(r['p_l'], '.2e')} | "
             f"{_f(r['k_seen'], '.2f')} | {r['classic_loss_events']} | "
-            f"{_f(r['w_c'], '.0f')} / {_f(r['w_c_model'], '.0f')} | {_f(r['w_l'], '.0f')} / {_f(r['w_l_model'], '.0f')} |"
+            f"{_f(r['w_c'], '.0f')} / {_f(r['w_c_model'], '.0f')} | {_f(r['w_l'], '.0f')} / {_f(r['w_l_model'], '.0f')} | "
+            f"{_f(r['f'], '.2f')} | {_f(r['alpha'] / r['p_l'], '.2f')} | {_f(r['w_balance'], '.2f')} |"
         )
-    base = [r for r in rows if _in_grid(r)]
+    k_model = float(dualq.rate_ratio(dualq.K_DEFAULT, 1.0, 1.0))
     lines += [
         "",
-        "The model's ratio does not depend on the RTT when both flows see the same one; they do "
-        "not: the Classic flow's packets wait in the C queue near the 15 ms target while "
-        "Prague's wait well under the 1 ms step, so the Classic RTT is the longer by about the "
-        "target" + _rtt_alone(base) + ". "
-        "This is the RTT dependence of RFC 9332 App. C.1; Prague's `rtt_scaling` (the rows "
-        "`rate`) is the sender's remedy"
-        + _remedy(rows)
-        + f". In {sum(r['ratio'] < r['model_seen'] for r in base)} of the {len(base)} cells without "
-        "it the measured ratio is below even the model with the RTTs seen; the second table says "
-        "which side departs from its response"
-        + _departures(rows)
-        + _acks(rows)
-        + "; with p_C = p'^2 the Classic flow sees few losses at the longer RTTs "
-        f"({_span([r['classic_loss_events'] for r in base if r['rtt_ms'] >= 50], 'd')} loss events "
-        "in the window at 50 and 100 ms), so its p_C, and p_L / sqrt(p_C), are the least certain "
-        "numbers there."
-        + (
-            " Outside [0.5, 2]: "
-            + ", ".join(f"{r['classic']} at {r['rtt_ms']} ms ({r['ratio']:.2f})" for r in missed)
-            + "."
-            if missed
-            else " Every cell is within [0.5, 2]."
-        ),
+        f"Each ratio is the product of its measured factors: the model's {k_model:.2f} (k = 2, one "
+        "RTT) x RTT_L / RTT_C x (p_L / sqrt(p_C)) / 2 x (W_C / its response) / (W_L / (2 / p_L)).",
         "",
+        "| Classic | RTT | rtt_scaling | ratio | RTT_L / RTT_C | (p_L / sqrt(p_C)) / 2 "
+        "| W_C / response | W_L / (2 / p_L) |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {_label(r)} | {r['rtt_ms']} ms | {_scaling(r)} | {r['ratio']:.2f} | {r['f_rtt']:.2f} | "
+            f"{_f(r['f_k'], '.2f')} | {_f(r['f_c'], '.2f')} | {_f(r['f_l'], '.2f')} |"
+        )
+    lines += ["", *_why(rows), ""]
+    lines += [
         "The Appendix A known answers (p', p_CL and p_C of scripted delays, the classifier, "
         "`recur`'s marks, the overload rules) are the unit tests of "
         "crates/tcplab-sim/src/net/queue/dualpi2/tests.rs, exact; docs/queues.md lists what was "
@@ -368,6 +466,10 @@ def section(rows: list[dict], quick: bool) -> list[str]:
 
 
 def part(quick: bool, log: Callable[[str], None]) -> tuple[list[str], list[tuple[str, str, bool, str]]]:
-    """Part 4 of docs/validation/ecn.md: its lines and its rows of the targets table."""
+    """Part 4 of docs/validation/ecn.md: its lines (the grid, then Prague alone:
+    `tcplab.validation.ecn_prague`) and its rows of the targets table."""
+    from tcplab.validation import ecn_prague
+
     rows = run(quick, log)
-    return section(rows, quick), [("4. DualPI2", *c) for c in checks(rows)]
+    control = ecn_prague.section(ecn_prague.run(quick, log))
+    return [*section(rows, quick), *control], [("4. DualPI2", *c) for c in checks(rows)]

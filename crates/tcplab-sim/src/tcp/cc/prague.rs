@@ -28,10 +28,10 @@
 //!   max(cwnd, bytes in flight) / srtt, twice that while cwnd < ssthresh / 2; none before the
 //!   first RTT sample. Linux paces whole packets (headers included) and bounds the TSO burst;
 //!   here payload bytes, no bursts.
-//! * **RTT independence** (`rtt_scaling`): "none" (default), "rate" (Linux's default,
-//!   RTT_CONTROL_RATE: behave as a flow of RTT `target_rtt`) or "additive"
-//!   (RTT_CONTROL_ADDITIVE: as a flow of RTT srtt + `target_rtt`); `target_rtt` 25 ms
-//!   (`prague_rtt_target`). Once the flow has spent `rtt_transition` rounds (500,
+//! * **RTT independence** (`rtt_scaling`): "rate" (the default, as the module's
+//!   `prague_rtt_scaling = RTT_CONTROL_RATE`: behave as a flow of RTT `target_rtt`), "none"
+//!   (RTT_CONTROL_NONE) or "additive" (RTT_CONTROL_ADDITIVE: as a flow of RTT srtt +
+//!   `target_rtt`); `target_rtt` 25 ms (`prague_rtt_target = 25 * USEC_PER_MSEC`). Once the flow has spent `rtt_transition` rounds (500,
 //!   DEFAULT_RTT_TRANSITION) out of slow start with srtt <= 100 ms (MAX_SCALED_RTT): ai =
 //!   2^20 x (srtt / target)^2 when srtt < target (`prague_rate_scaled_ai_ack_increase`, RTTs
 //!   in 128 us units), alpha is updated at most once per target RTT
@@ -69,7 +69,8 @@ const MAX_SCALED_RTT_NS: u64 = 100_000_000;
 pub enum RttScaling {
     /// No RTT independence (RTT_CONTROL_NONE).
     None,
-    /// Grow as a flow of RTT `target_rtt` would (RTT_CONTROL_RATE, Linux's default).
+    /// Grow as a flow of RTT `target_rtt` would (RTT_CONTROL_RATE, the default here and in
+    /// tcp_prague.c, `prague_rtt_scaling`).
     Rate,
     /// Grow as a flow of RTT srtt + `target_rtt` would (RTT_CONTROL_ADDITIVE).
     Additive,
@@ -79,7 +80,8 @@ pub enum RttScaling {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PragueOptions {
-    /// RTT independence: "none" (default), "rate" or "additive".
+    /// RTT independence: "rate" (default, as tcp_prague.c's `prague_rtt_scaling`), "none"
+    /// or "additive".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_scaling: Option<RttScaling>,
     /// The target RTT of the scaling, 1 ms to 100 ms (default 25 ms, `prague_rtt_target`).
@@ -154,7 +156,7 @@ impl FromOptions for Prague {
                 cwnd: f.initial_window,
                 ssthresh: f.initial_ssthresh,
             },
-            scaling: o.rtt_scaling.unwrap_or(RttScaling::None),
+            scaling: o.rtt_scaling.unwrap_or(RttScaling::Rate),
             target: target.ns() / RTT_UNIT_NS,
             transition: o.rtt_transition.unwrap_or(500),
             upscaled_alpha: MAX_ALPHA << SHIFT_G,
@@ -399,6 +401,12 @@ impl Controller for Prague {
 
     fn grows_in_cwr(&self) -> bool {
         true
+    }
+
+    /// alpha, for the flow's `ecn_alpha_mean` (read at each round's end, before that
+    /// round's update: the alpha the round's CE response used).
+    fn ecn_estimate(&self) -> Option<f64> {
+        Some(self.alpha())
     }
 }
 

@@ -171,6 +171,29 @@ fn rtt_scaling_slows_growth_below_the_target_rtt_after_the_transition() {
 }
 
 #[test]
+fn the_defaults_are_tcp_prague_c_s_rate_scaling_to_25_ms_after_500_rounds() {
+    // tcp_prague.c: prague_rtt_scaling = RTT_CONTROL_RATE, prague_rtt_target = 25 ms (195
+    // units of 128 us), DEFAULT_RTT_TRANSITION = 500 rounds out of slow start.
+    let mut p = prague(PragueOptions::default());
+    assert_eq!((p.scaling, p.target, p.transition), (RttScaling::Rate, 195, 500));
+    p.srtt_ns = Some(5_000_000);
+    let mut w = Window {
+        cwnd: 20 * MSS,
+        ssthresh: 20 * MSS,
+    };
+    for _ in 0..499 {
+        feedback(&mut p, &mut w, 1, 0, true);
+    }
+    assert_eq!((p.round, p.ai_ack_increase()), (499, 1 << 20));
+    // The 500th round: ai = 2^20 x 39^2 / 195^2 at srtt 5 ms, and the second of two CE
+    // responses 10 ms apart is skipped (`prague_enter_cwr`).
+    feedback(&mut p, &mut w, 1, 0, true);
+    assert_eq!((p.round, p.ai_ack_increase()), (500, 41_943));
+    assert!(p.on_ecn_echo(&mut w, &loss(100)));
+    assert!(!p.on_ecn_echo(&mut w, &loss(110)));
+}
+
+#[test]
 fn loss_is_reno_and_options_are_checked_by_name() {
     let mut p = prague(PragueOptions::default());
     let w = Window {

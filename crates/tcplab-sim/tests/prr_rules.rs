@@ -72,3 +72,30 @@ fn ns3_rules_send_one_and_a_quarter_segments_per_ack_then_five_eighths() {
         .unwrap();
     assert_eq!(lowest, 10000);
 }
+
+#[test]
+fn ns3_rules_without_prr_and_an_unknown_rule_are_refused_by_name() {
+    let text = one_hop("tcp = { variant = \"sack\", prr_rules = \"ns3\" }", &[], "1s");
+    let e = tcplab_sim::load(&text, &[]).unwrap_err().to_string();
+    assert!(
+        e.contains("flows[0].tcp.prr_rules") && e.contains("prr = true"),
+        "{e}"
+    );
+    let text = one_hop(
+        "tcp = { variant = \"sack\", prr = true, prr_rules = \"linux\" }",
+        &[],
+        "1s",
+    );
+    let e = tcplab_sim::load(&text, &[]).unwrap_err().to_string();
+    assert!(
+        e.contains("prr_rules") && e.contains("rfc6937") && e.contains("ns3"),
+        "{e}"
+    );
+    // The default written out is accepted and changes nothing.
+    let text = one_hop(
+        "tcp = { variant = \"sack\", prr = false, prr_rules = \"rfc6937\" }",
+        &[],
+        "1s",
+    );
+    assert!(tcplab_sim::load(&text, &[]).is_ok());
+}

@@ -29,6 +29,13 @@ cumulative ACK that covers segments SACKed earlier does not count them again.
 With --rfc ns-3 also writes its bottleneck queue disc's events (`--trace`), and
 bench/ns3_codel_replay.py replays its CoDel decisions against RFC 8289's pseudocode.
 
+ns-3's PRR (TcpPrrRecovery, tcp-prr-recovery.cc in 3.44) adds one segment to DeliveredData on
+every duplicate ACK while prr_delivered < RecoverFS (lines 74-77), on top of the SACKed bytes
+it already counts, and takes RFC 6675's pipe for RecoverFS. Two runs take that apart both ways
+round: tcplab with `prr_rules = "ns3"` (ns-3's arithmetic, docs/tcp-family.md), and ns-3 with
+`--prrRfc=1`: TcpPrrRfc in bench/ns3_codel_cbr.cc, ns-3's class with RFC 6937's DeliveredData (no added segment),
+everything else as shipped.
+
 Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
   * drops: the queue disc's drops (CoDel's at dequeue and overflows), and how many were CBR;
   * sojourn p50 / p99: the time each packet the queue disc dequeued (let go, or dropped at
@@ -43,8 +50,8 @@ Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
   * goodput: the TCP flows' bytes delivered, Mbit/s; timeouts: the TCP senders' retransmission
     timeouts (ns-3: entries into CA_LOSS).
 
-ns-3's side is a C++ program built once with g++ against the `ns3` wheel's headers and
-libraries (faster than its Python bindings): NS3_PYTHON names an interpreter with
+ns-3's side is a C++ program (bench/ns3_codel_cbr.cc) built once with g++ against the `ns3`
+wheel's headers and libraries (faster than its Python bindings): NS3_PYTHON names an interpreter with
 `pip install ns3` (3.44); the build goes to $NS3_BUILD_DIR (default: a directory under the
 system's temporary directory). tcplab runs from the repository's .venv (`maturin develop`).
 
@@ -78,218 +85,9 @@ SCENARIOS = [
     (8, 200, 1_000_000),
 ]
 
-CPP = r"""
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
-#include "ns3/traffic-control-module.h"
-#include <algorithm>
-#include <cstdio>
-#include <unordered_map>
-#include <vector>
-
-using namespace ns3;
-
-static double g_warm;
-static std::vector<double> g_sojourn, g_cbr_delay;
-static uint64_t g_drops = 0, g_cbr_drops = 0, g_sojourn_drops = 0, g_rtos = 0;
-static std::unordered_map<uint64_t, double> g_cbr_enq;
-
-static bool IsUdp(Ptr<const QueueDiscItem> item) {
-    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-    return ip && ip->GetHeader().GetProtocol() == 17;
-}
-static void Sojourn(Time t) {
-    if (Simulator::Now().GetSeconds() >= g_warm) g_sojourn.push_back(t.GetSeconds());
-}
-static void Drop(Ptr<const QueueDiscItem> item, const char* reason) {
-    if (Simulator::Now().GetSeconds() < g_warm) return;
-    g_drops++;
-    if (IsUdp(item)) g_cbr_drops++;
-    if (std::string(reason) == "Target exceeded drop") g_sojourn_drops++;
-}
-static void Enq(Ptr<const QueueDiscItem> item) {
-    double t = Simulator::Now().GetSeconds();
-    if (t >= g_warm && IsUdp(item)) g_cbr_enq[item->GetPacket()->GetUid()] = t;
-}
-static void MacRx(Ptr<const Packet> p) {
-    auto it = g_cbr_enq.find(p->GetUid());
-    if (it == g_cbr_enq.end()) return;
-    g_cbr_delay.push_back(Simulator::Now().GetSeconds() - it->second);
-    g_cbr_enq.erase(it);
-}
-static void CongState(TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n) {
-    if (Simulator::Now().GetSeconds() >= g_warm && n == TcpSocketState::CA_LOSS && o != n) g_rtos++;
-}
-static void HookSockets() {
-    Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
-                                  MakeCallback(&CongState));
-}
-// --trace=FILE: the bottleneck queue disc's events for bench/ns3_codel_replay.py.
-static FILE* g_trace = nullptr;
-static void TraceItem(char ev, Ptr<const QueueDiscItem> item, const char* extra) {
-    if (!g_trace) return;
-    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-    int flow = ip ? (int)((ip->GetHeader().GetSource().Get() >> 8) & 0xff) : -1;
-    long seq = -1;
-    uint32_t len = 0;
-    if (!IsUdp(item)) {
-        TcpHeader h;
-        Ptr<Packet> p = item->GetPacket()->Copy();
-        p->RemoveHeader(h);
-        seq = h.GetSequenceNumber().GetValue();
-        len = p->GetSize();
-    }
-    std::fprintf(g_trace, "%c %.9f %lu %d %d %ld %u %s\n", ev, Simulator::Now().GetSeconds(),
-                 (unsigned long)item->GetPacket()->GetUid(), flow, IsUdp(item) ? 1 : 0, seq, len, extra);
-}
-static void TraceEnq(Ptr<const QueueDiscItem> item) { TraceItem('E', item, std::to_string(item->GetSize()).c_str()); }
-static void TraceDeq(Ptr<const QueueDiscItem> item) {
-    char soj[32];
-    std::snprintf(soj, sizeof soj, "%.9f", (Simulator::Now() - item->GetTimeStamp()).GetSeconds());
-    TraceItem('D', item, soj);
-}
-static void TraceDrop(Ptr<const QueueDiscItem> item, const char* reason) {
-    TraceItem('X', item, std::string(reason) == "Target exceeded drop" ? "T" : "O");
-}
-static double Pct(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    size_t i = (size_t)(q * (v.size() - 1) + 0.5);
-    return v[i];
-}
-
-int main(int argc, char** argv) {
-    uint32_t ntcp = 2, cbrSize = 200, devq = 1;
-    double cbrRate = 1e6, duration = 60, warm = 10;
-    CommandLine cmd;
-    cmd.AddValue("ntcp", "TCP flows", ntcp);
-    cmd.AddValue("cbrSize", "CBR IP packet bytes", cbrSize);
-    cmd.AddValue("cbrRate", "CBR rate bit/s (IP bytes)", cbrRate);
-    cmd.AddValue("devq", "device queue packets", devq);
-    cmd.AddValue("duration", "s", duration);
-    cmd.AddValue("warm", "s", warm);
-    std::string trace;
-    cmd.AddValue("trace", "write the bottleneck queue disc's events to this file", trace);
-    cmd.Parse(argc, argv);
-    if (!trace.empty()) g_trace = std::fopen(trace.c_str(), "w");
-    g_warm = warm;
-
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpPrrRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(40)));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
-
-    uint32_t n = ntcp + 1;  // the last source is the CBR one
-    NodeContainer senders, receivers, routers;
-    senders.Create(n);
-    receivers.Create(n);
-    routers.Create(2);
-    InternetStackHelper stack;
-    stack.Install(senders);
-    stack.Install(receivers);
-    stack.Install(routers);
-
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    access.SetChannelAttribute("Delay", StringValue("1ms"));
-    access.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1000p"));
-    PointToPointHelper neck;
-    neck.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
-    neck.SetChannelAttribute("Delay", StringValue("20ms"));
-    neck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue(std::to_string(devq) + "p"));
-
-    Ipv4AddressHelper addr;
-    TrafficControlHelper none;
-    TrafficControlHelper codel;
-    codel.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", StringValue("1000p"));
-
-    NetDeviceContainer neckDevs = neck.Install(routers.Get(0), routers.Get(1));
-    addr.SetBase("10.0.0.0", "255.255.255.0");
-    addr.Assign(neckDevs);
-    none.Uninstall(neckDevs);
-    QueueDiscContainer qdiscs = codel.Install(neckDevs);
-    std::vector<Ipv4Address> dst;
-    for (uint32_t i = 0; i < n; i++) {
-        NetDeviceContainer a = access.Install(senders.Get(i), routers.Get(0));
-        addr.SetBase(Ipv4Address((10u << 24) | (1u << 16) | (i << 8)), "255.255.255.0");
-        addr.Assign(a);
-        none.Uninstall(a);
-        NetDeviceContainer e = access.Install(routers.Get(1), receivers.Get(i));
-        addr.SetBase(Ipv4Address((10u << 24) | (2u << 16) | (i << 8)), "255.255.255.0");
-        Ipv4InterfaceContainer ifs = addr.Assign(e);
-        none.Uninstall(e);
-        dst.push_back(ifs.GetAddress(1));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-
-    ApplicationContainer sinks;
-    for (uint32_t i = 0; i < ntcp; i++) {
-        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(dst[i], 9));
-        bulk.SetAttribute("MaxBytes", UintegerValue(0));
-        ApplicationContainer a = bulk.Install(senders.Get(i));
-        a.Start(Seconds(0.1 * i));
-        PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
-        sinks.Add(sink.Install(receivers.Get(i)));
-    }
-    // CBR: the same packet rate as tcplab's (IP size cbrSize at cbrRate).
-    uint32_t payload = cbrSize - 28;
-    double pps = cbrRate / (8.0 * cbrSize);
-    OnOffHelper cbr("ns3::UdpSocketFactory", InetSocketAddress(dst[ntcp], 10));
-    cbr.SetConstantRate(DataRate((uint64_t)(pps * 8 * payload + 0.5)), payload);
-    cbr.SetAttribute("OnTime", StringValue("ns3::ConstantRandomVariable[Constant=1000]"));
-    cbr.SetAttribute("OffTime", StringValue("ns3::ConstantRandomVariable[Constant=0]"));
-    ApplicationContainer c = cbr.Install(senders.Get(ntcp));
-    c.Start(Seconds(0));
-    PacketSinkHelper usink("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 10));
-    usink.Install(receivers.Get(ntcp)).Start(Seconds(0));
-    sinks.Start(Seconds(0));
-
-    Ptr<QueueDisc> q = qdiscs.Get(0);  // r1's end: r1 -> r2
-    q->TraceConnectWithoutContext("SojournTime", MakeCallback(&Sojourn));
-    q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Drop));
-    q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Drop));
-    q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enq));
-    neckDevs.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&MacRx));
-    if (g_trace) {
-        q->TraceConnectWithoutContext("Enqueue", MakeCallback(&TraceEnq));
-        q->TraceConnectWithoutContext("Dequeue", MakeCallback(&TraceDeq));
-        q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&TraceDrop));
-        q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&TraceDrop));
-    }
-
-    Simulator::Schedule(Seconds(1.0), &HookSockets);  // every sender's socket exists by then
-    std::vector<uint64_t> rx0(ntcp);
-    Simulator::Schedule(Seconds(warm), [&]() {
-        for (uint32_t i = 0; i < ntcp; i++) rx0[i] = DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
-    });
-    Simulator::Stop(Seconds(duration));
-    Simulator::Run();
-    uint64_t bytes = 0;
-    for (uint32_t i = 0; i < ntcp; i++) bytes += DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx() - rx0[i];
-    double mean = 0;
-    for (double d : g_cbr_delay) mean += d;
-    mean = g_cbr_delay.empty() ? 0 : mean / g_cbr_delay.size();
-    std::printf("RESULT {\"drops\": %lu, \"cbr_drops\": %lu, \"sojourn_drops\": %lu, \"sojourn_p50\": %.9f, "
-                "\"sojourn_p99\": %.9f, \"cbr_delay_mean\": %.9f, \"cbr_delay_p99\": %.9f, \"goodput_mbps\": %.6f, "
-                "\"dequeued\": %zu, \"timeouts\": %lu}\n",
-                (unsigned long)g_drops, (unsigned long)g_cbr_drops, (unsigned long)g_sojourn_drops,
-                Pct(g_sojourn, 0.5), Pct(g_sojourn, 0.99), mean, Pct(g_cbr_delay, 0.99),
-                bytes * 8 / (duration - warm) / 1e6, g_sojourn.size(), (unsigned long)g_rtos);
-    Simulator::Destroy();
-    if (g_trace) std::fclose(g_trace);
-    return 0;
-}
-"""
+# ns-3's program, built by ns3_binary().
+with open(os.path.join(HERE, "ns3_codel_cbr.cc")) as _f:
+    CPP = _f.read()
 
 
 def ns3_binary():
@@ -340,7 +138,7 @@ def ns3_binary():
     return exe
 
 
-def run_ns3(exe, ntcp, size, rate, devq=1, trace=None):
+def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False):
     out = subprocess.run(
         [
             exe,
@@ -351,7 +149,8 @@ def run_ns3(exe, ntcp, size, rate, devq=1, trace=None):
             f"--duration={DURATION}",
             f"--warm={WARMUP}",
         ]
-        + ([f"--trace={trace}"] if trace else []),
+        + ([f"--trace={trace}"] if trace else [])
+        + (["--prrRfc=1"] if prr_rfc else []),
         capture_output=True,
         text=True,
     )
@@ -362,7 +161,7 @@ def run_ns3(exe, ntcp, size, rate, devq=1, trace=None):
     return json.loads(line[len("RESULT ") :])
 
 
-def scenario(ntcp, size, rate, devq, ns3_codel=False):
+def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False):
     neck = {"rate": "10Mbit/s", "delay": "20ms", "queue": {"discipline": "codel", "limit": 1000}}
     if ns3_codel:
         # ns-3's CoDel arithmetic (bench/ns3_codel_replay.py): the Newton approximation of
@@ -382,6 +181,9 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False):
         "rto_granularity": "1ms",
         "rto_restart_on_retransmit": False,
     }
+    if ns3_prr:
+        # ns-3's PRR arithmetic (tcp-prr-recovery.cc; docs/tcp-family.md, `prr_rules`).
+        flow["tcp"] = {**flow["tcp"], "prr_rules": "ns3"}
     return {
         "seed": 1,
         "duration": f"{DURATION:g}s",
@@ -459,8 +261,8 @@ print("RESULT " + json.dumps({"drops": drops, "cbr_drops": cbr_drops, "sojourn_d
 """
 
 
-def run_tcplab(ntcp, size, rate, devq, ns3_codel=False):
-    sc = scenario(ntcp, size, rate, devq, ns3_codel)
+def run_tcplab(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False):
+    sc = scenario(ntcp, size, rate, devq, ns3_codel, ns3_prr)
     out = subprocess.run(
         [TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
         capture_output=True,
@@ -489,19 +291,25 @@ TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
 def markdown(rows):
     lines = [
         "| TCP flows | CBR | measure | ns-3 (device queue 1) | tcplab device_queue = 1 | ratio | "
-        "tcplab no device queue | ratio | tcplab device_queue = 1, ns-3's CoDel arithmetic | ratio |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "tcplab no device queue | ratio | tcplab device_queue = 1, ns-3's CoDel arithmetic | ratio | "
+        "tcplab device_queue = 1, ns-3's PRR arithmetic | ratio | ns-3, PRR with RFC 6937's DeliveredData | "
+        "tcplab device_queue = 1 / it |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
-            ns3, one, zero, newton = (r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0", "tcplab1n"))
+            ns3, one, zero, newton, prr, rfc = (
+                r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc")
+            )
             ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
+            ratio_rfc = f"{one / rfc:.3f}" if rfc else "-"
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
             mark = " *" if key in TARGETS else ""
             lines.append(
                 f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
-                f"{fmt(zero)} | {ratio(zero)} | {fmt(newton)} | {ratio(newton)} |"
+                f"{fmt(zero)} | {ratio(zero)} | {fmt(newton)} | {ratio(newton)} | {fmt(prr)} | {ratio(prr)} | "
+                f"{fmt(rfc)} | {ratio_rfc} |"
             )
     return "\n".join(lines)
 
@@ -557,6 +365,7 @@ def main():
                 dequeues = replay.read_dequeues(path)
                 r["rfc"] = {m: replay.replay(dequeues, m) for m in ("rfc", "ns3")}
         r["ns3"] = ns3 or run_ns3(exe or ns3_binary(), ntcp, size, rate, 1)
+        r["ns3rfc"] = run_ns3(exe or ns3_binary(), ntcp, size, rate, 1, prr_rfc=True)
         rows.append(r)
         if a.ns3_only:
             print(json.dumps(r), flush=True)
@@ -564,6 +373,7 @@ def main():
         r["tcplab1"] = run_tcplab(ntcp, size, rate, 1)
         r["tcplab0"] = run_tcplab(ntcp, size, rate, 0)
         r["tcplab1n"] = run_tcplab(ntcp, size, rate, 1, ns3_codel=True)
+        r["tcplab1p"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True)
         worst = max(abs(r["tcplab1"][k] / r["ns3"][k] - 1) for k in TARGETS if r["ns3"][k])
         print(
             f"{ntcp} TCP + CBR {size} B: "

@@ -32,6 +32,7 @@ mod pcap_read;
 mod pcap_roundtrip;
 mod pi_queues;
 mod properties;
+mod prr_rules;
 mod queues;
 mod rack;
 mod reliability;

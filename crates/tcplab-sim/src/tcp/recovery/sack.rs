@@ -41,6 +41,21 @@ use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// Whose arithmetic PRR follows (`prr_rules`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PrrRules {
+    /// RFC 6937 Sec. 3: RecoverFS = snd.nxt - snd.una; DeliveredData = the change in snd.una
+    /// plus the change in SACKed bytes; the slow-start reduction bound adds one SMSS.
+    #[default]
+    Rfc6937,
+    /// ns-3 3.44's TcpPrrRecovery: RecoverFS = pipe at the start; one SMSS more DeliveredData
+    /// on every duplicate ACK while prr_delivered < RecoverFS (RFC 6937's estimate for a
+    /// sender without SACK, added to the SACKed bytes); the bound's SMSS only on an ACK that
+    /// advances snd_una.
+    Ns3,
+}
+
 /// The SACK recovery's options (`tcp = { variant = "sack", prr = true, rack = true }`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +68,10 @@ pub struct SackOptions {
     /// probes; default false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,
+    /// PRR's arithmetic (with `prr = true`): "rfc6937" (default) or "ns3", ns-3 3.44's
+    /// TcpPrrRecovery, for side-by-side runs with ns-3.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prr_rules: Option<PrrRules>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -94,6 +113,8 @@ struct Prr {
     recover_fs: u64,
     /// The scoreboard's SACKed bytes after the previous ACK (for DeliveredData).
     sacked: u64,
+    /// ns-3's rules (`prr_rules = "ns3"`).
+    ns3: bool,
 }
 
 impl SackRecovery {
@@ -121,6 +142,14 @@ impl SackRecovery {
         }
     }
 
+    /// PRR with ns-3 3.44's arithmetic (`prr_rules = "ns3"`; `prr_step`).
+    fn ns3_prr(mut self) -> Self {
+        if let Some(p) = &mut self.prr {
+            p.ns3 = true;
+        }
+        self
+    }
+
     /// Outside recovery: remember the SACKed bytes, so that the ACK that starts a recovery
     /// counts only what it SACKed itself as delivered.
     fn note_sacked(&mut self, core: &SenderCore) {
@@ -137,15 +166,22 @@ impl SackRecovery {
     }
 
     /// RFC 6937's per-ACK step: DeliveredData from the cumulative advance `acked` and the
-    /// change in SACKed bytes, then cwnd = pipe + sndcnt.
-    fn prr_step(&mut self, core: &mut SenderCore, acked: u64) {
+    /// change in SACKed bytes, then cwnd = pipe + sndcnt. `dupack`: a duplicate ACK (or the
+    /// one that starts the recovery), for ns-3's rules.
+    fn prr_step(&mut self, core: &mut SenderCore, acked: u64, dupack: bool) {
         let Some(p) = &mut self.prr else { return };
         let Some(sb) = core.sb.as_ref() else { return };
         let sacked = sb.sacked_bytes();
-        let delivered = (acked + sacked).saturating_sub(p.sacked);
+        let mut delivered = (acked + sacked).saturating_sub(p.sacked);
+        let (mss, ssthresh) = (core.mss(), core.win.ssthresh);
+        // ns-3 3.44, TcpPrrRecovery::DoRecovery (tcp-prr-recovery.cc lines 74-77), called
+        // with isDupAck by TcpSocketBase::DupAck (tcp-socket-base.cc line 1782) for an ACK
+        // with new SACK information and by EnterRecovery (line 1721): one SMSS more.
+        if p.ns3 && dupack && p.delivered < p.recover_fs {
+            delivered += mss;
+        }
         p.sacked = sacked;
         p.delivered += delivered;
-        let (mss, ssthresh) = (core.mss(), core.win.ssthresh);
         let pipe = if self.rack.is_some() {
             sb.rack_pipe()
         } else {
@@ -156,8 +192,11 @@ impl SackRecovery {
             let target = (p.delivered as u128 * ssthresh as u128).div_ceil(p.recover_fs.max(1) as u128);
             (target as u64).saturating_sub(p.out)
         } else {
-            // Slow-start reduction bound (PRR-SSRB).
-            let bound = p.delivered.saturating_sub(p.out).max(delivered) + mss;
+            // Slow-start reduction bound (PRR-SSRB); ns-3 adds its SMSS only when the ACK
+            // covers retransmitted data (`m_isRetransDataAcked`, tcp-prr-recovery.cc lines
+            // 97-104), here: when snd_una advanced.
+            let extra = if p.ns3 && acked == 0 { 0 } else { mss };
+            let bound = p.delivered.saturating_sub(p.out).max(delivered) + extra;
             (ssthresh - pipe).min(bound)
         };
         core.win.cwnd = pipe + sndcnt;
@@ -189,6 +228,10 @@ impl SackRecovery {
             }
             None => core.snd_una,
         };
+        let pipe_before = match (&self.prr, &core.sb) {
+            (Some(p), Some(sb)) if p.ns3 => sb.pipe(&sb.lost_flags(core.cfg.dupthresh, core.mss())),
+            _ => 0,
+        };
         let before = out.len();
         core.send_segment(now, first, out);
         if let Some(p) = &mut self.prr {
@@ -200,8 +243,14 @@ impl SackRecovery {
                 out: payload(&out[before..]),
                 delivered: 0,
                 sacked: p.sacked,
+                ns3: p.ns3,
             };
-            self.prr_step(core, 0);
+            if p.ns3 {
+                // ns-3: RecoverFS = the bytes in flight (RFC 6675's pipe) before the fast
+                // retransmission (TcpPrrRecovery::EnterRecovery, tcp-prr-recovery.cc line 64).
+                p.recover_fs = pipe_before;
+            }
+            self.prr_step(core, 0, true);
         }
     }
 
@@ -323,10 +372,20 @@ impl Recovery for SackRecovery {
     const NS2_AGENT: Option<Ns2Variant> = Some(Ns2Variant::Sack1);
 
     fn build(o: &SackOptions) -> Self {
-        SackRecovery::with(o.prr.unwrap_or(false), o.rack.unwrap_or(false))
+        let r = SackRecovery::with(o.prr.unwrap_or(false), o.rack.unwrap_or(false));
+        match o.prr_rules.unwrap_or_default() {
+            PrrRules::Rfc6937 => r,
+            PrrRules::Ns3 => r.ns3_prr(),
+        }
     }
 
     fn validate(o: &SackOptions, v: &Validation<'_>) -> Result<(), Error> {
+        if o.prr_rules.is_some_and(|r| r != PrrRules::Rfc6937) && o.prr != Some(true) {
+            return Err(Error::Invalid {
+                field: format!("{}.prr_rules", v.at),
+                message: "PRR's rules need prr = true".into(),
+            });
+        }
         if o.rack == Some(true) && v.sack == Some(false) {
             return Err(Error::Invalid {
                 field: format!("{}.rack", v.at),
@@ -341,7 +400,7 @@ impl Recovery for SackRecovery {
         if self.in_recovery {
             self.rate_halve(core);
             if self.rack.is_none() {
-                self.prr_step(core, 0);
+                self.prr_step(core, 0, true);
             }
         } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed()
         {
@@ -366,7 +425,7 @@ impl Recovery for SackRecovery {
         } else {
             self.rate_halve(core);
             if self.rack.is_none() {
-                self.prr_step(core, newly_acked);
+                self.prr_step(core, newly_acked, false);
             }
         }
         AckResult::SET
@@ -459,7 +518,7 @@ impl Recovery for SackRecovery {
         if was_in_recovery && self.in_recovery {
             // PRR's step after RACK's marks (Linux: tcp_fastretrans_alert, then
             // tcp_cwnd_reduction); a recovery entered on this ACK took its first step.
-            self.prr_step(core, ev.acked);
+            self.prr_step(core, ev.acked, ev.acked == 0);
         }
         if !self.in_recovery {
             self.note_sacked_now(core);

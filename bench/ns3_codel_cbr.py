@@ -296,6 +296,8 @@ METRICS = [
     ("TCP timeouts", "timeouts", 1),
 ]
 TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
+# The runs of each scenario, in the table's order.
+SIDES = ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc", "tcplab1x", "tcplab1px")
 
 
 def markdown(rows):
@@ -310,10 +312,7 @@ def markdown(rows):
     for r in rows:
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
-            ns3, one, zero, newton, prr, rfc, ext, prr_ext = (
-                r[s][key] * scale
-                for s in ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc", "tcplab1x", "tcplab1px")
-            )
+            ns3, one, zero, newton, prr, rfc, ext, prr_ext = (r[s][key] * scale for s in SIDES)
             ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
             ratio_rfc = f"{one / rfc:.3f}" if rfc else "-"
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")

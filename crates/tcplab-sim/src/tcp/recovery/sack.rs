@@ -431,11 +431,10 @@ impl Recovery for SackRecovery {
                 r.on_recovery_exit();
             }
             return self.exit.on_exit(core, newly_acked);
-        } else {
-            self.rate_halve(core);
-            if self.rack.is_none() {
-                self.prr_step(core, newly_acked, false);
-            }
+        }
+        self.rate_halve(core);
+        if self.rack.is_none() {
+            self.prr_step(core, newly_acked, false);
         }
         AckResult::SET
     }

@@ -36,6 +36,12 @@ round: tcplab with `prr_rules = "ns3"` (ns-3's arithmetic, docs/tcp-family.md), 
 `--prrRfc=1`: TcpPrrRfc in bench/ns3_codel_cbr.cc, ns-3's class with RFC 6937's DeliveredData (no added segment),
 everything else as shipped.
 
+On the ACK that ends a fast recovery ns-3 sets cwnd = ssthresh and then grows the window by the
+cumulative ACK's segments, those SACKed earlier included (tcp-socket-base.cc lines 2207-2208,
+2247, 2254 in 3.44); tcplab's SACK recovery grows nothing on that ACK by default. Two more tcplab
+runs take ns-3's rule (`recovery_exit_growth = "ns3"`, docs/tcp-family.md): alone, and with
+ns-3's PRR arithmetic too.
+
 Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
   * drops: the queue disc's drops (CoDel's at dequeue and overflows), and how many were CBR;
   * sojourn p50 / p99: the time each packet the queue disc dequeued (let go, or dropped at
@@ -161,7 +167,7 @@ def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False):
     return json.loads(line[len("RESULT ") :])
 
 
-def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False):
+def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False):
     neck = {"rate": "10Mbit/s", "delay": "20ms", "queue": {"discipline": "codel", "limit": 1000}}
     if ns3_codel:
         # ns-3's CoDel arithmetic (bench/ns3_codel_replay.py): the Newton approximation of
@@ -184,6 +190,10 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False):
     if ns3_prr:
         # ns-3's PRR arithmetic (tcp-prr-recovery.cc; docs/tcp-family.md, `prr_rules`).
         flow["tcp"] = {**flow["tcp"], "prr_rules": "ns3"}
+    if ns3_exit:
+        # ns-3's growth on the ACK that ends a recovery (tcp-socket-base.cc; docs/tcp-family.md,
+        # `recovery_exit_growth`).
+        flow["tcp"] = {**flow["tcp"], "recovery_exit_growth": "ns3"}
     return {
         "seed": 1,
         "duration": f"{DURATION:g}s",
@@ -261,8 +271,8 @@ print("RESULT " + json.dumps({"drops": drops, "cbr_drops": cbr_drops, "sojourn_d
 """
 
 
-def run_tcplab(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False):
-    sc = scenario(ntcp, size, rate, devq, ns3_codel, ns3_prr)
+def run_tcplab(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False):
+    sc = scenario(ntcp, size, rate, devq, ns3_codel, ns3_prr, ns3_exit)
     out = subprocess.run(
         [TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
         capture_output=True,
@@ -286,6 +296,8 @@ METRICS = [
     ("TCP timeouts", "timeouts", 1),
 ]
 TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
+# The runs of each scenario, in the table's order.
+SIDES = ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc", "tcplab1x", "tcplab1px")
 
 
 def markdown(rows):
@@ -293,15 +305,14 @@ def markdown(rows):
         "| TCP flows | CBR | measure | ns-3 (device queue 1) | tcplab device_queue = 1 | ratio | "
         "tcplab no device queue | ratio | tcplab device_queue = 1, ns-3's CoDel arithmetic | ratio | "
         "tcplab device_queue = 1, ns-3's PRR arithmetic | ratio | ns-3, PRR with RFC 6937's DeliveredData | "
-        "tcplab device_queue = 1 / it |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "tcplab device_queue = 1 / it | tcplab device_queue = 1, ns-3's exit growth | ratio | "
+        "tcplab device_queue = 1, ns-3's PRR arithmetic and exit growth | ratio |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
-            ns3, one, zero, newton, prr, rfc = (
-                r[s][key] * scale for s in ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc")
-            )
+            ns3, one, zero, newton, prr, rfc, ext, prr_ext = (r[s][key] * scale for s in SIDES)
             ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
             ratio_rfc = f"{one / rfc:.3f}" if rfc else "-"
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
@@ -309,7 +320,7 @@ def markdown(rows):
             lines.append(
                 f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
                 f"{fmt(zero)} | {ratio(zero)} | {fmt(newton)} | {ratio(newton)} | {fmt(prr)} | {ratio(prr)} | "
-                f"{fmt(rfc)} | {ratio_rfc} |"
+                f"{fmt(rfc)} | {ratio_rfc} | {fmt(ext)} | {ratio(ext)} | {fmt(prr_ext)} | {ratio(prr_ext)} |"
             )
     return "\n".join(lines)
 
@@ -374,6 +385,8 @@ def main():
         r["tcplab0"] = run_tcplab(ntcp, size, rate, 0)
         r["tcplab1n"] = run_tcplab(ntcp, size, rate, 1, ns3_codel=True)
         r["tcplab1p"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True)
+        r["tcplab1x"] = run_tcplab(ntcp, size, rate, 1, ns3_exit=True)
+        r["tcplab1px"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True)
         worst = max(abs(r["tcplab1"][k] / r["ns3"][k] - 1) for k in TARGETS if r["ns3"][k])
         print(
             f"{ntcp} TCP + CBR {size} B: "

@@ -35,6 +35,7 @@ mod properties;
 mod prr_rules;
 mod queues;
 mod rack;
+mod recovery_exit;
 mod reliability;
 mod rto_restart;
 mod traces;

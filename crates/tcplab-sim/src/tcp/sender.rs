@@ -320,8 +320,9 @@ impl Sender {
             }
             let sample = Ack {
                 now,
-                acked: match sacked_before {
-                    Some(before) if count_delivered => Self::delivered(c, newly_acked, before),
+                acked: match (r.grow_by, sacked_before) {
+                    (Some(b), _) => b,
+                    (None, Some(before)) if count_delivered => Self::delivered(c, newly_acked, before),
                     _ => newly_acked,
                 },
                 rtt,

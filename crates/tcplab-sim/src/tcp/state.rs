@@ -53,6 +53,9 @@ pub struct AckResult {
     /// Restart the retransmit timer (RFC 6298 Sec. 5.3); NewReno's Impatient variant declines
     /// after the first partial ACK.
     pub restart_timer: bool,
+    /// The bytes the congestion control grows the window by on this ACK instead of the
+    /// flow's `ack_counting` (the ACK that ends a SACK recovery, `recovery_exit_growth`).
+    pub grow_by: Option<u64>,
 }
 
 impl AckResult {
@@ -60,11 +63,13 @@ impl AckResult {
     pub const GROW: AckResult = AckResult {
         window_set: false,
         restart_timer: true,
+        grow_by: None,
     };
     /// The variant set the window; timer restarted.
     pub const SET: AckResult = AckResult {
         window_set: true,
         restart_timer: true,
+        grow_by: None,
     };
 }
 

@@ -11,6 +11,7 @@
 
 #[macro_use]
 pub(crate) mod registry;
+pub mod exit;
 pub mod rack;
 
 use super::cc::{CongestionControl, Controller};

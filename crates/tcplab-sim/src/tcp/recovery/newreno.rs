@@ -146,6 +146,7 @@ impl Recovery for NewReno {
         AckResult {
             window_set: true,
             restart_timer: !self.impatient || self.partial_acks == 1,
+            grow_by: None,
         }
     }
 

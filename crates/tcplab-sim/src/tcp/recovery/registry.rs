@@ -430,7 +430,10 @@ mod tests {
             Variant::Newreno.options(),
             ["partial_deflation", "partial_ack_timer", "rto_in_recovery"]
         );
-        assert_eq!(Variant::Sack.options(), ["prr", "rack", "prr_rules"]);
+        assert_eq!(
+            Variant::Sack.options(),
+            ["prr", "rack", "prr_rules", "recovery_exit_growth"]
+        );
         assert!(Variant::Tahoe.options().is_empty() && Variant::Sackrh.options().is_empty());
     }
 }

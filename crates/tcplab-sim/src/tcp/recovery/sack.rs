@@ -29,6 +29,7 @@
 //! Linux's `tcp_xmit_retransmit_queue` likewise sends only segments marked lost). Without
 //! PRR, a lost retransmission found during recovery reduces the window once more (Sec. 9.3).
 
+use super::exit::{ExitGrowth, RecoveryExitGrowth};
 use super::rack::Rack;
 use super::{reduce, AckEvent, Ctx, Recovery, Validation};
 use crate::error::Error;
@@ -72,6 +73,10 @@ pub struct SackOptions {
     /// TcpPrrRecovery, for side-by-side runs with ns-3.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prr_rules: Option<PrrRules>,
+    /// The window's growth on the ACK that ends the recovery: "none" (default), "delivered"
+    /// (Linux) or "ns3" (ns-3 3.44); `exit.rs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery_exit_growth: Option<RecoveryExitGrowth>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -84,6 +89,8 @@ pub struct SackRecovery {
     prr: Option<Prr>,
     /// RFC 8985 state, with `rack` on.
     pub rack: Option<Box<Rack>>,
+    /// The growth on the ACK that ends the recovery (`recovery_exit_growth`).
+    exit: ExitGrowth,
 }
 
 /// A further congestion response outside the recovery's own entry (a lost retransmission,
@@ -372,7 +379,8 @@ impl Recovery for SackRecovery {
     const NS2_AGENT: Option<Ns2Variant> = Some(Ns2Variant::Sack1);
 
     fn build(o: &SackOptions) -> Self {
-        let r = SackRecovery::with(o.prr.unwrap_or(false), o.rack.unwrap_or(false));
+        let mut r = SackRecovery::with(o.prr.unwrap_or(false), o.rack.unwrap_or(false));
+        r.exit = ExitGrowth::new(o.recovery_exit_growth.unwrap_or_default());
         match o.prr_rules.unwrap_or_default() {
             PrrRules::Rfc6937 => r,
             PrrRules::Ns3 => r.ns3_prr(),
@@ -422,11 +430,11 @@ impl Recovery for SackRecovery {
             if let Some(r) = &mut self.rack {
                 r.on_recovery_exit();
             }
-        } else {
-            self.rate_halve(core);
-            if self.rack.is_none() {
-                self.prr_step(core, newly_acked, false);
-            }
+            return self.exit.on_exit(core, newly_acked);
+        }
+        self.rate_halve(core);
+        if self.rack.is_none() {
+            self.prr_step(core, newly_acked, false);
         }
         AckResult::SET
     }
@@ -484,6 +492,7 @@ impl Recovery for SackRecovery {
     /// detection (step 5) and what it starts, and the loss-probe timer (Sec. 7.2).
     fn on_any_ack(&mut self, cx: &mut Ctx<'_>, ev: AckEvent<'_>) {
         let (core, now) = (&mut *cx.core, cx.now);
+        self.exit.note(core);
         let Some(r) = self.rack.as_deref_mut() else { return };
         let Some(sb) = core.sb.as_mut() else { return };
         if let Some(rtt) = ev.rtt {

@@ -61,7 +61,7 @@ def _run(p: float, e_model: float, e_reno: float, reno_non_ca: float = 0.6) -> l
 def _fig12(main: list[dict], control: list[dict]):
     item = _item("parvez-fig12")
     n_main = len(v.FIG12_QUICK)
-    rows = [main] * n_main + [control] + [main] * len(v._scale_open())
+    rows = [main] * n_main + [control] + [main] * len(v._scale_open(True))
     assert len(rows) == len(v._scale_jobs(True))
     assert item.evaluate is not None
     out = item.evaluate(Runs(item, rows))
@@ -119,6 +119,23 @@ def test_open_jobs_try_the_agents_and_gentle_red_without_traces():
         assert not set(TRACE_SETS) & set(job.sets)
     assert tries[0][2].sets["flows.0.limited_transmit"] is True
     assert tries[-1][2].sets["network.dumbbell.bottleneck.queue.red.gentle"] is True
+
+
+def test_quick_forms_leave_out_the_tick_and_full_forms_keep_every_reading():
+    from tcplab.reproduce.items.parvez import background as b
+
+    for quick in (True, False):
+        labels = {label for _, label, _ in b._bg_open(quick)} | {
+            label for _, label, _ in v._scale_open(quick)
+        }
+        assert (o.TICK in labels) is not quick
+        assert o.AGENTS[0][0] in labels
+    assert [(q, label) for q, label, _ in b._multi_open(True)] == [
+        ("droptail", o.AGENTS[0][0]),
+        ("red", o.GENTLE),
+    ]
+    assert len(b._multi_open(False)) == 5  # both agents' settings on each queue, and gentle RED
+    assert len(b._bg_jobs(True)) == len(b._bg_main(True)) + 1 + len(b._bg_open(True)) + len(b.PAPER_FIG9)
 
 
 def test_open_row_holds_only_when_both_averages_are_the_papers():

@@ -25,6 +25,9 @@ AGENTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("Limited Transmit on the foreground agents (ns-2's default singledup_ 1)", LT_SETS),
     ("the foreground agents' timer on a 100 ms tick (ns-2's older tcpTick_)", TICK_SETS),
 )
+#: The 100 ms tick's label. The quick forms of Figs 9, 10 and 12 leave it out to keep CI's budget (Fig 10's
+#: runs cost about 3 s each); their full forms, and Fig 13's both forms, run it.
+TICK = AGENTS[1][0]
 GENTLE = "gentle RED (ns-2.35's default gentle_ true)"
 
 OPEN_HEAD = [
@@ -45,17 +48,21 @@ def gentle_sets(links: tuple[str, ...]) -> dict[str, Any]:
     return {f"{link}.queue.red.gentle": True for link in links}
 
 
-def open_jobs(points: list[tuple[str, Job]], red_links: tuple[str, ...]) -> list[tuple[str, str, Job]]:
+def open_jobs(
+    points: list[tuple[str, Job]], red_links: tuple[str, ...], quick: bool = False
+) -> list[tuple[str, str, Job]]:
     """The set-ups the paper leaves open at each queue's first point (`points`: (queue, the item's
-    job) in the item's order): each of AGENTS, and gentle RED where the queue is RED; without the
-    item's traces. Returns (queue, label, job)."""
+    job) in the item's order): each of AGENTS (the quick form without TICK), and gentle RED where
+    the queue is RED; without the item's traces. Returns (queue, label, job)."""
     firsts: dict[str, Job] = {}
     for q, job in points:
         firsts.setdefault(q, job)
     out = []
     for q, job in firsts.items():
         base = {k: v for k, v in job.sets.items() if k not in TRACE_SETS}
-        tries = list(AGENTS) + ([(GENTLE, gentle_sets(red_links))] if q == "red" else [])
+        tries = [a for a in AGENTS if not quick or a[0] != TICK] + (
+            [(GENTLE, gentle_sets(red_links))] if q == "red" else []
+        )
         out += [(q, label, Job(job.scenario, {**base, **sets})) for label, sets in tries]
     return out
 

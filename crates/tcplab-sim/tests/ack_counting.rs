@@ -9,7 +9,7 @@
 
 use crate::common;
 use common::*;
-use tcplab_sim::tcp::segment::{SackBlocks, Segment};
+use tcplab_sim::tcp::segment::Segment;
 use tcplab_sim::tcp::sender::Sender;
 use tcplab_sim::time::SimTime;
 
@@ -22,17 +22,6 @@ fn sender(counting: &str, cc: &str) -> Sender {
     );
     assert_eq!(out.len(), 10);
     s
-}
-
-/// An ACK of `ack` with one SACK block [lo, hi).
-fn sack(ack: u64, lo: u64, hi: u64) -> Segment {
-    let mut a = Segment::ack(ack, 40);
-    a.sack = SackBlocks {
-        n: 1,
-        dsack: false,
-        blocks: [((lo - ack) as u32, (hi - ack) as u32), (0, 0), (0, 0), (0, 0)],
-    };
-    a
 }
 
 /// Segment 0 is lost and segments 1-9 are SACKed (nine duplicate ACKs at 100 ms); the timer

@@ -26,6 +26,17 @@ mss = 1000
     )
 }
 
+/// An ACK of `ack` (40 bytes) with one SACK block [lo, hi), for senders driven by hand.
+pub fn sack(ack: u64, lo: u64, hi: u64) -> tcplab_sim::tcp::segment::Segment {
+    let mut a = tcplab_sim::tcp::segment::Segment::ack(ack, 40);
+    a.sack = tcplab_sim::tcp::segment::SackBlocks {
+        n: 1,
+        dsack: false,
+        blocks: [((lo - ack) as u32, (hi - ack) as u32), (0, 0), (0, 0), (0, 0)],
+    };
+    a
+}
+
 /// A native sender driven by hand on `one_hop(flow, &[], duration)`, started at t = 0: the
 /// sender and the segments it sent at the start.
 pub fn started_sender(

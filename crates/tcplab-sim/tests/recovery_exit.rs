@@ -8,7 +8,7 @@
 
 use crate::common;
 use common::*;
-use tcplab_sim::tcp::segment::{SackBlocks, Segment};
+use tcplab_sim::tcp::segment::Segment;
 use tcplab_sim::tcp::sender::Sender;
 use tcplab_sim::time::SimTime;
 
@@ -21,17 +21,6 @@ fn sender(rule: &str, prr: bool, growth: &str) -> Sender {
     );
     assert_eq!(out.len(), 10);
     s
-}
-
-/// An ACK of `ack` with one SACK block [lo, hi).
-fn sack(ack: u64, lo: u64, hi: u64) -> Segment {
-    let mut a = Segment::ack(ack, 40);
-    a.sack = SackBlocks {
-        n: 1,
-        dsack: false,
-        blocks: [((lo - ack) as u32, (hi - ack) as u32), (0, 0), (0, 0), (0, 0)],
-    };
-    a
 }
 
 /// Duplicate ACKs at 100 ms SACKing segments 1 to `sacked` (the third starts the recovery:

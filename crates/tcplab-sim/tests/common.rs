@@ -109,6 +109,16 @@ pub fn cwnd(r: &RunResult) -> Vec<Window> {
         .collect()
 }
 
+/// Flow 0's smallest cwnd among its changes strictly between `from` and `to` seconds.
+pub fn lowest_cwnd(r: &RunResult, from: f64, to: f64) -> u64 {
+    cwnd(r)
+        .iter()
+        .filter(|x| x.t > from && x.t < to)
+        .map(|x| x.cwnd)
+        .min()
+        .expect("a cwnd change in the interval")
+}
+
 /// Highest sequence (one past the end) sent before time t.
 pub fn snd_max_before(r: &RunResult, t: f64, mss: u64) -> u64 {
     data_sent(r)

@@ -337,13 +337,7 @@ fn prr_sends_one_segment_per_two_acks_then_slow_starts_up_to_ssthresh() {
     // dupACK k arrives k - 3 ACK spacings after the third.
     assert_eq!(slots, [3, 5, 7, 9, 12, 13, 14, 15, 16]);
     // The window comes down to ssthresh at the end of the recovery, never below it.
-    let w = cwnd(&r);
-    let lowest = w
-        .iter()
-        .filter(|x| x.t > 0.1 && x.t < 0.3)
-        .map(|x| x.cwnd)
-        .min()
-        .unwrap();
+    let lowest = lowest_cwnd(&r, 0.1, 0.3);
     assert_eq!(lowest, 10000, "recovery ends at ssthresh");
     let (seqs, slots, _) = train(false);
     assert_eq!(seqs, (20..=28).collect::<Vec<u64>>());

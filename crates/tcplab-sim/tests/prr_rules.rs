@@ -63,13 +63,7 @@ fn ns3_rules_send_one_and_a_quarter_segments_per_ack_then_five_eighths() {
     assert_eq!(slots, [1, 2, 3, 3, 4, 5, 6, 7, 7, 9, 11, 12, 14, 15]);
     // RFC 6937 sends 9 new segments here, ns-3's arithmetic 14; the recovery still ends with
     // cwnd = ssthresh, never below it.
-    let w = cwnd(&r);
-    let lowest = w
-        .iter()
-        .filter(|x| x.t > 0.1 && x.t < 0.3)
-        .map(|x| x.cwnd)
-        .min()
-        .unwrap();
+    let lowest = lowest_cwnd(&r, 0.1, 0.3);
     assert_eq!(lowest, 10000);
 }
 

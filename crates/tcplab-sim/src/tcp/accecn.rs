@@ -29,7 +29,11 @@
 //! when the option's ECEB moved it arbitrates: no CE bytes -> the ACE increment; more CE
 //! bytes than increment x SMSS -> the safe one; fewer than safe x SMSS / 2
 //! (TCP_ACCECN_SAFETY_SHIFT = 1) -> the ACE increment. The byte counters are the option's
-//! fields minus s.ceb (and s.e0b, s.e1b) mod 2^24 (Sec. 3.2.3.1). ACKs older than the
+//! fields minus s.ceb (and s.e0b, s.e1b) mod 2^24 (Sec. 3.2.3.1). An ACK without ECEB has
+//! its CE bytes estimated at SMSS per CE packet (App. A.3), and s.ceb advances by the
+//! estimate as Linux's `delivered_ecn_bytes` does, so that the next ECEB counts only the rest
+//! (a negative difference, read as a signed 24-bit number, corrects it and reports none).
+//! The capture analyzer reads AccECN ACKs through the same code. ACKs older than the
 //! cumulative ACK are ignored (Sec. 3.2.3.1: "already superseded"). "Packets delivered" are
 //! the segments the cumulative ACK newly covers (Linux's `tp->delivered` also counts SACKed
 //! ones: a difference only in a recovery).
@@ -39,6 +43,9 @@ use crate::net::packet::Ecn;
 
 /// The ACE field's initial value (RFC 9768 Sec. 3.2.2.1: r.cep and s.cep start at 5).
 pub const CEP_INIT: u32 = 5;
+/// The byte counters' initial values (Sec. 3.2.1: r.e0b and r.e1b start at 1, r.ceb at 0),
+/// so that a zeroed option field is detectable.
+pub const ECT_BYTES_INIT: u32 = 1;
 /// Linux's TCP_ACCECN_CEP_ACE_MASK: the ACE field counts mod 8.
 const ACE_MASK: u32 = 7;
 /// The option's fields are the 24 low bits of the counters.
@@ -127,8 +134,8 @@ impl AccEcnReceiver {
     pub fn new(order1: bool, timestamps: bool) -> Self {
         AccEcnReceiver {
             cep: CEP_INIT,
-            e0b: 1,
-            e1b: 1,
+            e0b: ECT_BYTES_INIT,
+            e1b: ECT_BYTES_INIT,
             ceb: 0,
             pending_ce: 0,
             last_ce: false,
@@ -189,7 +196,7 @@ pub struct CeDelivered {
 }
 
 /// The sender's AccECN state (RFC 9768 Sec. 3.2.2.5.2, 3.2.3.1).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AccEcnSender {
     /// s.cep: CE packets the receiver has reported, from 5.
     pub cep: u32,
@@ -197,7 +204,7 @@ pub struct AccEcnSender {
     pub ceb: u32,
     pub ectb: u32,
     /// SMSS, for the safety rule's byte comparisons.
-    mss: u32,
+    pub(crate) mss: u32,
     /// Totals reconstructed: CE packets and bytes.
     pub ce_packets: u64,
     pub ce_bytes: u64,
@@ -218,18 +225,30 @@ impl AccEcnSender {
     /// An ACK not older than the cumulative ACK, which newly delivered `delivered` packets
     /// (`acked` bytes): the CE packets and bytes it reports.
     pub fn on_ack(&mut self, ack: &Segment, delivered: u32) -> CeDelivered {
-        let delta = ace(ack.flags).wrapping_sub(self.cep) & ACE_MASK;
         let o = AccEcnOption::decode(ack.ts_val.ns());
-        let d_ceb = if o.fields >= 2 {
-            let d = o.ceb.wrapping_sub(self.ceb) & FIELD_MASK;
-            self.ceb = o.ceb;
-            Some(d)
-        } else {
-            None
-        };
         if o.fields >= 1 {
             self.ectb = o.first;
         }
+        self.feedback(ace(ack.flags), (o.fields >= 2).then_some(o.ceb), delivered)
+    }
+
+    /// The feedback of one ACK: its ACE field, its option's ECEB field if the option carried
+    /// one, and the packets it newly delivered. The simulator's sender and the capture
+    /// analyzer (`capture::analyze::ecn`) both read AccECN ACKs through this.
+    pub fn feedback(&mut self, ace: u32, eceb: Option<u32>, delivered: u32) -> CeDelivered {
+        let delta = ace.wrapping_sub(self.cep) & ACE_MASK;
+        // s.ceb may be ahead of the receiver's field by an estimate (below): the difference is
+        // a signed 24-bit number, as Linux's tcp_update_ecn_bytes reads it (sign_extend32(delta,
+        // 23)); a negative one corrects the estimate and reports no bytes.
+        let d_ceb = eceb.map(|ceb| {
+            let d = ceb.wrapping_sub(self.ceb) & FIELD_MASK;
+            self.ceb = ceb & FIELD_MASK;
+            if d & (1 << 23) != 0 {
+                0
+            } else {
+                d
+            }
+        });
         let packets = if delivered <= ACE_MASK {
             delta
         } else {
@@ -244,8 +263,16 @@ impl AccEcnSender {
         };
         self.cep = self.cep.wrapping_add(packets);
         // The bytes: the option's ECEB increment; without it, the packets at SMSS each (App.
-        // A.3's estimate).
-        let bytes = d_ceb.map_or(packets as u64 * self.mss as u64, |b| b as u64);
+        // A.3's estimate), added to s.ceb as Linux adds it to delivered_ecn_bytes, so that the
+        // next ECEB does not count those bytes again.
+        let bytes = match d_ceb {
+            Some(b) => b as u64,
+            None => {
+                let est = packets as u64 * self.mss as u64;
+                self.ceb = self.ceb.wrapping_add(est as u32) & FIELD_MASK;
+                est
+            }
+        };
         self.ce_packets += packets as u64;
         self.ce_bytes += bytes;
         CeDelivered { packets, bytes }
@@ -324,6 +351,30 @@ mod tests {
         // 9000 CE bytes (> 1 x SMSS): the safe 9.
         assert_eq!(s.on_ack(&ack(7, Some(10_000)), 10).packets, 9);
         assert_eq!((s.ce_packets, s.ce_bytes), (10, 10_000));
+        // An ACK without the option (SACK blocks filled the space): its CE bytes are estimated
+        // at SMSS per packet and s.ceb moves with the estimate, so the next ECEB counts only
+        // the rest; an estimate above the field is corrected and reports nothing.
+        let mut s = AccEcnSender::new(1000);
+        assert_eq!(
+            s.on_ack(&ack(6, None), 1),
+            CeDelivered {
+                packets: 1,
+                bytes: 1000
+            }
+        );
+        assert_eq!(
+            s.on_ack(&ack(7, Some(1800)), 1),
+            CeDelivered {
+                packets: 1,
+                bytes: 800
+            }
+        );
+        assert_eq!(s.on_ack(&ack(0, None), 1).bytes, 1000);
+        assert_eq!(
+            s.on_ack(&ack(0, Some(2300)), 1),
+            CeDelivered { packets: 0, bytes: 0 }
+        );
+        assert_eq!((s.ce_packets, s.ce_bytes, s.ceb), (3, 2800, 2300));
         // The option's field wraps at 2^24.
         let mut s = AccEcnSender::new(1000);
         s.ceb = FIELD_MASK - 499;

@@ -144,5 +144,6 @@ fn flow_wire(f: &FlowSpec) -> FlowWire {
         timestamps: f.timestamps,
         window: f.rwnd.0.min(u16::MAX as u64) as u16,
         mss: f.mss.min(u16::MAX as u32) as u16,
+        accecn: f.ecn_mode() == crate::scenario::EcnSetting::Accecn,
     }
 }

@@ -12,6 +12,7 @@
 //! SYN options a Linux SYN carries: MSS, SACK-permitted, timestamps if on, window scale 0.
 
 use crate::net::packet::{Packet, PacketKind};
+use crate::tcp::accecn::{ace, AccEcnOption, ECT_BYTES_INIT};
 use crate::tcp::segment::{Segment, TcpFlags};
 use crate::time::SimTime;
 
@@ -31,6 +32,9 @@ pub struct FlowWire {
     pub window: u16,
     /// The MSS option of the SYN and SYN-ACK (`handshake = true`).
     pub mss: u16,
+    /// The flow negotiated AccECN: its receiver's ACKs carry the AccECN option
+    /// (`tcp/accecn.rs`, kept in their `ts_val`).
+    pub accecn: bool,
 }
 
 pub fn sender_ip(flow: u32) -> [u8; 4] {
@@ -254,9 +258,56 @@ fn tcp_header(p: &Packet, s: &Segment, wire: FlowWire, now: SimTime) -> ([u8; 60
             n += 8;
         }
     }
+    if let Some(o) = accecn_option(p, s, wire) {
+        n = write_accecn(&mut h, n, o);
+    }
     // ...and AE, the low bit of byte 12 (RFC 9768 Sec. 3.2.2: formerly NS).
     h[12] = ((n / 4) as u8) << 4 | (s.flags.0 & TcpFlags::AE);
     (h, n)
+}
+
+/// The AccECN option a segment carries on the wire, if any: the receiver's ACKs of an AccECN
+/// flow, as the simulator stamped them (`AccEcnReceiver::stamp`); and an AccECN SYN-ACK (its
+/// ECN bits one of RFC 9768 Table 3's codes), which carries the counters' initial values with
+/// all three fields (Sec. 3.2.3.2.1: the server SHOULD include it; the 12 bytes the simulator
+/// counts in its size, `tcp/handshake.rs`).
+fn accecn_option(p: &Packet, s: &Segment, wire: FlowWire) -> Option<AccEcnOption> {
+    if p.kind != PacketKind::Ack || !wire.accecn {
+        return None;
+    }
+    if s.flags.has(TcpFlags::SYN) {
+        return (ace(s.flags) > 1).then_some(AccEcnOption {
+            fields: 3,
+            order1: false,
+            first: ECT_BYTES_INIT,
+            ceb: 0,
+        });
+    }
+    let o = AccEcnOption::decode(s.ts_val.ns());
+    (o.fields > 0).then_some(o)
+}
+
+/// Writes `o` at `n` (RFC 9768 Sec. 3.2.3, Figure 4): kind 172 (order 0: EE0B, ECEB, EE1B)
+/// or 174 (order 1: EE1B, ECEB, EE0B), length 2 + 3 per field, led by NOPs to its padded size.
+/// The third field, the counter of the codepoint the flow does not send, holds its initial
+/// value 1 (nothing in the network re-marks ECT(0) to ECT(1) or back). Returns the new end.
+fn write_accecn(h: &mut [u8; 60], mut n: usize, o: AccEcnOption) -> usize {
+    let len = 2 + 3 * o.fields as usize;
+    for _ in len..o.wire_bytes() as usize {
+        h[n] = 1;
+        n += 1;
+    }
+    h[n] = if o.order1 { 174 } else { 172 };
+    h[n + 1] = len as u8;
+    n += 2;
+    for v in [o.first, o.ceb, ECT_BYTES_INIT]
+        .into_iter()
+        .take(o.fields as usize)
+    {
+        h[n..n + 3].copy_from_slice(&v.to_be_bytes()[1..]);
+        n += 3;
+    }
+    n
 }
 
 fn udp_header(p: &Packet) -> ([u8; 60], usize) {
@@ -286,6 +337,7 @@ mod tests {
             mss: 1448,
             timestamps: true,
             window: 65535,
+            accecn: false,
         };
         let n = encode(&p, &seg, wire, SimTime(3_000_000), 7, 65535, &mut out);
         assert_eq!(n, 14 + 20 + 32 + 100);
@@ -328,6 +380,7 @@ mod tests {
             mss: 1448,
             timestamps: false,
             window: 4096,
+            accecn: false,
         };
         let n = encode(&p, &seg, wire, SimTime(5_000), 1, 54, &mut out);
         assert_eq!(n, 14 + 20 + 20 + 20);
@@ -342,6 +395,50 @@ mod tests {
         assert_eq!(u16::from_be_bytes([full[48], full[49]]), 4096);
     }
 
+    /// An AccECN receiver's ACKs as `tcp/ecn.rs` sizes them (the header, the timestamps, the
+    /// SACK blocks and the option `AccEcnReceiver::stamp` fitted): the frame's IP length is the
+    /// simulated size, and the option is RFC 9768 Figure 4's, led by NOPs to its padded size.
+    #[test]
+    fn an_accecn_ack_carries_its_option_and_the_simulated_size() {
+        use crate::tcp::accecn::AccEcnReceiver;
+        let wire = FlowWire {
+            mss: 1448,
+            timestamps: true,
+            window: 65535,
+            accecn: true,
+        };
+        let mut rx = AccEcnReceiver::new(true, true);
+        let mut ce = Segment::data(0, 1000, 1052);
+        ce.ecn = crate::net::packet::Ecn::Ce;
+        rx.on_data(&ce);
+        // No SACK block: three fields (11 bytes + 1 NOP); two blocks: two fields (8 bytes).
+        for (blocks, option) in [
+            (0u64, vec![1u8, 174, 11, 0, 0, 1, 0, 3, 0xE8, 0, 0, 1]),
+            (2, vec![174, 8, 0, 0, 1, 0, 3, 0xE8]),
+        ] {
+            let mut sack = SackBlocks::default();
+            for b in 0..blocks as usize {
+                sack.blocks[b] = (4000 + 2000 * b as u32, 5000 + 2000 * b as u32);
+            }
+            sack.n = blocks as u8;
+            let mut ack = Segment {
+                sack,
+                ..Segment::ack(1000, 52)
+            };
+            let sack_bytes = ack.sack.option_bytes();
+            ack.size += sack_bytes;
+            ack.size += rx.stamp(&mut ack, sack_bytes);
+            let p = Packet::tcp(0, 1, 0, &ack, SegId(0));
+            let mut out = Vec::new();
+            let n = encode(&p, &ack, wire, SimTime(1_000), 1, 65535, &mut out);
+            assert_eq!(n, 14 + ack.size as usize, "{blocks} blocks");
+            assert_eq!(u16::from_be_bytes([out[16], out[17]]) as u32, ack.size);
+            assert_eq!(&out[n - option.len()..], &option[..], "{blocks} blocks");
+            // ACE: r.cep 6 = (AE, CWR, ECE) (1, 1, 0).
+            assert_eq!((out[46] & 1, out[47] & 0xC0), (1, 0x80));
+        }
+    }
+
     #[test]
     fn the_ecn_field_is_the_packets_codepoint_and_cwr_ece_ae_are_the_segments_flags() {
         use crate::net::packet::Ecn;
@@ -349,6 +446,7 @@ mod tests {
             mss: 1448,
             timestamps: true,
             window: 65535,
+            accecn: false,
         };
         let mut seg = Segment {
             ts_val: SimTime(2_500_000),
@@ -387,6 +485,7 @@ mod tests {
             mss: 1448,
             timestamps: false,
             window: 4096,
+            accecn: false,
         };
         encode(&p, &ack, wire, SimTime(5_000), 1, 65535, &mut out);
         assert_eq!(out[15], 0x00, "Not-ECT");

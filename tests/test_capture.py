@@ -188,6 +188,25 @@ def test_a_simulated_handshake_capture_reports_the_negotiated_ecn(tmp_path, ecn,
     assert json.loads(res.stdout)["connections"][0]["ecn_handshake"] == want
 
 
+def test_an_accecn_capture_at_the_sender_reads_the_receivers_own_count(tmp_path):
+    # Upstream of the marking queue no data segment is CE; AccECN's ACKs carry the receiver's
+    # count (ACE and the option's ECEB), which the analyzer reads as the sender does.
+    f = tmp_path / "n0.pcap"
+    text = (
+        '[network.path]\nhops = [{ rate = "20Mbit/s", delay = "10ms", '
+        'queue = { discipline = "step", limit = 1000, step = { threshold = 10 } } }]\n'
+        '[[flows]]\ntcp = "sack"\ncc = "dctcp"\necn = "accecn"\nhandshake = true\n'
+    )
+    r = tcplab.run(text, sets={"duration": "3s", "trace.pcap": {"node": "n0", "file": str(f)}})
+    flow = r.flows.row(0, named=True)
+    d = analyze(f).with_predictions().row(0, named=True)
+    assert d["ecn_handshake"] == "accecn" and d["ce_segments"] == 0
+    assert d["accecn_ce_packets"] == flow["ce_received"] > 0
+    assert d["p_ecn"] == d["marking_rate"] == flow["ce_received"] / d["segments_sent"]
+    res = CliRunner().invoke(app, ["trace", "analyze", str(f)])
+    assert res.exit_code == 0 and "AccECN" in res.output, res.output
+
+
 def test_the_ecn_p_upstream_of_the_marks_comes_from_the_reductions():
     from tcplab.capture.analysis import ecn_p
 
@@ -195,6 +214,7 @@ def test_the_ecn_p_upstream_of_the_marks_comes_from_the_reductions():
         "ect0_segments": 900,
         "ect1_segments": 0,
         "ce_segments": 0,
+        "accecn_ce_packets": 0,
         "cwr_segments": 4,
         "ecn_reductions": 3,
         "bytes_acked": 1_000_000,
@@ -208,6 +228,9 @@ def test_the_ecn_p_upstream_of_the_marks_comes_from_the_reductions():
     p, note = ecn_p(row | {"ecn_reductions": 0, "ect0_segments": 0})
     assert p != p and note is None, "no ECN at all: no note"
     p, note = ecn_p(row | {"ce_segments": 9, "marking_rate": 0.01})
+    assert (p, note) == (0.01, None)
+    # AccECN: the receiver's count reaches a capture upstream of the marks.
+    p, note = ecn_p(row | {"accecn_ce_packets": 9, "marking_rate": 0.01})
     assert (p, note) == (0.01, None)
 
 

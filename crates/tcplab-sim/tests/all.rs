@@ -27,6 +27,7 @@ mod networks;
 mod ns2_ecn;
 mod ns2_reference;
 mod pcap;
+mod pcap_accecn;
 mod pcap_ecn;
 mod pcap_read;
 mod pcap_roundtrip;

@@ -206,14 +206,15 @@ def ecn_p(r: dict[str, Any]) -> tuple[float, str | None]:
     """The p of the models under ECN for one direction row, and a note on where it comes from.
 
     The marking rate (CE marks per data segment) where the capture saw marks, i.e. downstream
-    of the marking queue. A capture upstream of it (at the sender) sees no CE, only the echo:
+    of the marking queue, or wherever it is under AccECN, whose ACKs carry the receiver's own
+    count (`accecn_ce_packets`). A capture upstream of it (at the sender) sees no CE, only the echo:
     then the sender's reductions for ECN (CWR segments after an ECE) per acknowledged segment
     stand for the marks, as Mathis' CA events per acknowledged segment do for losses. NaN for a
     direction that was not ECN-capable, or saw neither.
     """
     nan = float("nan")
     capable = r["ect0_segments"] + r["ect1_segments"] + r["ce_segments"]
-    if r["ce_segments"] > 0:
+    if r["ce_segments"] > 0 or r["accecn_ce_packets"] > 0:
         return r["marking_rate"], None
     if r["ecn_reductions"] > 0 and r["bytes_acked"] > 0:
         return r["ecn_reductions"] * r["mss_bytes"] / r["bytes_acked"], (

@@ -137,7 +137,15 @@ def _print_ecn(console, df) -> None:
 
     rows = []
     for r in df.iter_rows(named=True):
-        keys = ("ect0_segments", "ect1_segments", "ce_segments", "ece_acks", "cwr_segments", "ecn_reductions")
+        keys = (
+            "ect0_segments",
+            "ect1_segments",
+            "ce_segments",
+            "accecn_ce_packets",
+            "ece_acks",
+            "cwr_segments",
+            "ecn_reductions",
+        )
         counts = [r[k] for k in keys]
         if not any(counts) and r["ecn_handshake"] in ("unseen", "off"):
             continue
@@ -160,6 +168,7 @@ def _print_ecn(console, df) -> None:
         Column("ECT(0)"),
         Column("ECT(1)"),
         Column("CE"),
+        Column("AccECN\nCE fed back"),
         Column("ECE\nACKs"),
         Column("CWR"),
         Column("ECN\nreductions"),

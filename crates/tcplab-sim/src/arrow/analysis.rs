@@ -88,6 +88,8 @@ pub fn connections(d: &[DirectionResult]) -> Result<RecordBatch, ArrowError> {
         col!(u64 ece_acks),
         col!(u64 cwr_segments),
         col!(u64 ecn_reductions),
+        col!(u64 accecn_ce_packets),
+        col!(u64 accecn_ce_bytes),
         col!(u64 rounds),
         col!(f64 marks_per_rtt),
         col!(f64 marking_rate),

@@ -41,6 +41,48 @@ pub struct TcpPacket {
     pub wscale: Option<u8>,
     /// The snap length cut the TCP options (those after the cut are missing).
     pub options_cut: bool,
+    /// The AccECN option (RFC 9768 Sec. 3.2.3), if the segment carried one.
+    pub accecn: Option<AccEcnFields>,
+}
+
+/// An AccECN option as captured: how many of its fields were present (0 to 3, Table 5), its
+/// order (kind 174: EE1B first; kind 172: EE0B first), and the 24-bit byte counters by
+/// name (a field left out reads 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccEcnFields {
+    pub fields: u8,
+    pub order1: bool,
+    pub ee0b: u32,
+    pub eceb: u32,
+    pub ee1b: u32,
+}
+
+impl AccEcnFields {
+    /// ECEB, if the option carried it (the second field).
+    pub fn eceb(&self) -> Option<u32> {
+        (self.fields >= 2).then_some(self.eceb)
+    }
+
+    /// The option of kind 172 or 174 with value bytes `v` (length 2 + 3 per field); None for
+    /// a length no field count gives.
+    fn parse(kind: u8, v: &[u8]) -> Option<AccEcnFields> {
+        if !v.len().is_multiple_of(3) || v.len() > 9 {
+            return None;
+        }
+        let mut f = [0u32; 3];
+        for (x, b) in f.iter_mut().zip(v.chunks_exact(3)) {
+            *x = u32::from_be_bytes([0, b[0], b[1], b[2]]);
+        }
+        let order1 = kind == 174;
+        let (first, third) = (f[0], f[2]);
+        Some(AccEcnFields {
+            fields: (v.len() / 3) as u8,
+            order1,
+            ee0b: if order1 { third } else { first },
+            eceb: f[1],
+            ee1b: if order1 { first } else { third },
+        })
+    }
 }
 
 impl TcpPacket {
@@ -244,6 +286,7 @@ pub(super) fn decode(f: &[u8], linktype: u32) -> Result<TcpPacket, Skip> {
                     u32::from_be_bytes([v[4], v[5], v[6], v[7]]),
                 ))
             }
+            (172 | 174, _) => p.accecn = AccEcnFields::parse(kind, v),
             (5, _) => {
                 for (i, b) in v.chunks_exact(8).take(4).enumerate() {
                     p.sack[i] = (

@@ -9,7 +9,9 @@
 //! the marks' echo and the sender's reductions (docs/pcap.md).
 
 use super::DirectionResult;
+use crate::capture::TcpPacket;
 use crate::net::packet::Ecn;
+use crate::tcp::accecn::AccEcnSender;
 
 /// The ECN bits of a SYN or SYN-ACK: AE, CWR, ECE as a 3-bit number (RFC 9768 Table 2's
 /// order: AE is the high bit).
@@ -48,6 +50,64 @@ pub fn handshake(syn: Option<u8>, synack: Option<u8>) -> &'static str {
     }
 }
 
+/// A connection's AccECN mode (RFC 9768) as its capture shows it: negotiated in the captured
+/// handshake, or, without one, an AccECN option seen. AE, CWR and ECE are then the ACE
+/// counter, not flags.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AccEcnMode {
+    pub on: bool,
+    /// The initiator's first ACK after an AccECN SYN-ACK is still to come: its ACE feeds back
+    /// the SYN-ACK's IP-ECN field (Table 4), not the counter.
+    third_ack_pending: bool,
+}
+
+impl AccEcnMode {
+    /// A SYN-ACK, whose handshake gave `negotiated` (`handshake`); `dirs` the connection's
+    /// two directions' counters.
+    pub fn synack(&mut self, negotiated: &str, dirs: &mut [EcnCounters; 2]) {
+        if negotiated == "accecn" {
+            self.on = true;
+            self.third_ack_pending = true;
+            dirs.iter_mut().for_each(EcnCounters::start_accecn);
+        }
+    }
+
+    /// A segment other than a SYN; `syn_seen`: the capture has the connection's SYN.
+    pub fn segment(&mut self, p: &TcpPacket, syn_seen: bool) {
+        self.on |= p.accecn.is_some() && !syn_seen;
+    }
+
+    /// Whether ACK `p` echoed congestion to the direction whose counters are `e`: ECE, or
+    /// under AccECN an ACE increment. `from_initiator`: sent by the side that sent the SYN;
+    /// `acked`: the bytes its cumulative ACK newly covered; `mss` the direction's.
+    pub fn echo(
+        &mut self,
+        e: &mut EcnCounters,
+        p: &TcpPacket,
+        from_initiator: bool,
+        acked: u64,
+        mss: u32,
+        inside: bool,
+    ) -> bool {
+        if p.syn() {
+            return false;
+        }
+        if !self.on {
+            return p.ece();
+        }
+        if from_initiator && self.third_ack_pending {
+            self.third_ack_pending = false;
+            return false;
+        }
+        // The segments the cumulative ACK newly covers, as the simulator's sender counts them
+        // for the ACE wrap's safety rule.
+        let mss = mss.max(1);
+        let delivered = acked.div_ceil(mss as u64).min(u32::MAX as u64) as u32;
+        let ace = (p.ae as u32) << 2 | (p.cwr() as u32) << 1 | p.ece() as u32;
+        e.accecn_ack(ace, p.accecn.and_then(|o| o.eceb()), delivered, mss, inside)
+    }
+}
+
 /// The ECN counts of one data direction over the analysis window.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EcnCounters {
@@ -71,6 +131,24 @@ pub struct EcnCounters {
     /// snd_max when the current round began (relative bytes; the first data's start for
     /// the first round); None before the first data.
     round_end: Option<i64>,
+    /// AccECN feedback (RFC 9768), once the connection is in AccECN mode: the ACE counter and
+    /// the option's ECEB read as the sender reads them (`tcp::accecn::AccEcnSender`: the
+    /// wrap's safety rule included), and whether ECEB has been seen yet (a capture that starts
+    /// mid-stream takes the first value it sees as its origin).
+    accecn: Option<AccEcnFeedback>,
+    /// CE packets and CE payload bytes the receiver fed back in AccECN ACKs (the ACE counter's
+    /// increments and ECEB's): its own count of what arrived marked, wherever the capture is.
+    pub accecn_ce_packets: u64,
+    pub accecn_ce_bytes: u64,
+}
+
+/// A direction's AccECN feedback reader.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct AccEcnFeedback {
+    sender: AccEcnSender,
+    /// The ACE origin is known (from the handshake, or from the first ACK mid-stream).
+    ace_known: bool,
+    eceb_known: bool,
 }
 
 impl EcnCounters {
@@ -112,9 +190,73 @@ impl EcnCounters {
         }
     }
 
+    /// The connection negotiated AccECN in a captured handshake: the ACE counter and ECEB
+    /// start at their initial values (RFC 9768 Sec. 3.2.2.1, 3.2.3).
+    pub fn start_accecn(&mut self) {
+        self.accecn.get_or_insert(AccEcnFeedback {
+            sender: AccEcnSender::new(1),
+            ace_known: true,
+            eceb_known: true,
+        });
+    }
+
+    /// In AccECN mode?
+    pub fn accecn(&self) -> bool {
+        self.accecn.is_some()
+    }
+
+    /// An AccECN ACK of this direction's data: its ACE field, its option's ECEB (if carried),
+    /// and the data segments it newly delivered. Returns whether it fed back a CE mark. An ACK
+    /// on a capture without the handshake sets the origin of what it carries (a mid-stream
+    /// start: marks before it are not counted); `start_accecn` is implied.
+    pub fn accecn_ack(
+        &mut self,
+        ace: u32,
+        eceb: Option<u32>,
+        delivered: u32,
+        mss: u32,
+        inside: bool,
+    ) -> bool {
+        let fb = self.accecn.get_or_insert(AccEcnFeedback {
+            sender: AccEcnSender::new(mss.max(1)),
+            ace_known: false,
+            eceb_known: false,
+        });
+        // SMSS for the safety rule's byte comparisons: the direction's, as known by now.
+        fb.sender.mss = mss.max(1);
+        if !fb.ace_known {
+            fb.sender.cep = ace;
+            fb.ace_known = true;
+        }
+        let eceb = match eceb {
+            Some(b) if !fb.eceb_known => {
+                fb.sender.ceb = b;
+                fb.eceb_known = true;
+                None
+            }
+            e => e,
+        };
+        let d = fb.sender.feedback(ace, eceb, delivered);
+        if inside {
+            self.accecn_ce_packets += d.packets as u64;
+            self.accecn_ce_bytes += d.bytes;
+        }
+        d.packets > 0
+    }
+
     /// Data segments that were ECN-capable (ECT(0), ECT(1) or CE) where captured.
     pub fn capable(&self) -> u64 {
         self.ect0 + self.ect1 + self.ce
+    }
+
+    /// The CE marks of the direction: under AccECN the receiver's count (it saw every mark,
+    /// wherever the capture is), else the CE data segments seen where captured.
+    pub fn marks(&self) -> u64 {
+        if self.accecn() {
+            self.accecn_ce_packets
+        } else {
+            self.ce
+        }
     }
 
     /// CE marks per data segment sent: the marking rate, the p of the models under ECN. NaN
@@ -123,7 +265,7 @@ impl EcnCounters {
         if self.capable() == 0 || segments_sent == 0 {
             f64::NAN
         } else {
-            self.ce as f64 / segments_sent as f64
+            self.marks() as f64 / segments_sent as f64
         }
     }
 
@@ -132,7 +274,7 @@ impl EcnCounters {
         if self.rounds == 0 {
             f64::NAN
         } else {
-            self.ce as f64 / self.rounds as f64
+            self.marks() as f64 / self.rounds as f64
         }
     }
 
@@ -143,8 +285,18 @@ impl EcnCounters {
         r.ect1_segments = self.ect1;
         r.ce_segments = self.ce;
         r.ece_acks = self.ece_acks;
-        r.cwr_segments = self.cwr;
-        r.ecn_reductions = self.ecn_reductions;
+        // Under AccECN, CWR is a bit of the ACE counter, not a reduction's flag (RFC 9768
+        // Sec. 3.2.2); on a capture without the handshake, segments before the mode was known
+        // may have counted it.
+        let (cwr, reductions) = if self.accecn() {
+            (0, 0)
+        } else {
+            (self.cwr, self.ecn_reductions)
+        };
+        r.cwr_segments = cwr;
+        r.ecn_reductions = reductions;
+        r.accecn_ce_packets = self.accecn_ce_packets;
+        r.accecn_ce_bytes = self.accecn_ce_bytes;
         r.rounds = self.rounds;
         r.marks_per_rtt = self.marks_per_rtt();
         r.marking_rate = self.marking_rate(r.segments_sent);

@@ -85,8 +85,8 @@ pub struct DirectionResult {
     /// The capture ended inside a loss episode (its events are not counted).
     pub open_episode: bool,
     /// ECN (`ecn.rs`): the handshake's negotiation (`ecn::handshake`), data segments by IP
-    /// ECN field, ECE ACKs, CWR segments and those that answered an ECE, round trips, CE per
-    /// round trip, CE per data segment.
+    /// ECN field, ECE ACKs, CWR segments and those that answered an ECE, the CE packets and
+    /// bytes an AccECN receiver fed back, round trips, CE per round trip, CE per data segment.
     pub ecn_handshake: &'static str,
     pub ect0_segments: u64,
     pub ect1_segments: u64,
@@ -94,6 +94,8 @@ pub struct DirectionResult {
     pub ece_acks: u64,
     pub cwr_segments: u64,
     pub ecn_reductions: u64,
+    pub accecn_ce_packets: u64,
+    pub accecn_ce_bytes: u64,
     pub rounds: u64,
     pub marks_per_rtt: f64,
     pub marking_rate: f64,
@@ -173,6 +175,7 @@ struct Conn {
     /// The ECN bits (`ecn::syn_bits`) of the last SYN and SYN-ACK.
     syn_ecn: Option<u8>,
     synack_ecn: Option<u8>,
+    accecn: ecn::AccEcnMode,
 }
 
 fn show(e: &End) -> String {
@@ -256,6 +259,7 @@ pub fn analyze<R: Read>(reader: R, opt: Options) -> Result<Analysis, CaptureErro
                     ecn: [EcnCounters::default(); 2],
                     syn_ecn: None,
                     synack_ecn: None,
+                    accecn: ecn::AccEcnMode::default(),
                 });
                 index.insert(key, conns.len() - 1);
                 conns.len() - 1
@@ -376,11 +380,15 @@ fn step(
         let bits = Some(ecn::syn_bits(p.ae, p.cwr(), p.ece()));
         if p.has_ack() {
             c.synack_ecn = bits;
+            c.accecn.synack(ecn::handshake(c.syn_ecn, bits), &mut c.ecn);
         } else {
             c.syn_ecn = bits;
         }
-    } else if p.cwr() {
-        c.ecn[from].cwr(inside);
+    } else {
+        c.accecn.segment(p, c.syn_ecn.is_some());
+        if p.cwr() && !c.accecn.on {
+            c.ecn[from].cwr(inside);
+        }
     }
     c.window[from] = p.window;
     let rel_t = now - t0;
@@ -420,9 +428,12 @@ fn step(
     if p.has_ack() {
         let sack = &p.sack[..p.sack_n as usize];
         let pure = p.payload == 0 && !p.syn() && !p.fin();
+        let una_before = c.dirs[to].snd_una;
         let seen = c.dirs[to].ack(now, p.ack, p.ts.map(|t| t.1), sack, pure, window);
         let d = &c.dirs[to];
-        c.ecn[to].ack(p.ece() && !p.syn(), d.snd_una, d.snd_max, inside);
+        let acked = (d.snd_una - una_before).max(0) as u64;
+        let echo = c.accecn.echo(&mut c.ecn[to], p, from == 0, acked, d.mss, inside);
+        c.ecn[to].ack(echo, d.snd_una, d.snd_max, inside);
         if record {
             // The window of the ACK's sender, scaled if both SYNs negotiated it (RFC 7323).
             // A SYN's own window is never scaled (RFC 7323 Sec. 2.2).
@@ -573,6 +584,8 @@ fn result(
         ece_acks: 0,
         cwr_segments: 0,
         ecn_reductions: 0,
+        accecn_ce_packets: 0,
+        accecn_ce_bytes: 0,
         rounds: 0,
         marks_per_rtt: f64::NAN,
         marking_rate: f64::NAN,

@@ -832,6 +832,43 @@ mod tests {
         assert_eq!(l.bql_limit(), None);
     }
 
+    /// The order at the end of a serialization under BQL: the packet leaving the ring is
+    /// completed before the discipline is asked again (ns-3's `PacketDequeued` step calls
+    /// `NotifyTransmittedBytes`, then `Wake`). A ring of one, three 1000-byte packets at once:
+    /// packet 1 starts and its completion makes the limit 1000 (starved); 2 fills the ring
+    /// (avail 0), 3 waits for the ring. At 1 ms packet 2's completion comes first (queued 2000,
+    /// completed 2000: nothing over the limit, limit unchanged, avail 1000) and 3 then enters
+    /// the ring (avail 0); at 2 ms packet 3's completion finds no excess either: the limit stays
+    /// 1000. (Queued before that completion, 3 would have left an excess of 1000 over the
+    /// limit, and the next completion would have been a starvation: 2000.)
+    #[test]
+    fn bql_completes_before_the_discipline_is_asked_again() {
+        let mut l = Link::new(0, 1, 8_000_000, SimTime::ZERO, droptail(), None)
+            .with_device_queue(1)
+            .with_bql(Dql::new(SimTime::from_ms(1), 0, DQL_MAX_LIMIT));
+        let mut flight = InFlight::new();
+        for k in 1..=3u64 {
+            let mut p = pkt(k as u32, k);
+            p.size = 1000;
+            let o = l.offer((SimTime::ZERO, k), &p, &mut flight);
+            if k == 1 {
+                assert_eq!(o, Offer::Transmit(SimTime::from_ms(1)));
+                l.set_wire(k, true);
+            }
+        }
+        assert_eq!(
+            (l.bql_limit(), l.in_device_queue(), l.queue.len()),
+            (Some(1000), 1, 1)
+        );
+        for (t, left) in [(1, 0), (2, 0)] {
+            let now = SimTime::from_ms(t);
+            assert_eq!(l.tx_done(now, &mut flight), Some(SimTime::from_ms(1)));
+            l.set_wire(10 + t, true);
+            assert_eq!(l.queue.len(), left);
+            assert_eq!(l.bql_limit(), Some(1000), "at {t} ms");
+        }
+    }
+
     /// CoDel (target 5 ms, interval 10 ms) with sixteen packets queued at once, the twelfth
     /// of 200 bytes and the others of 1500 (1500 µs each on the wire, the small one 200 µs).
     /// Without a device queue packet k leaves at its start, 1.5 (k - 1) ms for k <= 12: the

@@ -195,13 +195,20 @@ impl Link {
             }
         }
         loop {
+            // The completion runs before the wake's dequeues (`PacketDequeued`'s deferred step:
+            // `NotifyTransmittedBytes`, then `Wake`), after those of the step that started the
+            // packet (an arrival at an idle device: `QueueDisc::Run` goes on after `Send`).
+            if let Some(bytes) = completion.take() {
+                let d = self.device.as_mut().expect("a device queue");
+                let bql = d.bql.as_mut().expect("BQL");
+                bql.dql.completed(now, bytes);
+                if bql.dql.avail() >= 0 {
+                    bql.stopped = false;
+                }
+            }
             self.run_discipline_bql(now, flight, &mut started, &mut completion);
-            let Some(bytes) = completion.take() else { break };
-            let d = self.device.as_mut().expect("a device queue");
-            let bql = d.bql.as_mut().expect("BQL");
-            bql.dql.completed(now, bytes);
-            if bql.dql.avail() >= 0 {
-                bql.stopped = false;
+            if completion.is_none() {
+                break;
             }
         }
         started

@@ -45,12 +45,8 @@ fn json(r: &tcplab_sim::RunResult) -> String {
 fn a_limit_that_never_binds_is_the_plain_ring() {
     let plain = run(&[]);
     let wide = run(&[("bql.min_limit", "\"1MB\""), ("bql.max_limit", "\"1MB\"")]);
-    let mut a = json(&plain);
-    let mut b = json(&wide);
-    // The scenario echo differs by the bql table only.
-    a = a.split("\"links\"").nth(1).unwrap().to_string();
-    b = b.split("\"links\"").nth(1).unwrap().to_string();
-    assert_eq!(a, b);
+    assert!(plain.flows[0].segments_sent > 0);
+    assert_eq!(json(&plain), json(&wide));
 }
 
 #[test]

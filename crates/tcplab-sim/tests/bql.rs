@@ -1,6 +1,6 @@
 //! Byte Queue Limits on a link's device queue (`bql`, docs/queues.md "Byte Queue Limits")
 //! through whole scenarios: a limit that never binds is the plain ring, BQL repeats exactly,
-//! conserves packets and keeps packets in the discipline, and bad settings are named. The
+//! conserves packets and moves the discipline's marks, and bad settings are named. The
 //! limit's evolution and the times at which the discipline is asked, against hand-computed
 //! answers, are in `net/link/bql.rs` and `net/link.rs` (`bql_*`).
 
@@ -50,7 +50,7 @@ fn a_limit_that_never_binds_is_the_plain_ring() {
 }
 
 #[test]
-fn bql_repeats_conserves_packets_and_keeps_packets_in_the_discipline() {
+fn bql_repeats_conserves_packets_and_moves_the_marks() {
     let bql = [("bql.hold_time", "\"1ms\"")];
     let a = run(&bql);
     assert_eq!(json(&a), json(&run(&bql)));

@@ -85,6 +85,9 @@ def test_ns3_cases_are_built_as_the_reference_states_them():
     assert codel["network"]["dumbbell"]["bottleneck"]["queue"]["codel"]["ce_threshold"] == "780us"
     val = ecn_ns3.scenario("validation-dctcp-80ms", ref["validation-dctcp-80ms"])
     assert (val["warmup"], val["duration"]) == ("34s", "39s")
+    # tcp-validation.cc's bottleneck ring: 3 packets under DynamicQueueLimits, HoldTime 1 ms.
+    neck = val["network"]["dumbbell"]["bottleneck"]
+    assert (neck["device_queue"], neck["bql"]) == (3, {"hold_time": "1ms"})
     fig = ecn_ns3.scenario("fig17", ref["fig17"])
     assert len(fig["flows"]) == 40 and len(fig["network"]["graph"]["flows"]) == 40
     # ns-3's recovery decides the reduction in CWR: TcpPrrRecovery in the dumbbell and

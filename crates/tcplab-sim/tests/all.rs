@@ -10,6 +10,7 @@ mod common;
 
 mod ack_counting;
 mod bbr;
+mod bql;
 mod cc;
 mod cwr;
 mod device_queue;

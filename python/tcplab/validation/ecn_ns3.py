@@ -110,7 +110,12 @@ def validation(case: dict, name: str) -> dict:
                         "limit": 1000,
                         "codel": {"target": "5ms", "interval": "100ms", "ecn": True, "ce_threshold": "1ms"},
                     },
+                    # ns-3's ring: a 3-packet DropTail under DynamicQueueLimits, HoldTime 1 ms,
+                    # on both devices of this link (the bottleneck's CoDel and the far end's
+                    # FQ-CoDel); ns-3 counts each packet with its 2-byte PPP header, as
+                    # HEADER_BYTES does here.
                     "device_queue": 3,
+                    "bql": {"hold_time": "1ms"},
                 },
                 "access_rate": "1Gbit/s",
                 "access_delay": "1us",
@@ -231,10 +236,10 @@ def scenario(name: str, case: dict) -> dict:
 
 #: What could not be set as ns-3 has it, per case prefix (the page lists them).
 APPROXIMATIONS = {
-    "validation": "ns-3's bottleneck device ring is a 3-packet DropTail under BQL (DQL, HoldTime 1 ms), "
-    "whose byte limit adapts; here a fixed 3-packet device queue (BQL is not modelled; what it does "
-    "to alpha is below). The other devices' FQ-CoDel is not "
-    "modelled (their links never queue), nor the ping application (0.016 % of the link).",
+    "validation": "none on the bottleneck: ns-3's device ring, a 3-packet DropTail under BQL "
+    '(DynamicQueueLimits, HoldTime 1 ms), is `device_queue = 3` with `bql = { hold_time = "1ms" }` '
+    "(docs/queues.md). The access devices' rings, BQL and FQ-CoDel are not modelled (their links "
+    "never queue), nor the ping application (0.016 % of the link).",
     "red": "RED with MinTh = MaxTh = K and QW = 1 is the step queue at K (docs/queues.md, `step`): "
     "the same rule, no approximation.",
     "codel": "none: CoDel's law with ECN and its CE threshold at dequeue, the 1-packet device queue.",
@@ -383,16 +388,20 @@ def ack_every_segment_alphas(name: str, case: dict) -> dict[str, float]:
     return out
 
 
-def device_queue_alphas(name: str, case: dict, sizes=(0, 6)) -> dict[int, float]:
-    """tcplab's alpha of a validation case with other fixed device queues than the 3 packets
-    that stand for ns-3's ring under BQL: how much that approximation can move it."""
+def device_queue_alphas(name: str, case: dict, rings=((3, False), (0, False), (6, True))) -> dict[str, float]:
+    """tcplab's alpha of a validation case with other device queues than ns-3's 3-packet ring
+    under BQL: (packets, BQL) pairs, keyed as "3 packets" or "6 packets with BQL"."""
     from tcplab.simulation import run as simulate
 
     out = {}
-    for n in sizes:
+    for n, bql in rings:
         sc = validation(case, name)
-        sc["network"]["dumbbell"]["bottleneck"]["device_queue"] = n
-        out[n] = simulate(sc).flows.row(0, named=True)["ecn_alpha_mean"]
+        neck = sc["network"]["dumbbell"]["bottleneck"]
+        neck["device_queue"] = n
+        if not bql:
+            del neck["bql"]
+        key = f"{n} packets" + (" with BQL" if bql else "")
+        out[key] = simulate(sc).flows.row(0, named=True)["ecn_alpha_mean"]
     return out
 
 

@@ -34,8 +34,10 @@ use crate::time::{serialization_time, SimTime};
 use std::collections::VecDeque;
 
 mod arena;
+mod bql;
 pub use arena::InFlight;
 use arena::Propagating;
+pub use bql::{Dql, DQL_MAX_LIMIT};
 
 /// Gives an emptied buffer's memory back once it has held more than a few packets: with
 /// thousands of flows each link's buffer would otherwise keep its flow's largest burst for the
@@ -139,6 +141,8 @@ pub struct Link {
 struct DeviceQueue {
     cap: usize,
     ring: VecDeque<Packet>,
+    /// Byte Queue Limits on the ring, if set (`bql` in the scenario; net/link/bql.rs).
+    bql: Option<bql::Bql>,
 }
 
 impl Link {
@@ -177,10 +181,29 @@ impl Link {
             self.device = Some(Box::new(DeviceQueue {
                 cap: n as usize,
                 ring: VecDeque::with_capacity(n as usize),
+                bql: None,
             }));
             self.shortcut = false;
         }
         self
+    }
+
+    /// Puts Byte Queue Limits on the device queue (net/link/bql.rs): `dql` is its limit's
+    /// state, fresh. Without a device queue there is nothing to limit (the scenario refuses
+    /// `bql` there).
+    pub fn with_bql(mut self, dql: Dql) -> Self {
+        if let Some(d) = self.device.as_mut() {
+            d.bql = Some(bql::Bql { dql, stopped: false });
+        }
+        self
+    }
+
+    /// The device queue's BQL limit in bytes, if it has BQL.
+    pub fn bql_limit(&self) -> Option<u32> {
+        self.device
+            .as_ref()
+            .and_then(|d| d.bql.as_ref())
+            .map(|b| b.dql.limit())
     }
 
     /// The device queue's capacity in packets (0: none).
@@ -491,6 +514,9 @@ impl Link {
     /// `QueueDisc::Run`. Returns the serialization time of the packet that started, if one did.
     #[inline(never)]
     fn pump(&mut self, now: SimTime, flight: &mut InFlight) -> Option<SimTime> {
+        if self.device.as_ref().is_some_and(|d| d.bql.is_some()) {
+            return self.pump_bql(now, flight);
+        }
         let mut started = None;
         if self.wire.is_none() {
             let head = self.device.as_mut().and_then(|d| d.ring.pop_front());
@@ -585,8 +611,17 @@ mod tests {
         n: u32,
         arrivals: &[(u64, u32, u32)],
     ) -> (Vec<(u32, u64, u64)>, Vec<(u32, u64, DropCause)>) {
+        let l = Link::new(0, 1, 8_000_000, SimTime::ZERO, q, None).with_device_queue(n);
+        drive_link(l, arrivals)
+    }
+
+    /// `drive` on a given link.
+    #[allow(clippy::type_complexity)]
+    fn drive_link(
+        mut l: Link,
+        arrivals: &[(u64, u32, u32)],
+    ) -> (Vec<(u32, u64, u64)>, Vec<(u32, u64, DropCause)>) {
         const US: u64 = 1000;
-        let mut l = Link::new(0, 1, 8_000_000, SimTime::ZERO, q, None).with_device_queue(n);
         let mut flight = InFlight::new();
         let mut out_of_queue: Vec<(u32, u64)> = Vec::new();
         let mut started: Vec<(u32, u64)> = Vec::new();
@@ -748,6 +783,90 @@ mod tests {
                 (5, 4000, 4000)
             ]
         );
+    }
+
+    /// Byte Queue Limits on a ring of 3 (hold time 1 ms): six 1000-byte packets at once, 8
+    /// Mbit/s (1000 µs each). Packet 1 leaves the discipline and starts at once; queued to
+    /// BQL it leaves `avail` at -1000 (the limit is 0), and its completion (it left the ring)
+    /// finds the queue starved: limit 1000, `adj_limit` 2000. Packets 2 and 3 then enter the
+    /// ring (avail 0, then -1000: stopped); 4, 5 and 6 wait in the discipline although the
+    /// ring has room. At 1 ms packet 2 starts; its completion leaves avail at 0, which
+    /// restarts the queue: 4 leaves (stopped again). At 2 ms packet 3 starts; that completion
+    /// is a starvation by the second rule (over the limit before, everything queued then now
+    /// completed): limit 1000 + 1000 = 2000, so 5 and 6 leave together. Without BQL, 2, 3 and
+    /// 4 would have left at 0, 5 at 1 ms and 6 at 2 ms.
+    #[test]
+    fn bql_keeps_packets_in_the_discipline_until_the_limit_has_room() {
+        let dql = || Dql::new(SimTime::from_ms(1), 0, DQL_MAX_LIMIT);
+        let arrivals: Vec<(u64, u32, u32)> = (1..=6).map(|k| (0, k, 1000)).collect();
+        let l = Link::new(0, 1, 8_000_000, SimTime::ZERO, droptail(), None)
+            .with_device_queue(3)
+            .with_bql(dql());
+        let (times, drops) = drive_link(l, &arrivals);
+        assert!(drops.is_empty());
+        assert_eq!(
+            times,
+            vec![
+                (1, 0, 0),
+                (2, 0, 1000),
+                (3, 0, 2000),
+                (4, 1000, 3000),
+                (5, 2000, 4000),
+                (6, 2000, 5000)
+            ]
+        );
+        let (plain, _) = drive(droptail(), 3, &arrivals);
+        assert_eq!(
+            plain.iter().map(|t| t.1).collect::<Vec<_>>(),
+            vec![0, 0, 0, 0, 1000, 2000]
+        );
+        // The limit at the end, and a link without a device queue takes no BQL.
+        let mut l = Link::new(0, 1, 8_000_000, SimTime::ZERO, droptail(), None)
+            .with_device_queue(3)
+            .with_bql(dql());
+        let mut flight = InFlight::new();
+        assert_eq!(l.bql_limit(), Some(0));
+        l.offer((SimTime::ZERO, 1), &pkt(1, 1), &mut flight);
+        assert_eq!(l.bql_limit(), Some(pkt(1, 1).size));
+        let l = Link::new(0, 1, 8_000_000, SimTime::ZERO, droptail(), None).with_bql(dql());
+        assert_eq!(l.bql_limit(), None);
+    }
+
+    /// The order at the end of a serialization under BQL: the packet leaving the ring is
+    /// completed before the discipline is asked again (ns-3's `PacketDequeued` step calls
+    /// `NotifyTransmittedBytes`, then `Wake`). A ring of one, three 1000-byte packets at once:
+    /// packet 1 starts and its completion makes the limit 1000 (starved); 2 fills the ring
+    /// (avail 0), 3 waits for the ring. At 1 ms packet 2's completion comes first (queued 2000,
+    /// completed 2000: nothing over the limit, limit unchanged, avail 1000) and 3 then enters
+    /// the ring (avail 0); at 2 ms packet 3's completion finds no excess either: the limit stays
+    /// 1000. (Queued before that completion, 3 would have left an excess of 1000 over the
+    /// limit, and the next completion would have been a starvation: 2000.)
+    #[test]
+    fn bql_completes_before_the_discipline_is_asked_again() {
+        let mut l = Link::new(0, 1, 8_000_000, SimTime::ZERO, droptail(), None)
+            .with_device_queue(1)
+            .with_bql(Dql::new(SimTime::from_ms(1), 0, DQL_MAX_LIMIT));
+        let mut flight = InFlight::new();
+        for k in 1..=3u64 {
+            let mut p = pkt(k as u32, k);
+            p.size = 1000;
+            let o = l.offer((SimTime::ZERO, k), &p, &mut flight);
+            if k == 1 {
+                assert_eq!(o, Offer::Transmit(SimTime::from_ms(1)));
+                l.set_wire(k, true);
+            }
+        }
+        assert_eq!(
+            (l.bql_limit(), l.in_device_queue(), l.queue.len()),
+            (Some(1000), 1, 1)
+        );
+        for (t, left) in [(1, 0), (2, 0)] {
+            let now = SimTime::from_ms(t);
+            assert_eq!(l.tx_done(now, &mut flight), Some(SimTime::from_ms(1)));
+            l.set_wire(10 + t, true);
+            assert_eq!(l.queue.len(), left);
+            assert_eq!(l.bql_limit(), Some(1000), "at {t} ms");
+        }
     }
 
     /// CoDel (target 5 ms, interval 10 ms) with sixteen packets queued at once, the twelfth

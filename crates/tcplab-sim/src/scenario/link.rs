@@ -37,6 +37,76 @@ pub struct LinkSpec {
     /// transmitter takes packets straight from the discipline. docs/queues.md, "Device queue".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_queue: Option<u64>,
+    /// Byte Queue Limits on the device queue (needs `device_queue`): the discipline is asked
+    /// for a packet only while the bytes in the device queue are under a limit that adapts to
+    /// what the transmitter takes (Linux's BQL, lib/dynamic_queue_limits.c, as ns-3's
+    /// `DynamicQueueLimits` ports it). Default none. docs/queues.md, "Byte Queue Limits".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bql: Option<BqlSpec>,
+}
+
+/// A device queue's Byte Queue Limits (`bql = { hold_time = "1ms" }`; every field optional).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BqlSpec {
+    /// How long the least slack is watched before the limit sheds it (Linux's and ns-3's
+    /// default: 1 s; ns-3's `HoldTime`, Linux's `hold_time` in sysfs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_time: Option<Duration>,
+    /// The smallest limit, in bytes (default 0; `limit_min`). The limit starts there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_limit: Option<Size>,
+    /// The largest limit, in bytes (default and most: Linux's DQL_MAX_LIMIT, 1879048192;
+    /// `limit_max`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_limit: Option<Size>,
+}
+
+impl BqlSpec {
+    /// The default hold time: Linux's `HZ` jiffies (one second), ns-3's `HoldTime`.
+    pub const DEFAULT_HOLD_TIME: SimTime = SimTime::from_secs(1);
+
+    /// A fresh limit with these settings.
+    pub fn dql(&self) -> crate::net::link::Dql {
+        crate::net::link::Dql::new(
+            self.hold_time.map_or(Self::DEFAULT_HOLD_TIME, |d| d.0),
+            self.min_limit.map_or(0, |s| s.0 as u32),
+            self.max_limit
+                .map_or(crate::net::link::DQL_MAX_LIMIT, |s| s.0 as u32),
+        )
+    }
+
+    /// Checks the settings (`at` is the link's field path; `device_queue` its ring).
+    pub(crate) fn validate(&self, device_queue: Option<u64>, at: &str) -> Result<(), Error> {
+        let max = crate::net::link::DQL_MAX_LIMIT as u64;
+        if device_queue.unwrap_or(0) == 0 {
+            return Err(invalid(
+                format!("{at}.bql"),
+                "limits a device queue, and the link has none (expected device_queue >= 1 with bql)",
+            ));
+        }
+        if self.hold_time.is_some_and(|d| d.0 == SimTime::ZERO) {
+            return Err(invalid(format!("{at}.bql.hold_time"), "0 (expected a time > 0)"));
+        }
+        if let Some(Size(b)) = self.max_limit {
+            if b > max {
+                return Err(invalid(
+                    format!("{at}.bql.max_limit"),
+                    format!("{b} bytes (expected 0 to {max} bytes)"),
+                ));
+            }
+        }
+        let top = self.max_limit.map_or(max, |s| s.0);
+        if let Some(Size(b)) = self.min_limit {
+            if b > top {
+                return Err(invalid(
+                    format!("{at}.bql.min_limit"),
+                    format!("{b} bytes (expected 0 to max_limit, {top} bytes)"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl LinkSpec {
@@ -51,6 +121,7 @@ impl LinkSpec {
             loss: None,
             reverse_loss: None,
             device_queue: None,
+            bql: None,
         }
     }
 
@@ -174,6 +245,9 @@ impl LinkSpec {
         }
         self.queue.validate(&format!("{at}.queue"))?;
         validate_device_queue(self.device_queue, at)?;
+        if let Some(b) = &self.bql {
+            b.validate(self.device_queue, at)?;
+        }
         if let Some(q) = &self.reverse_queue {
             q.validate(&format!("{at}.reverse_queue"))?;
         }

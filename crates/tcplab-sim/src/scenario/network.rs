@@ -145,6 +145,9 @@ pub struct GraphLink {
     /// A device queue of this many packets under each direction's discipline (`LinkSpec`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_queue: Option<u64>,
+    /// Byte Queue Limits on that device queue (`LinkSpec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bql: Option<super::link::BqlSpec>,
 }
 
 impl GraphLink {
@@ -163,6 +166,7 @@ impl GraphLink {
             loss: self.loss.clone(),
             reverse_loss: self.reverse_loss.clone(),
             device_queue: self.device_queue,
+            bql: self.bql.clone(),
         }
     }
 }

@@ -213,10 +213,14 @@ impl Builder {
         let qf = queue(&spec.queue, spec.rate.0, self.seed, &fwd);
         let qr = queue(rq, rrate, self.seed, &rev);
         let dq = spec.device_queue_packets();
-        self.links
-            .push(Link::new(a, b, spec.rate.0, spec.delay.0, qf, lf).with_device_queue(dq));
-        self.links
-            .push(Link::new(b, a, rrate, spec.delay.0, qr, lr).with_device_queue(dq));
+        let mut fwd_link = Link::new(a, b, spec.rate.0, spec.delay.0, qf, lf).with_device_queue(dq);
+        let mut rev_link = Link::new(b, a, rrate, spec.delay.0, qr, lr).with_device_queue(dq);
+        if let Some(bql) = &spec.bql {
+            fwd_link = fwd_link.with_bql(bql.dql());
+            rev_link = rev_link.with_bql(bql.dql());
+        }
+        self.links.push(fwd_link);
+        self.links.push(rev_link);
         self.link_names.push(&fwd);
         self.link_names.push(&rev);
     }

@@ -28,9 +28,10 @@ def receiver_acks(marks: Sequence[bool], rule: str = "ns3") -> list[tuple[int, b
     if rule not in RULES:
         raise ValueError(f"rule: expected one of {', '.join(RULES)}, not {rule!r}")
     acks: list[tuple[int, bool]] = []
-    rcv_nxt = prior = count = 0
+    prior = count = 0
     have_prior = ce_state = delayed = False
-    for ce in marks:
+    for rcv_nxt, ce in enumerate(marks):
+        # rcv_nxt: the segments received before this one.
         # ForwardUp: CA_EVENT_ECN_IS_CE / NO_CE before the segment is queued.
         if ce != ce_state and delayed and have_prior:
             # The ACK "for the prior data" with the old state; SendEmptyPacket resets the
@@ -39,11 +40,10 @@ def receiver_acks(marks: Sequence[bool], rule: str = "ns3") -> list[tuple[int, b
             count = 0
         have_prior, prior, ce_state = True, rcv_nxt, ce
         # DoForwardUp -> ReceivedData: queued, then ACKed every second segment.
-        rcv_nxt += 1
         count += 1
         if count >= 2:
             count, delayed = 0, False
-            acks.append((rcv_nxt, ce_state))
+            acks.append((rcv_nxt + 1, ce_state))
         else:
             delayed = True
     return acks
@@ -68,3 +68,34 @@ def counted_share(ce_share: float, rule: str = "ns3", segments: int = 400_000, s
     rng = random.Random(seed)
     marked, total = sender_counts(receiver_acks([rng.random() < ce_share for _ in range(segments)], rule))
     return marked / total if total else 0.0
+
+
+#: fig17's flow groups (reference.json's order): S1 -> R1, S2 -> R2, S3 -> R1.
+GROUPS = (("S1", slice(0, 10)), ("S2", slice(10, 30)), ("S3", slice(30, 40)))
+
+
+def tcplab_fig17_marks(case: dict) -> dict:
+    """tcplab's fig17 (as `ecn_ns3.fig17` builds it): the share of data segments its receivers
+    got CE, and per group the flows' mean alpha and CE share."""
+    import statistics
+
+    from tcplab.simulation import run as simulate
+    from tcplab.validation import ecn_ns3
+
+    flows = simulate(ecn_ns3.fig17(case, "fig17")).flows
+    ce = flows["ce_received"].to_list()
+    rate = flows["marking_rate"].to_list()
+    received = sum(c / r for c, r in zip(ce, rate, strict=True) if r > 0)
+    alpha = flows["ecn_alpha_mean"].to_list()
+    return {
+        "ce_share": sum(ce) / received if received else 0.0,
+        "groups": {g: (statistics.mean(alpha[sl]), statistics.mean(rate[sl])) for g, sl in GROUPS},
+    }
+
+
+def ns3_shares(run: dict) -> tuple[float, float]:
+    """(CE share at the receivers, marked share the senders counted) of a fig17 ns-3 run."""
+    return (
+        run["receiver_ce_segments"] / run["receiver_ect_segments"],
+        run["sender_ece_bytes"] / run["sender_acked_bytes"],
+    )

@@ -282,11 +282,12 @@ def main() -> None:
     )
     ap.add_argument(
         "--recovery",
-        choices=["classic", "linux-cwr"],
+        choices=["classic", "linux-cwr", "linux-cwr-bytes", "ns3-cwr", "ns3-cwr-entry-once"],
         help="run the cases with TcpClassicRecovery (the ECE reduction at once, as tcplab's) and store "
         "them under classic_recovery in reference.json: a counterfactual beside the cases as stated; "
         "linux-cwr: PRR in CWR as Linux's tcp_cwnd_reduction (bench/ns3_dctcp/cwr.h), stored under "
-        "linux_cwr_recovery",
+        "linux_cwr_recovery (linux-cwr-bytes: the same in bytes); ns3-cwr: TcpPrrRecovery's CWR restated (the same run), ns3-cwr-entry-once: "
+        "with the entering ACK counted once (ns3_cwr_recovery, ns3_cwr_entry_once_recovery)",
     )
     ap.add_argument(
         "--ack-every-segment",
@@ -376,6 +377,9 @@ COUNTERFACTUALS = (
     "ack_every_segment_no_bql",
     "classic_recovery_ack_every_segment_no_bql",
     "linux_cwr_recovery_ack_every_segment_no_bql",
+    "linux_cwr_bytes_recovery_ack_every_segment_no_bql",
+    "ns3_cwr_recovery_ack_every_segment_no_bql",
+    "ns3_cwr_entry_once_recovery_ack_every_segment_no_bql",
     "dctcp_echo_prior",
     "dctcp_echo_linux",
 )

@@ -55,3 +55,22 @@ def test_the_prior_rule_counts_every_mark_and_ns3_loses_about_a_third():
 def test_an_unknown_rule_is_one_clear_error():
     with pytest.raises(ValueError, match="rule: expected one of ns3, prior, not 'linux'"):
         echo.receiver_acks([C], "linux")
+
+
+def _runs(alphas: dict[str, float]) -> dict:
+    return {f"{k}_recovery_ack_every_segment_no_bql": {"v": {"alpha_mean": [a]}} for k, a in alphas.items()}
+
+
+def test_the_cwr_controls_are_named_only_when_all_were_run():
+    from tcplab.validation import ecn_page
+
+    # Without the controls: "not traced" beyond 10 %, nothing within.
+    assert ecn_page.per_segment_cwr_evidence("v", {}, 0.15, 0.19, 0.19) == "; this gap is not traced"
+    assert ecn_page.per_segment_cwr_evidence("v", {}, 0.15, 0.16, 0.19) == ""
+    alphas = {"classic": 0.2, "ns3_cwr": 0.19, "ns3_cwr_entry_once": 0.13, "linux_cwr_bytes": 0.131}
+    ref = _runs(alphas | {"linux_cwr": 0.15}) | {"ack_every_segment_no_bql": {"v": {"alpha_mean": [0.19]}}}
+    text = ecn_page.per_segment_cwr_evidence("v", ref, 0.15, 0.19, 0.2)
+    assert "gives the same run (alpha 0.1900)" in text and "tcplab / ns-3 1.000" in text
+    assert "(0.1300 to 0.1900)" in text and "(0.1500 to 0.1310)" in text
+    ref["ack_every_segment_no_bql"]["v"]["alpha_mean"] = [0.18]
+    assert "**not** the same run" in ecn_page.per_segment_cwr_evidence("v", ref, 0.15, 0.18, 0.2)

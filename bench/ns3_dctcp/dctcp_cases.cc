@@ -20,7 +20,8 @@ namespace
 
 // --recovery: "prr" (the cases as stated), or "classic", a counterfactual: TcpClassicRecovery
 // sets cwnd to ssthresh at once when an ECE enters CWR, where PRR lowers it over the round trip;
-// or "linux-cwr", another: PRR in CWR as Linux's tcp_cwnd_reduction (cwr.h).
+// or "linux-cwr" (-bytes), another: PRR in CWR as Linux's tcp_cwnd_reduction; "ns3-cwr": TcpPrrRecovery's
+// CWR restated, and "ns3-cwr-entry-once", the same with the entering ACK counted once (cwr.h).
 std::string g_recovery = "prr";
 
 TypeId
@@ -30,8 +31,17 @@ RecoveryTypeId()
     {
         return TcpClassicRecovery::GetTypeId();
     }
-    return g_recovery == "linux-cwr" ? TcpLinuxCwrRecovery::GetTypeId()
-                                     : TcpPrrRecovery::GetTypeId();
+    if (g_recovery == "ns3-cwr" || g_recovery == "ns3-cwr-entry-once")
+    {
+        g_ns3CwrEntryOnce = g_recovery == "ns3-cwr-entry-once";
+        return TcpNs3CwrRecovery::GetTypeId();
+    }
+    if (g_recovery == "linux-cwr" || g_recovery == "linux-cwr-bytes")
+    {
+        g_linuxCwrBytes = g_recovery == "linux-cwr-bytes";
+        return TcpLinuxCwrRecovery::GetTypeId();
+    }
+    return TcpPrrRecovery::GetTypeId();
 }
 
 // --noBql: validation only, a counterfactual: the bottleneck's device ring without Dynamic Queue
@@ -296,8 +306,9 @@ main(int argc, char* argv[])
     cmd.AddValue("measurement", "fig17: measurement window (s)", measurement);
     cmd.AddValue("series", "CSV time series of flow 0 (goodput, alpha)", series);
     cmd.AddValue("recovery",
-                 "prr | classic (the ECE reduction at once) | linux-cwr (Linux's PRR in CWR): "
-                 "counterfactuals beside prr",
+                 "prr | classic (the ECE reduction at once) | linux-cwr | linux-cwr-bytes (Linux's "
+                 "PRR in CWR) | ns3-cwr | ns3-cwr-entry-once (TcpPrrRecovery's CWR restated): "
+                 "counterfactuals",
                  g_recovery);
     cmd.AddValue("noBql",
                  "validation: no Dynamic Queue Limits on the bottleneck's device (a counterfactual)",
@@ -313,10 +324,13 @@ main(int argc, char* argv[])
         std::cerr << "--dctcpEcho: expected ns3, prior or linux, not " << g_dctcpEcho << std::endl;
         return 2;
     }
-    if (g_recovery != "prr" && g_recovery != "classic" && g_recovery != "linux-cwr")
+    const std::vector<std::string> recoveries{"prr", "classic", "linux-cwr", "linux-cwr-bytes",
+                                              "ns3-cwr", "ns3-cwr-entry-once"};
+    if (std::find(recoveries.begin(), recoveries.end(), g_recovery) == recoveries.end())
     {
-        std::cerr << "--recovery: expected prr, classic or linux-cwr, not " << g_recovery
-                  << std::endl;
+        std::cerr << "--recovery: expected prr, classic, linux-cwr, linux-cwr-bytes, ns3-cwr or "
+                     "ns3-cwr-entry-once, not "
+                  << g_recovery << std::endl;
         return 2;
     }
     if (scenario == "validation")

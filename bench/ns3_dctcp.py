@@ -37,7 +37,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "ns3_dctcp")
-SOURCES = ("dctcp_cases.cc", "measure.h", "fig17.h")
+SOURCES = ("dctcp_cases.cc", "measure.h", "cwr.h", "echo.h", "fig17.h")
 OUT_JSON = os.path.join(SRC, "reference.json")
 OUT_SERIES = os.path.join(SRC, "series")
 
@@ -282,9 +282,12 @@ def main() -> None:
     )
     ap.add_argument(
         "--recovery",
-        choices=["classic"],
+        choices=["classic", "linux-cwr", "linux-cwr-bytes", "ns3-cwr", "ns3-cwr-entry-once"],
         help="run the cases with TcpClassicRecovery (the ECE reduction at once, as tcplab's) and store "
-        "them under classic_recovery in reference.json: a counterfactual beside the cases as stated",
+        "them under classic_recovery in reference.json: a counterfactual beside the cases as stated; "
+        "linux-cwr: PRR in CWR as Linux's tcp_cwnd_reduction (bench/ns3_dctcp/cwr.h), stored under "
+        "linux_cwr_recovery (linux-cwr-bytes: the same in bytes); ns3-cwr: TcpPrrRecovery's CWR restated (the same run), ns3-cwr-entry-once: "
+        "with the entering ACK counted once (ns3_cwr_recovery, ns3_cwr_entry_once_recovery)",
     )
     ap.add_argument(
         "--ack-every-segment",
@@ -298,6 +301,14 @@ def main() -> None:
         help="validation cases: the bottleneck's device ring without Dynamic Queue Limits (a fixed "
         "3-packet DropTail, as tcplab's device_queue = 3); stored under no_bql (with "
         "--ack-every-segment: ack_every_segment_no_bql)",
+    )
+    ap.add_argument(
+        "--dctcp-echo",
+        choices=["prior", "linux"],
+        help="fig17: the receivers' CE echo instead of TcpDctcp's (bench/ns3_dctcp/echo.h): on a change "
+        "of CE state the delayed ACK covers the data received so far, with the old state (prior: "
+        "tcplab's ack = \"delayed\"); linux: and the segment is acknowledged at once (Linux's DCTCP); "
+        "stored under dctcp_echo_prior / dctcp_echo_linux",
     )
     ap.add_argument(
         "--upstream-example",
@@ -328,17 +339,20 @@ def main() -> None:
             continue
         if a.no_bql and not name.startswith("validation-"):
             continue  # only the validation cases have BQL
-        if a.recovery or a.ack_every_segment or a.no_bql:
+        if a.dctcp_echo and name != "fig17":
+            continue  # only fig17 runs the receiver of echo.h
+        if a.recovery or a.ack_every_segment or a.no_bql or a.dctcp_echo:
             extra = [f"--recovery={a.recovery}"] if a.recovery else []
             if a.ack_every_segment:  # fig17 sets its own DelAckCount (dctcp-example.cc's 2)
                 extra += ["--fig17DelAckCount=1" if name == "fig17" else "--ns3::TcpSocket::DelAckCount=1"]
             extra += ["--noBql=1"] if a.no_bql else []
+            extra += [f"--dctcpEcho={a.dctcp_echo}"] if a.dctcp_echo else []
             on = (
-                ("classic_recovery", a.recovery),
+                (f"{(a.recovery or '').replace('-', '_')}_recovery", a.recovery),
                 ("ack_every_segment", a.ack_every_segment),
                 ("no_bql", a.no_bql),
             )
-            key = "_".join(k for k, flag in on if flag)
+            key = "_".join(k for k, flag in on if flag) or f"dctcp_echo_{a.dctcp_echo}"
             r = run_case(exe, name, [*args, *extra], series=False)
             print(f"{name} ({' '.join(extra)}): alpha {sum(r['alpha_mean']) / len(r['alpha_mean']):.4f}")
             _store({key: {name: r}})
@@ -361,6 +375,13 @@ COUNTERFACTUALS = (
     "classic_recovery_ack_every_segment",
     "no_bql",
     "ack_every_segment_no_bql",
+    "classic_recovery_ack_every_segment_no_bql",
+    "linux_cwr_recovery_ack_every_segment_no_bql",
+    "linux_cwr_bytes_recovery_ack_every_segment_no_bql",
+    "ns3_cwr_recovery_ack_every_segment_no_bql",
+    "ns3_cwr_entry_once_recovery_ack_every_segment_no_bql",
+    "dctcp_echo_prior",
+    "dctcp_echo_linux",
 )
 
 

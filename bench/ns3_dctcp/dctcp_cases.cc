@@ -12,18 +12,36 @@
 // Output: one line "RESULT {json}" on stdout; with --series=FILE a CSV time series.
 
 #include "measure.h"
+#include "cwr.h"
+#include "echo.h"
 
 namespace
 {
 
 // --recovery: "prr" (the cases as stated), or "classic", a counterfactual: TcpClassicRecovery
-// sets cwnd to ssthresh at once when an ECE enters CWR, where PRR lowers it over the round trip.
+// sets cwnd to ssthresh at once when an ECE enters CWR, where PRR lowers it over the round trip;
+// or "linux-cwr" (-bytes), another: PRR in CWR as Linux's tcp_cwnd_reduction; "ns3-cwr": TcpPrrRecovery's
+// CWR restated, and "ns3-cwr-entry-once", the same with the entering ACK counted once (cwr.h).
 std::string g_recovery = "prr";
 
 TypeId
 RecoveryTypeId()
 {
-    return g_recovery == "classic" ? TcpClassicRecovery::GetTypeId() : TcpPrrRecovery::GetTypeId();
+    if (g_recovery == "classic")
+    {
+        return TcpClassicRecovery::GetTypeId();
+    }
+    if (g_recovery == "ns3-cwr" || g_recovery == "ns3-cwr-entry-once")
+    {
+        g_ns3CwrEntryOnce = g_recovery == "ns3-cwr-entry-once";
+        return TcpNs3CwrRecovery::GetTypeId();
+    }
+    if (g_recovery == "linux-cwr" || g_recovery == "linux-cwr-bytes")
+    {
+        g_linuxCwrBytes = g_recovery == "linux-cwr-bytes";
+        return TcpLinuxCwrRecovery::GetTypeId();
+    }
+    return TcpPrrRecovery::GetTypeId();
 }
 
 // --noBql: validation only, a counterfactual: the bottleneck's device ring without Dynamic Queue
@@ -287,16 +305,32 @@ main(int argc, char* argv[])
     cmd.AddValue("convergence", "fig17: convergence time (s)", convergence);
     cmd.AddValue("measurement", "fig17: measurement window (s)", measurement);
     cmd.AddValue("series", "CSV time series of flow 0 (goodput, alpha)", series);
-    cmd.AddValue("recovery", "prr | classic (the ECE reduction at once: a counterfactual)", g_recovery);
+    cmd.AddValue("recovery",
+                 "prr | classic (the ECE reduction at once) | linux-cwr | linux-cwr-bytes (Linux's "
+                 "PRR in CWR) | ns3-cwr | ns3-cwr-entry-once (TcpPrrRecovery's CWR restated): "
+                 "counterfactuals",
+                 g_recovery);
     cmd.AddValue("noBql",
                  "validation: no Dynamic Queue Limits on the bottleneck's device (a counterfactual)",
                  g_noBql);
     cmd.AddValue("fig17DelAckCount", "fig17: segments per delayed ACK (the example: 2)",
                  g_fig17DelAckCount);
+    cmd.AddValue("dctcpEcho",
+                 "fig17: ns3 (TcpDctcp's receiver) | prior | linux (other CE echoes: counterfactuals)",
+                 g_dctcpEcho);
     cmd.Parse(argc, argv);
-    if (g_recovery != "prr" && g_recovery != "classic")
+    if (g_dctcpEcho != "ns3" && g_dctcpEcho != "prior" && g_dctcpEcho != "linux")
     {
-        std::cerr << "--recovery: expected prr or classic, not " << g_recovery << std::endl;
+        std::cerr << "--dctcpEcho: expected ns3, prior or linux, not " << g_dctcpEcho << std::endl;
+        return 2;
+    }
+    const std::vector<std::string> recoveries{"prr", "classic", "linux-cwr", "linux-cwr-bytes",
+                                              "ns3-cwr", "ns3-cwr-entry-once"};
+    if (std::find(recoveries.begin(), recoveries.end(), g_recovery) == recoveries.end())
+    {
+        std::cerr << "--recovery: expected prr, classic, linux-cwr, linux-cwr-bytes, ns3-cwr or "
+                     "ns3-cwr-entry-once, not "
+                  << g_recovery << std::endl;
         return 2;
     }
     if (scenario == "validation")

@@ -2,6 +2,16 @@
 
 namespace
 {
+// Every sender's CongestionEstimate into the window's sums of ECE-marked and acked bytes (echo.h).
+void
+ConnectEstimate(uint32_t nodeId)
+{
+    std::ostringstream path;
+    path << "/NodeList/" << nodeId
+         << "/$ns3::TcpL4Protocol/SocketList/0/CongestionOps/$ns3::TcpDctcp/CongestionEstimate";
+    Config::ConnectWithoutContextFailSafe(path.str(), MakeCallback(&OnEstimate));
+}
+
 // ------------------------------------------- dctcp-example.cc (the DCTCP paper's Fig. 17)
 // 40 TCP flows: S1 (10) and S3 (10) to R1, S2 (20) to R2 (one receiver each); T1 -> T2 at
 // 10 Gbit/s, every other link 1 Gbit/s, all 10 us. RED as in the example: QW = 1, no hard
@@ -13,7 +23,8 @@ Fig17(double startup, double convergence, double measurement, const std::string&
 {
     Time flowStartupWindow = Seconds(startup);
     Time stopTime = Seconds(startup + convergence + measurement);
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpDctcp"));
+    // TcpDctcp with counters (echo.h); --dctcpEcho sets another CE echo at the receivers.
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpDctcpEcho::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(g_fig17DelAckCount));
     GlobalValue::Bind("ChecksumEnabled", BooleanValue(false));
@@ -147,6 +158,7 @@ Fig17(double startup, double convergence, double measurement, const std::string&
         Time start = i * flowStartupWindow / 20 + MilliSeconds(i * 5);
         onoff(S2.Get(i), InetSocketAddress(ipR2T2[i].GetAddress(0), port), start);
         Simulator::Schedule(start + MicroSeconds(1), &ConnectAlpha, S2.Get(i)->GetId(), 10 + i);
+        Simulator::Schedule(start + MicroSeconds(1), &ConnectEstimate, S2.Get(i)->GetId());
     }
     for (uint32_t i = 0; i < 20; i++)
     {
@@ -157,6 +169,7 @@ Fig17(double startup, double convergence, double measurement, const std::string&
         Time start = (i < 10 ? i : i - 10) * flowStartupWindow / 10 + MilliSeconds(i * 5);
         onoff(src, InetSocketAddress(ipR1T2.GetAddress(0), port), start);
         Simulator::Schedule(start + MicroSeconds(1), &ConnectAlpha, src->GetId(), flow);
+        Simulator::Schedule(start + MicroSeconds(1), &ConnectEstimate, src->GetId());
     }
     // The queue that the summary reports is T1 -> T2's (10 Gbit/s); T2 -> R1's goes to stderr.
     Ptr<QueueDisc> q = qT1.Get(0);
@@ -179,7 +192,10 @@ Fig17(double startup, double convergence, double measurement, const std::string&
     s.pop_back();
     std::ostringstream o;
     o << s << ",\"t2_r1_queue_pkts\":{\"p1\":" << Pct(*t2, 0.01) << ",\"p50\":" << Pct(*t2, 0.5)
-      << ",\"p99\":" << Pct(*t2, 0.99) << ",\"max\":" << Pct(*t2, 1.0) << "}}";
+      << ",\"p99\":" << Pct(*t2, 0.99) << ",\"max\":" << Pct(*t2, 1.0) << "}"
+      << ",\"dctcp_echo\":\"" << g_dctcpEcho << "\",\"receiver_ect_segments\":" << g_rcvEct
+      << ",\"receiver_ce_segments\":" << g_rcvCe << ",\"sender_ece_bytes\":" << g_sndEceBytes
+      << ",\"sender_acked_bytes\":" << g_sndBytes << "}";
     std::cout << "RESULT " << o.str() << std::endl;
     WriteSeries(series, every.GetSeconds());
     Simulator::Destroy();

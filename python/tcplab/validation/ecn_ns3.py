@@ -375,13 +375,16 @@ def add_series_checks(rows: list[dict], log) -> None:
         log(f"{r['case']}: series checks done ({len(mine)} tcplab points)")
 
 
-def ack_every_segment_alphas(name: str, case: dict) -> dict[str, float]:
-    """tcplab's alpha of a validation case with an ACK per segment, by `cwr_reduction`."""
+def ack_every_segment_alphas(name: str, case: dict, bql: bool = True) -> dict[str, float]:
+    """tcplab's alpha of a validation case with an ACK per segment, by `cwr_reduction`; with
+    `bql` False, its 3-packet ring without BQL (ns-3's `--no-bql` reruns)."""
     from tcplab.simulation import run as simulate
 
     out = {}
     for cwr in ("prr", "immediate"):
         sc = validation(case, name)
+        if not bql:
+            del sc["network"]["dumbbell"]["bottleneck"]["bql"]
         sc["flows"][0]["ack"] = "immediate"
         sc["flows"][0]["cwr_reduction"] = cwr
         out[cwr] = simulate(sc).flows.row(0, named=True)["ecn_alpha_mean"]

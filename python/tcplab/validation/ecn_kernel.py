@@ -96,20 +96,30 @@ def measure(result, warmup: float, duration: float) -> dict:
 
 
 def simulate_cell(row: dict, quick: bool, cwr: str | None = None) -> dict:
-    """tcplab's side of one run (`cwr`: another `cwr_reduction` than the profile's)."""
+    """tcplab's side of one run (`cwr`: another `cwr_reduction` than the profile's), with the
+    sizes of its ACKs (`ecn_acks`)."""
     from tcplab.simulation import run as simulate
+    from tcplab.validation import ecn_acks
 
     sim_cc = dict(CCS)[row["cc"]]
     sc = scenario(row["rtt_ms"], row["aqm"], row["flows"], sim_cc, row["seed"], quick, cwr)
+    sc["trace"] = {"links": ["bottleneck.rev"]}
     duration, warmup = durations(quick)
-    return measure(simulate(sc), warmup, duration)
+    result = simulate(sc)
+    out = measure(result, warmup, duration)
+    mss = int(result.flows["mss_bytes"][0])
+    out["ack_hist"] = ecn_acks.from_trace(result.trace("packets"), warmup, mss)
+    return out
 
 
 def run_kernel(
     cells: Iterable[tuple[int, str, int, str]], seeds: Iterable[int], quick: bool, log: Callable[[str], None]
 ) -> list[dict]:
     """Every cell and seed through the kernel (real time) and the simulator."""
+    import tempfile
+
     from tcplab.emulate import emulate
+    from tcplab.validation import ecn_acks
 
     rows = []
     duration, warmup = durations(quick)
@@ -117,8 +127,13 @@ def run_kernel(
         for seed in seeds:
             row: dict[str, Any] = {"rtt_ms": rtt, "aqm": aqm, "flows": n, "cc": module, "seed": seed}
             t = time.monotonic()
-            emu = emulate(scenario(rtt, aqm, n, dict(CCS)[module], seed, quick))
-            row["linux"] = measure(emu, warmup, duration)
+            with tempfile.TemporaryDirectory(prefix="tcplab-ecn-kernel-") as tmp:
+                pcap = Path(tmp) / "senders.pcap"
+                emu = emulate(scenario(rtt, aqm, n, dict(CCS)[module], seed, quick), capture=pcap)
+                row["linux"] = measure(emu, warmup, duration)
+                mss = int(emu.flows["mss_bytes"][0])
+                row["linux"]["ack_hist"] = ecn_acks.from_capture(pcap, n, warmup, duration, mss)
+            row["endpoints_realtime"] = emu.selfcheck.get("endpoints_realtime", 0)
             row["late_p99_ms"] = emu.selfcheck["lateness"]["p99_s"] * 1e3
             row["warnings"] = emu.warnings
             row["load"] = os.getloadavg()[0]
@@ -129,6 +144,8 @@ def run_kernel(
                 f"{row['linux']['goodput_bps'] / 1e6:.2f} Mbit/s {row['linux']['marks_per_s']:.1f} marks/s "
                 f"q {row['linux']['mean_queue_pkts']:.1f}; tcplab {row['tcplab']['goodput_bps'] / 1e6:.2f} "
                 f"{row['tcplab']['marks_per_s']:.1f} q {row['tcplab']['mean_queue_pkts']:.1f} "
+                f"; ACKs of > 2 segments {ecn_acks.stretch_shares(row['linux']['ack_hist'])[0]:.3f} / "
+                f"{ecn_acks.stretch_shares(row['tcplab']['ack_hist'])[0]:.3f} "
                 f"({time.monotonic() - t:.0f} s, load {row['load']:.2f})"
             )
     return rows
@@ -160,9 +177,28 @@ def summarize(rows: list[dict]) -> list[dict]:
             cell[q + "_ratio"] = m_sim / m_lin if m_lin else float("nan")
             cell[q + "_spread"] = (max(lin) - min(lin)) / m_lin if m_lin else float("nan")
         cell["drops"] = (sum(r["linux"]["drops"] for r in rs), sum(r["tcplab"]["drops"] for r in rs))
+        cell.update(ack_sizes(rs))
         cell["late_p99_ms"] = max(r["late_p99_ms"] for r in rs)
         cell["load"] = max(r["load"] for r in rs)
         out.append(cell)
+    return out
+
+
+def ack_sizes(rs: list[dict]) -> dict[str, Any]:
+    """A cell's stretch ACKs (`ecn_acks`): the kernel's share of ACKs of more than 2 segments
+    and of the segments they acknowledge, (mean, min, max) over the seeds whose runs stored
+    their ACK sizes (None if none did); tcplab's means over the same seeds."""
+    from tcplab.validation.ecn_acks import stretch_shares
+
+    stored = [r for r in rs if r["linux"].get("ack_hist") and r["tcplab"].get("ack_hist")]
+    if not stored:
+        return {"stretch_runs": 0, "stretch_acks": None, "stretch_segments": None}
+    lin = [stretch_shares(r["linux"]["ack_hist"]) for r in stored]
+    sim = [stretch_shares(r["tcplab"]["ack_hist"]) for r in stored]
+    out: dict[str, Any] = {"stretch_runs": len(stored)}
+    for i, name in enumerate(("stretch_acks", "stretch_segments")):
+        k = [x[i] for x in lin]
+        out[name] = (statistics.mean(k), min(k), max(k), statistics.mean(x[i] for x in sim))
     return out
 
 
@@ -237,6 +273,7 @@ def section(data: dict) -> list[str]:
             f"| {c['mean_queue_pkts_ratio']:.3f} | {c['mean_queue_pkts_spread']:.3f} "
             f"| {c['drops'][0]} / {c['drops'][1]} | {c['late_p99_ms']:.2f} |"
         )
+    lines += ack_table(cells, rows)
     lines += ["", "Targets:", ""]
     lines += [f"- {what}: **{'met' if ok else 'NOT met'}** ({detail})" for what, ok, detail in checks(cells)]
     if cells:
@@ -253,6 +290,38 @@ def section(data: dict) -> list[str]:
     if warned:
         lines += ["", "Warnings of the emulator during these runs:", ""] + [f"- {w}" for w in warned]
     return lines + [""]
+
+
+def ack_table(cells: list[dict], rows: list[dict]) -> list[str]:
+    """The cells' stretch ACKs, kernel beside tcplab (Markdown lines)."""
+    if not any(c["stretch_runs"] for c in cells):
+        return ["", "No ACK sizes stored with these kernel runs (runs made before they were recorded)."]
+    fifo = sum(1 for r in rows if r.get("endpoints_realtime", 0) == 2 * r["flows"])
+    lines = [
+        "",
+        "ACK sizes: the share of the ACKs that newly acknowledge more than 2 segments (stretch "
+        "ACKs), and the share of the data segments acknowledged by them, over the window; the "
+        "kernel's mean over its seeds with its own min - max, then tcplab's mean. From the "
+        "histogram of ACK sizes stored with each run (`tcplab.validation.ecn_acks`: the kernel's "
+        "from the capture at the senders, tcplab's from its packet trace). Runs whose sender and "
+        f"sink threads all ran at SCHED_FIFO: {fifo} of {len(rows)} (docs/emulation.md, "
+        '"The endpoints\' scheduling").',
+        "",
+        "| cc | RTT ms | queue | flows | runs | stretch ACKs kernel (min - max) | tcplab "
+        "| segments in them kernel (min - max) | tcplab |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in cells:
+        if not c["stretch_runs"]:
+            lines.append(f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | 0 | not stored | | | |")
+            continue
+        a, g = c["stretch_acks"], c["stretch_segments"]
+        lines.append(
+            f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | {c['stretch_runs']} "
+            f"| {a[0]:.4f} ({a[1]:.4f} - {a[2]:.4f}) | {a[3]:.4f} "
+            f"| {g[0]:.4f} ({g[1]:.4f} - {g[2]:.4f}) | {g[3]:.4f} |"
+        )
+    return lines
 
 
 def kernel_facts() -> dict[str, str]:

@@ -42,6 +42,8 @@ def test_stretch_shares_of_acks_and_of_segments():
     assert acks == pytest.approx(2 / 8)
     assert segments == pytest.approx(10 / (2 + 8 + 10))
     assert all(math.isnan(x) for x in ecn_acks.stretch_shares({}))
+    assert ecn_acks.single_share({"1": 2, "2": 4, "5": 2}) == pytest.approx(2 / 8)
+    assert math.isnan(ecn_acks.single_share({}))
 
 
 def test_the_trace_counts_acks_entering_the_link_after_warmup():
@@ -102,6 +104,7 @@ def test_the_kernel_table_shows_stretch_acks_beside_tcplabs():
     assert mean == pytest.approx((1 / 9 + 3 / 11) / 2)
     page = "\n".join(ecn_kernel.section({"rows": rows}))
     assert "| reno | 10 | step | 1 | 2 | 0.1919 (0.1111 - 0.2727) | 0.0000 |" in page
+    assert c["single_acks"] == pytest.approx((0.0, 0.0, 0.0, 0.0))
     assert "sink threads all ran at SCHED_FIFO: 2 of 2" in page
     # Runs stored before ACK sizes were: said so, not shown as zero.
     old = [dict(r, linux=base, tcplab=base) for r in rows]

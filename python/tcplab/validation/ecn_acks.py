@@ -49,6 +49,12 @@ def stretch_shares(hist: dict[str, int]) -> tuple[float, float]:
     return sum(big.values()) / acks, sum(n * c for n, c in big.items()) / segments
 
 
+def single_share(hist: dict[str, int]) -> float:
+    """The share of the ACKs acknowledging exactly 1 segment; NaN for an empty histogram."""
+    acks = sum(hist.values())
+    return hist.get("1", 0) / acks if acks else float("nan")
+
+
 def first_packet_s(pcap: Path) -> float | None:
     """The first record's timestamp (libpcap, either time resolution as the emulator writes
     nanoseconds) or None for a file without records."""

@@ -185,18 +185,19 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 
 def ack_sizes(rs: list[dict]) -> dict[str, Any]:
-    """A cell's stretch ACKs (`ecn_acks`): the kernel's share of ACKs of more than 2 segments
-    and of the segments they acknowledge, (mean, min, max) over the seeds whose runs stored
-    their ACK sizes (None if none did); tcplab's means over the same seeds."""
-    from tcplab.validation.ecn_acks import stretch_shares
+    """A cell's ACK sizes (`ecn_acks`): the kernel's share of ACKs of more than 2 segments, of
+    the segments they acknowledge, and of ACKs of 1 segment, each (mean, min, max) over the
+    seeds whose runs stored their ACK sizes (None if none did), with tcplab's mean over the
+    same seeds."""
+    from tcplab.validation.ecn_acks import single_share, stretch_shares
 
     stored = [r for r in rs if r["linux"].get("ack_hist") and r["tcplab"].get("ack_hist")]
     if not stored:
-        return {"stretch_runs": 0, "stretch_acks": None, "stretch_segments": None}
-    lin = [stretch_shares(r["linux"]["ack_hist"]) for r in stored]
-    sim = [stretch_shares(r["tcplab"]["ack_hist"]) for r in stored]
+        return {"stretch_runs": 0, "stretch_acks": None, "stretch_segments": None, "single_acks": None}
+    lin = [(*stretch_shares(r["linux"]["ack_hist"]), single_share(r["linux"]["ack_hist"])) for r in stored]
+    sim = [(*stretch_shares(r["tcplab"]["ack_hist"]), single_share(r["tcplab"]["ack_hist"])) for r in stored]
     out: dict[str, Any] = {"stretch_runs": len(stored)}
-    for i, name in enumerate(("stretch_acks", "stretch_segments")):
+    for i, name in enumerate(("stretch_acks", "stretch_segments", "single_acks")):
         k = [x[i] for x in lin]
         out[name] = (statistics.mean(k), min(k), max(k), statistics.mean(x[i] for x in sim))
     return out
@@ -300,7 +301,8 @@ def ack_table(cells: list[dict], rows: list[dict]) -> list[str]:
     lines = [
         "",
         "ACK sizes: the share of the ACKs that newly acknowledge more than 2 segments (stretch "
-        "ACKs), and the share of the data segments acknowledged by them, over the window; the "
+        "ACKs), the share of the data segments acknowledged by them, and the share of the ACKs "
+        "that acknowledge 1 segment, over the window; the "
         "kernel's mean over its seeds with its own min - max, then tcplab's mean. From the "
         "histogram of ACK sizes stored with each run (`tcplab.validation.ecn_acks`: the kernel's "
         "from the capture at the senders, tcplab's from its packet trace). Runs whose sender and "
@@ -308,18 +310,21 @@ def ack_table(cells: list[dict], rows: list[dict]) -> list[str]:
         '"The endpoints\' scheduling").',
         "",
         "| cc | RTT ms | queue | flows | runs | stretch ACKs kernel (min - max) | tcplab "
-        "| segments in them kernel (min - max) | tcplab |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| segments in them kernel (min - max) | tcplab | ACKs of 1 segment kernel (min - max) | tcplab |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in cells:
         if not c["stretch_runs"]:
-            lines.append(f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | 0 | not stored | | | |")
+            lines.append(
+                f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | 0 | not stored | | | | | |"
+            )
             continue
-        a, g = c["stretch_acks"], c["stretch_segments"]
+        shares = " | ".join(
+            f"{x[0]:.4f} ({x[1]:.4f} - {x[2]:.4f}) | {x[3]:.4f}"
+            for x in (c["stretch_acks"], c["stretch_segments"], c["single_acks"])
+        )
         lines.append(
-            f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | {c['stretch_runs']} "
-            f"| {a[0]:.4f} ({a[1]:.4f} - {a[2]:.4f}) | {a[3]:.4f} "
-            f"| {g[0]:.4f} ({g[1]:.4f} - {g[2]:.4f}) | {g[3]:.4f} |"
+            f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | {c['stretch_runs']} | {shares} |"
         )
     return lines
 
@@ -372,21 +377,18 @@ def differences(cells: list[dict]) -> list[str]:
     return out
 
 
-#: What tracing the CoDel cells found (issue #32): captures at the senders of cubic and reno,
-#: 10 ms, 1 and 4 flows, against tcplab's packets at its senders.
+#: What tracing the CoDel cells found (issue #32), before the endpoints ran at SCHED_FIFO.
 TRACED = (
-    "- Traced once by hand, outside this page's command (the captures and the replay are not "
-    "stored, so the page cannot regenerate this account and states no figure from it): cubic and "
-    "reno at 10 ms through CoDel, 1 and 4 flows, captured at the senders on both sides. Replayed through the same 20 Mbit/s CoDel queue, each capture's sending times "
-    "give that run's mean queue and marks, so the queue follows what the senders send, not the "
-    "emulator's timing. tcplab's Linux receiver acknowledges every second segment; the kernel's, "
-    "in some runs, acknowledges many segments with one ACK (stretch ACKs of up to tens of "
-    "segments, while no packet is lost), and the kernel's sender answers each with a burst. The "
-    "kernel's mean queue rises with the share of the data so acknowledged, which varies between "
-    "runs of the same cell and seed; in the runs with the fewest, reno's with 1 flow and cubic's "
-    "with 4 flows came close to tcplab's, cubic's with 1 flow stayed above it. Where on "
-    "the receiving host they come from is not established: neither reading the sink with "
-    "MSG_TRUNC (no copy) nor a larger send buffer removed them."
+    "- Traced on the CoDel cells (cubic and reno at 10 ms, 1 and 4 flows) in earlier runs, made "
+    "with the endpoints' threads at normal priority (those captures are not stored): replayed "
+    "through the same CoDel queue, each capture's sending times gave that run's mean queue and "
+    "marks, so the queue followed what the senders sent, not the emulator's timing; the kernel's "
+    "receiver sent stretch ACKs in some runs, while nothing was lost, and the sender answered each "
+    "with a burst. Their source was the sink thread running late on the loaded machine, which the "
+    "kernel's receiver answers by deferring its ACKs (docs/emulation.md, \"The endpoints' "
+    'scheduling"); the runs on this page were made with the sender and sink threads at '
+    "SCHED_FIFO where the ACK-size table says so, and that table gives each cell's share of "
+    "stretch ACKs, kernel and tcplab."
 )
 
 

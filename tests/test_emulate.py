@@ -277,9 +277,40 @@ def test_a_short_emulation_fills_the_link_and_accounts_for_every_packet(tmp_path
         row["min_rtt_s"],
     )
     assert (tmp_path / "senders.pcap").stat().st_size > 24
+    # The sender's and the sink's threads ran at SCHED_FIFO beside the loop (realtime).
+    assert c["endpoints_realtime"] + c["endpoints_normal"] == 2
+    if c["realtime"]:
+        assert c["endpoints_realtime"] == 2
     # Only this process's namespaces: another emulation may be running beside the test.
     mine = f"{netns.PREFIX}{os.getpid()}-"
     assert not any(n.startswith(mine) for n in _ours()), "the run left namespaces behind"
+
+
+def test_endpoint_threads_ask_for_sched_fifo_only_with_realtime():
+    import threading
+
+    from tcplab.emulate.endpoints import ENDPOINT_PRIORITY, Endpoints
+
+    seen = {}
+    for realtime in (False, True):
+        ep = Endpoints([], [], [], 0.0, 1.0, lambda: 0.0, realtime=realtime)
+
+        def thread(ep=ep, realtime=realtime):
+            ep.apply_scheduling()
+            seen[realtime] = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+
+        t = threading.Thread(target=thread)
+        t.start()
+        t.join()
+        if not realtime:
+            assert (ep.realtime_granted, ep.realtime_refused) == (0, 0)
+            assert seen[False][0] != os.SCHED_FIFO
+        else:
+            assert ep.realtime_granted + ep.realtime_refused == 1
+            if ep.realtime_granted:
+                assert seen[True] == (os.SCHED_FIFO, ENDPOINT_PRIORITY)
+    # The calling thread's own scheduling is untouched.
+    assert os.sched_getscheduler(0) != os.SCHED_FIFO
 
 
 @needs_machine

@@ -25,7 +25,8 @@ def _selfcheck_lines(c: dict) -> list[str]:
         f"p99.9 {ms(late['p999_s'])}, max {ms(late['max_s'])}; timer wake-ups: median {ms(wake['p50_s'])}, "
         f"p99 {ms(wake['p99_s'])}",
         f"emulator busy {c['busy_fraction'] * 100:.1f}% of {c['wall_s']:.1f} s, "
-        f"{'SCHED_FIFO' if c['realtime'] else 'normal scheduling'}, {c['events']:,} events",
+        f"{'SCHED_FIFO' if c['realtime'] else 'normal scheduling'}, {c['events']:,} events; endpoint "
+        f"threads: {c.get('endpoints_realtime', 0)} SCHED_FIFO, {c.get('endpoints_normal', 0)} normal",
     ]
 
 

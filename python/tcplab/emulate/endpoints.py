@@ -3,11 +3,18 @@ in the flow's namespaces (no external traffic tool), timed by the emulator's clo
 connects at the flow's start and sends until the run's end (or its `bytes`), the sink counts
 what arrives; at warm-up and at the end each side is sampled (bytes received, the sender's
 TCP_INFO), which gives the measurement window the simulator uses.
+
+With `realtime`, the sender and sink threads ask for SCHED_FIFO at `ENDPOINT_PRIORITY`, below
+the emulator loop's (`clock::set_realtime`, 10): a dedicated host's application runs as soon as
+the kernel wakes it, while on a loaded machine a thread of normal priority waits for a
+scheduler tick or more. A late sink is no network's doing, but the kernel's receiver answers
+it with stretch ACKs (docs/emulation.md, "The endpoints' scheduling").
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import struct
 import threading
@@ -21,6 +28,19 @@ from tcplab.emulate.netns import RECEIVER_PORT, Ends, InNamespace, receiver_ip, 
 _TCP_INFO = getattr(socket, "TCP_INFO", 11)
 _TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
 _TCP_WINDOW_CLAMP = getattr(socket, "TCP_WINDOW_CLAMP", 10)
+
+#: SCHED_FIFO priority of the endpoints' threads with `realtime` (the emulator loop has 10).
+ENDPOINT_PRIORITY = 5
+
+
+def set_realtime_thread(priority: int = ENDPOINT_PRIORITY) -> bool:
+    """SCHED_FIFO for the calling thread (Linux applies it to the thread alone); False if refused."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+    except (OSError, AttributeError):
+        return False
+    return True
+
 
 #: struct tcp_info (include/uapi/linux/tcp.h): (name, offset, format), the fields reported.
 _INFO_FIELDS = (
@@ -91,8 +111,14 @@ class Endpoints:
         warmup: float,
         duration: float,
         clock: Callable[[], float],
+        realtime: bool = False,
     ):
         self.flows = [FlowEnds(kf, e, s) for kf, e, s in zip(flows, ends, starts, strict=True)]
+        self.realtime = realtime
+        #: Endpoint threads that asked for SCHED_FIFO and got it, and those refused.
+        self.realtime_granted = 0
+        self.realtime_refused = 0
+        self._count = threading.Lock()
         self.warmup = warmup
         self.duration = duration
         self.clock = clock
@@ -144,7 +170,18 @@ class Endpoints:
         sampler.start()
         self._threads.append(sampler)
 
+    def apply_scheduling(self) -> None:
+        """The calling endpoint thread's priority (`realtime`), counted."""
+        if self.realtime:
+            granted = set_realtime_thread()
+            with self._count:
+                if granted:
+                    self.realtime_granted += 1
+                else:
+                    self.realtime_refused += 1
+
     def _sink(self, fe: FlowEnds) -> None:
+        self.apply_scheduling()
         listener = fe.listener
         assert listener is not None  # made in start()
         conn = None
@@ -175,6 +212,7 @@ class Endpoints:
                 conn.close()
 
     def _send(self, fe: FlowEnds) -> None:
+        self.apply_scheduling()
         s = fe.sender
         assert s is not None  # made in start()
         if not self._sleep_until(fe.start_s):

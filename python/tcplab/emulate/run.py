@@ -261,7 +261,9 @@ def emulate(
                 wait_for(emu.clock)
                 # the clock reads a time (not None) once wait_for has returned
                 clock = cast(Callable[[], float], emu.clock)
-                endpoints = Endpoints(kflows, net.ends, list(emu.flow_starts), warmup, duration, clock)
+                endpoints = Endpoints(
+                    kflows, net.ends, list(emu.flow_starts), warmup, duration, clock, realtime=realtime
+                )
                 endpoints.start()
                 while runner.is_alive():
                     runner.join(timeout=0.1)
@@ -280,6 +282,9 @@ def emulate(
         check = dict(check)
         check["kernel_tx_dropped"] = drops["tx_dropped"]
         check["kernel_rx_dropped"] = drops["rx_dropped"]
+        # The endpoints' threads that got SCHED_FIFO (with `realtime`; 0 without).
+        check["endpoints_realtime"] = endpoints.realtime_granted
+        check["endpoints_normal"] = 2 * len(kflows) - endpoints.realtime_granted
         first = _first_packet_s(pcap) if pcap.exists() else None
         analysis = None
         if first is not None:

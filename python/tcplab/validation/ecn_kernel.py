@@ -96,20 +96,30 @@ def measure(result, warmup: float, duration: float) -> dict:
 
 
 def simulate_cell(row: dict, quick: bool, cwr: str | None = None) -> dict:
-    """tcplab's side of one run (`cwr`: another `cwr_reduction` than the profile's)."""
+    """tcplab's side of one run (`cwr`: another `cwr_reduction` than the profile's), with the
+    sizes of its ACKs (`ecn_acks`)."""
     from tcplab.simulation import run as simulate
+    from tcplab.validation import ecn_acks
 
     sim_cc = dict(CCS)[row["cc"]]
     sc = scenario(row["rtt_ms"], row["aqm"], row["flows"], sim_cc, row["seed"], quick, cwr)
+    sc["trace"] = {"links": ["bottleneck.rev"]}
     duration, warmup = durations(quick)
-    return measure(simulate(sc), warmup, duration)
+    result = simulate(sc)
+    out = measure(result, warmup, duration)
+    mss = int(result.flows["mss_bytes"][0])
+    out["ack_hist"] = ecn_acks.from_trace(result.trace("packets"), warmup, mss)
+    return out
 
 
 def run_kernel(
     cells: Iterable[tuple[int, str, int, str]], seeds: Iterable[int], quick: bool, log: Callable[[str], None]
 ) -> list[dict]:
     """Every cell and seed through the kernel (real time) and the simulator."""
+    import tempfile
+
     from tcplab.emulate import emulate
+    from tcplab.validation import ecn_acks
 
     rows = []
     duration, warmup = durations(quick)
@@ -117,8 +127,13 @@ def run_kernel(
         for seed in seeds:
             row: dict[str, Any] = {"rtt_ms": rtt, "aqm": aqm, "flows": n, "cc": module, "seed": seed}
             t = time.monotonic()
-            emu = emulate(scenario(rtt, aqm, n, dict(CCS)[module], seed, quick))
-            row["linux"] = measure(emu, warmup, duration)
+            with tempfile.TemporaryDirectory(prefix="tcplab-ecn-kernel-") as tmp:
+                pcap = Path(tmp) / "senders.pcap"
+                emu = emulate(scenario(rtt, aqm, n, dict(CCS)[module], seed, quick), capture=pcap)
+                row["linux"] = measure(emu, warmup, duration)
+                mss = int(emu.flows["mss_bytes"][0])
+                row["linux"]["ack_hist"] = ecn_acks.from_capture(pcap, n, warmup, duration, mss)
+            row["endpoints_realtime"] = emu.selfcheck.get("endpoints_realtime", 0)
             row["late_p99_ms"] = emu.selfcheck["lateness"]["p99_s"] * 1e3
             row["warnings"] = emu.warnings
             row["load"] = os.getloadavg()[0]
@@ -129,6 +144,8 @@ def run_kernel(
                 f"{row['linux']['goodput_bps'] / 1e6:.2f} Mbit/s {row['linux']['marks_per_s']:.1f} marks/s "
                 f"q {row['linux']['mean_queue_pkts']:.1f}; tcplab {row['tcplab']['goodput_bps'] / 1e6:.2f} "
                 f"{row['tcplab']['marks_per_s']:.1f} q {row['tcplab']['mean_queue_pkts']:.1f} "
+                f"; ACKs of > 2 segments {ecn_acks.stretch_shares(row['linux']['ack_hist'])[0]:.3f} / "
+                f"{ecn_acks.stretch_shares(row['tcplab']['ack_hist'])[0]:.3f} "
                 f"({time.monotonic() - t:.0f} s, load {row['load']:.2f})"
             )
     return rows
@@ -160,9 +177,29 @@ def summarize(rows: list[dict]) -> list[dict]:
             cell[q + "_ratio"] = m_sim / m_lin if m_lin else float("nan")
             cell[q + "_spread"] = (max(lin) - min(lin)) / m_lin if m_lin else float("nan")
         cell["drops"] = (sum(r["linux"]["drops"] for r in rs), sum(r["tcplab"]["drops"] for r in rs))
+        cell.update(ack_sizes(rs))
         cell["late_p99_ms"] = max(r["late_p99_ms"] for r in rs)
         cell["load"] = max(r["load"] for r in rs)
         out.append(cell)
+    return out
+
+
+def ack_sizes(rs: list[dict]) -> dict[str, Any]:
+    """A cell's ACK sizes (`ecn_acks`): the kernel's share of ACKs of more than 2 segments, of
+    the segments they acknowledge, and of ACKs of 1 segment, each (mean, min, max) over the
+    seeds whose runs stored their ACK sizes (None if none did), with tcplab's mean over the
+    same seeds."""
+    from tcplab.validation.ecn_acks import single_share, stretch_shares
+
+    stored = [r for r in rs if r["linux"].get("ack_hist") and r["tcplab"].get("ack_hist")]
+    if not stored:
+        return {"stretch_runs": 0, "stretch_acks": None, "stretch_segments": None, "single_acks": None}
+    lin = [(*stretch_shares(r["linux"]["ack_hist"]), single_share(r["linux"]["ack_hist"])) for r in stored]
+    sim = [(*stretch_shares(r["tcplab"]["ack_hist"]), single_share(r["tcplab"]["ack_hist"])) for r in stored]
+    out: dict[str, Any] = {"stretch_runs": len(stored)}
+    for i, name in enumerate(("stretch_acks", "stretch_segments", "single_acks")):
+        k = [x[i] for x in lin]
+        out[name] = (statistics.mean(k), min(k), max(k), statistics.mean(x[i] for x in sim))
     return out
 
 
@@ -237,6 +274,7 @@ def section(data: dict) -> list[str]:
             f"| {c['mean_queue_pkts_ratio']:.3f} | {c['mean_queue_pkts_spread']:.3f} "
             f"| {c['drops'][0]} / {c['drops'][1]} | {c['late_p99_ms']:.2f} |"
         )
+    lines += ack_table(cells, rows)
     lines += ["", "Targets:", ""]
     lines += [f"- {what}: **{'met' if ok else 'NOT met'}** ({detail})" for what, ok, detail in checks(cells)]
     if cells:
@@ -253,6 +291,42 @@ def section(data: dict) -> list[str]:
     if warned:
         lines += ["", "Warnings of the emulator during these runs:", ""] + [f"- {w}" for w in warned]
     return lines + [""]
+
+
+def ack_table(cells: list[dict], rows: list[dict]) -> list[str]:
+    """The cells' stretch ACKs, kernel beside tcplab (Markdown lines)."""
+    if not any(c["stretch_runs"] for c in cells):
+        return ["", "No ACK sizes stored with these kernel runs (runs made before they were recorded)."]
+    fifo = sum(1 for r in rows if r.get("endpoints_realtime", 0) == 2 * r["flows"])
+    lines = [
+        "",
+        "ACK sizes: the share of the ACKs that newly acknowledge more than 2 segments (stretch "
+        "ACKs), the share of the data segments acknowledged by them, and the share of the ACKs "
+        "that acknowledge 1 segment, over the window; the "
+        "kernel's mean over its seeds with its own min - max, then tcplab's mean. From the "
+        "histogram of ACK sizes stored with each run (`tcplab.validation.ecn_acks`: the kernel's "
+        "from the capture at the senders, tcplab's from its packet trace). Runs whose sender and "
+        f"sink threads all ran at SCHED_FIFO: {fifo} of {len(rows)} (docs/emulation.md, "
+        '"The endpoints\' scheduling").',
+        "",
+        "| cc | RTT ms | queue | flows | runs | stretch ACKs kernel (min - max) | tcplab "
+        "| segments in them kernel (min - max) | tcplab | ACKs of 1 segment kernel (min - max) | tcplab |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in cells:
+        if not c["stretch_runs"]:
+            lines.append(
+                f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | 0 | not stored | | | | | |"
+            )
+            continue
+        shares = " | ".join(
+            f"{x[0]:.4f} ({x[1]:.4f} - {x[2]:.4f}) | {x[3]:.4f}"
+            for x in (c["stretch_acks"], c["stretch_segments"], c["single_acks"])
+        )
+        lines.append(
+            f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | {c['stretch_runs']} | {shares} |"
+        )
+    return lines
 
 
 def kernel_facts() -> dict[str, str]:
@@ -303,21 +377,18 @@ def differences(cells: list[dict]) -> list[str]:
     return out
 
 
-#: What tracing the CoDel cells found (issue #32): captures at the senders of cubic and reno,
-#: 10 ms, 1 and 4 flows, against tcplab's packets at its senders.
+#: What tracing the CoDel cells found (issue #32), before the endpoints ran at SCHED_FIFO.
 TRACED = (
-    "- Traced once by hand, outside this page's command (the captures and the replay are not "
-    "stored, so the page cannot regenerate this account and states no figure from it): cubic and "
-    "reno at 10 ms through CoDel, 1 and 4 flows, captured at the senders on both sides. Replayed through the same 20 Mbit/s CoDel queue, each capture's sending times "
-    "give that run's mean queue and marks, so the queue follows what the senders send, not the "
-    "emulator's timing. tcplab's Linux receiver acknowledges every second segment; the kernel's, "
-    "in some runs, acknowledges many segments with one ACK (stretch ACKs of up to tens of "
-    "segments, while no packet is lost), and the kernel's sender answers each with a burst. The "
-    "kernel's mean queue rises with the share of the data so acknowledged, which varies between "
-    "runs of the same cell and seed; in the runs with the fewest, reno's with 1 flow and cubic's "
-    "with 4 flows came close to tcplab's, cubic's with 1 flow stayed above it. Where on "
-    "the receiving host they come from is not established: neither reading the sink with "
-    "MSG_TRUNC (no copy) nor a larger send buffer removed them."
+    "- Traced on the CoDel cells (cubic and reno at 10 ms, 1 and 4 flows) in earlier runs, made "
+    "with the endpoints' threads at normal priority (those captures are not stored): replayed "
+    "through the same CoDel queue, each capture's sending times gave that run's mean queue and "
+    "marks, so the queue followed what the senders sent, not the emulator's timing; the kernel's "
+    "receiver sent stretch ACKs in some runs, while nothing was lost, and the sender answered each "
+    "with a burst. Their source was the sink thread running late on the loaded machine, which the "
+    "kernel's receiver answers by deferring its ACKs (docs/emulation.md, \"The endpoints' "
+    'scheduling"); the runs on this page were made with the sender and sink threads at '
+    "SCHED_FIFO where the ACK-size table says so, and that table gives each cell's share of "
+    "stretch ACKs, kernel and tcplab."
 )
 
 

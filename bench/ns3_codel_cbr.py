@@ -22,9 +22,11 @@ IP packets of `size` bytes at `rate` (ns-3: OnOffApplication always on, its payl
 bytes and its rate scaled so that the packet rate is the same). Where ns-3's TCP is not the
 linux profile's, tcplab takes ns-3's rule: its retransmission timer is RFC 6298's with G = 1 ms
 (ns-3's ClockGranularity: rto_granularity = 1ms) restarted only by an ACK of new data
-(rto_restart_on_retransmit = false), and an ACK grows the window by the data it newly delivered
+(rto_restart_on_retransmit = false), an ACK grows the window by the data it newly delivered
 (ns-3's `currentDelivered` in TcpSocketBase::ReceivedAck: ack_counting = "delivered"), so a
-cumulative ACK that covers segments SACKed earlier does not count them again.
+cumulative ACK that covers segments SACKed earlier does not count them again, and a new fast
+recovery may start as soon as the cumulative ACK reaches the last one's recovery point (RFC
+6675 Sec. 5.1, ns-3's `m_highRxAckMark >= m_recover`: reentry = "rfc6675").
 
 With --rfc ns-3 also writes its bottleneck queue disc's events (`--trace`), and
 bench/ns3_codel_replay.py replays its CoDel decisions against RFC 8289's pseudocode.
@@ -54,7 +56,16 @@ Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
     last bit at r2 (ns-3: queue disc Enqueue to the r2 device's MacRx, matched by packet uid;
     tcplab: `enqueue` to `receive`);
   * goodput: the TCP flows' bytes delivered, Mbit/s; timeouts: the TCP senders' retransmission
-    timeouts (ns-3: entries into CA_LOSS).
+    timeouts, every expiry of the timer (ns-3: where the socket's RTO doubles, in
+    TcpSocketBase::ReTxTimeout, so the repeated timeouts of one CA_LOSS episode count too).
+
+With --rto-events DIR every timeout of both sides is written out with the sender's state just
+before it (what was outstanding and SACKed, whether the segment at snd_una had been
+retransmitted since the recovery or the last timeout began, the timer's value, the time since
+snd_una last advanced): ns-3's as DIR/ns3_<flows>_<bytes>.csv (the program's --rtoLog), and for
+tcplab each scenario of the last column as DIR/tcplab_<flows>_<bytes>.toml, for
+`cargo run --release -p tcplab-sim --example rto_events -- FILE.toml`, which writes the same
+columns.
 
 ns-3's side is a C++ program (bench/ns3_codel_cbr.cc) built once with g++ against the `ns3`
 wheel's headers and libraries (faster than its Python bindings): NS3_PYTHON names an interpreter with
@@ -144,7 +155,7 @@ def ns3_binary():
     return exe
 
 
-def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False):
+def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False, rto_log=None):
     out = subprocess.run(
         [
             exe,
@@ -156,7 +167,8 @@ def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False):
             f"--warm={WARMUP}",
         ]
         + ([f"--trace={trace}"] if trace else [])
-        + (["--prrRfc=1"] if prr_rfc else []),
+        + (["--prrRfc=1"] if prr_rfc else [])
+        + ([f"--rtoLog={rto_log}"] if rto_log else []),
         capture_output=True,
         text=True,
     )
@@ -181,7 +193,9 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=Fa
         "ack": "delayed",
         "delack_timeout": "40ms",
         "frto": False,
-        "tcp": {"variant": "sack", "prr": True, "rack": False},
+        # A new recovery may start once snd_una reaches the last recovery point (RFC 6675 Sec.
+        # 5.1, ns-3's rule; tcplab's default is RFC 6582's strict one): docs/tcp-family.md.
+        "tcp": {"variant": "sack", "prr": True, "rack": False, "reentry": "rfc6675"},
         # ns-3's rules where they are not the linux profile's (module doc).
         "ack_counting": "delivered",
         "rto_granularity": "1ms",
@@ -212,6 +226,32 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=Fa
         ],
         "trace": {"links": ["bottleneck.fwd"], "max_points": 50_000_000},
     }
+
+
+def toml_value(x):
+    """A scenario value as inline TOML (the scenarios here hold strings, numbers, booleans,
+    lists and tables only)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, (int, float)):
+        return repr(x)
+    if isinstance(x, str):
+        return json.dumps(x)
+    if isinstance(x, list):
+        return "[" + ", ".join(toml_value(e) for e in x) + "]"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(e)}" for k, e in x.items()) + "}"
+    raise TypeError(f"no TOML for {x!r}")
+
+
+def write_rto_events(out_dir, exe, ntcp, size, rate):
+    """--rto-events: ns-3's timeouts as CSV, and tcplab's scenario (the last column's) as TOML."""
+    os.makedirs(out_dir, exist_ok=True)
+    run_ns3(exe, ntcp, size, rate, 1, rto_log=os.path.join(out_dir, f"ns3_{ntcp}_{size}.csv"))
+    sc = scenario(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True)
+    sc.pop("trace")
+    with open(os.path.join(out_dir, f"tcplab_{ntcp}_{size}.toml"), "w") as f:
+        f.write("".join(f"{k} = {toml_value(v)}\n" for k, v in sc.items()))
 
 
 # Runs inside tcplab's .venv: the measures above from the bottleneck's packet trace.
@@ -353,11 +393,21 @@ def main():
         help="trace ns-3's CoDel and replay its decisions against RFC 8289 (bench/ns3_codel_replay.py)",
     )
     ap.add_argument(
+        "--rto-events",
+        metavar="DIR",
+        help="write every timeout of ns-3 and tcplab's scenarios to DIR (module doc) and stop",
+    )
+    ap.add_argument(
         "--reuse-ns3",
         metavar="FILE",
         help="take ns-3's side from FILE (a --save of an earlier run) and run tcplab's",
     )
     a = ap.parse_args()
+    if a.rto_events:
+        exe = ns3_binary()
+        for ntcp, size, rate in SCENARIOS[:1] if a.quick else SCENARIOS:
+            write_rto_events(a.rto_events, exe, ntcp, size, rate)
+        return
     old = {}
     if a.reuse_ns3:
         with open(a.reuse_ns3) as f:

@@ -36,6 +36,7 @@ mod prr_rules;
 mod queues;
 mod rack;
 mod recovery_exit;
+mod recovery_guard;
 mod reliability;
 mod rto_restart;
 mod traces;

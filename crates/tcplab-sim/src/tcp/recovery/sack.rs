@@ -57,6 +57,19 @@ pub enum PrrRules {
     Ns3,
 }
 
+/// When a new recovery may start after the last one or a timeout (`reentry`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reentry {
+    /// RFC 6582 Sec. 3.2 step 1's rule for NewReno: only once the cumulative ACK covers more
+    /// than `recover` (`SenderCore::fast_retransmit_allowed`).
+    #[default]
+    Rfc6582,
+    /// RFC 6675 Sec. 5.1's: once HighACK >= RecoveryPoint, so also at `recover` exactly when
+    /// SACKed data shows a loss (`SenderCore::sack_recovery_allowed`); ns-3 and Linux's SACK.
+    Rfc6675,
+}
+
 /// The SACK recovery's options (`tcp = { variant = "sack", prr = true, rack = true }`).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -77,6 +90,11 @@ pub struct SackOptions {
     /// (Linux) or "ns3" (ns-3 3.44); `exit.rs`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery_exit_growth: Option<RecoveryExitGrowth>,
+    /// When a new recovery may start after the last one or a timeout: "rfc6582" (default,
+    /// the cumulative ACK must cover more than `recover`) or "rfc6675" (HighACK >=
+    /// RecoveryPoint, as ns-3 and Linux's SACK do).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reentry: Option<Reentry>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -91,6 +109,8 @@ pub struct SackRecovery {
     pub rack: Option<Box<Rack>>,
     /// The growth on the ACK that ends the recovery (`recovery_exit_growth`).
     exit: ExitGrowth,
+    /// `reentry = "rfc6675"`.
+    reentry_rfc6675: bool,
 }
 
 /// A further congestion response outside the recovery's own entry (a lost retransmission,
@@ -261,6 +281,15 @@ impl SackRecovery {
         }
     }
 
+    /// May a recovery start now (`reentry`)?
+    fn may_start(&self, core: &SenderCore) -> bool {
+        if self.reentry_rfc6675 {
+            core.sack_recovery_allowed()
+        } else {
+            core.fast_retransmit_allowed()
+        }
+    }
+
     fn rate_halve(&self, core: &mut SenderCore) {
         if self.rate_halving {
             core.win.cwnd = core
@@ -381,6 +410,7 @@ impl Recovery for SackRecovery {
     fn build(o: &SackOptions) -> Self {
         let mut r = SackRecovery::with(o.prr.unwrap_or(false), o.rack.unwrap_or(false));
         r.exit = ExitGrowth::new(o.recovery_exit_growth.unwrap_or_default());
+        r.reentry_rfc6675 = o.reentry == Some(Reentry::Rfc6675);
         match o.prr_rules.unwrap_or_default() {
             PrrRules::Rfc6937 => r,
             PrrRules::Ns3 => r.ns3_prr(),
@@ -392,6 +422,12 @@ impl Recovery for SackRecovery {
             return Err(Error::Invalid {
                 field: format!("{}.prr_rules", v.at),
                 message: "PRR's rules need prr = true".into(),
+            });
+        }
+        if o.reentry.is_some_and(|r| r != Reentry::Rfc6582) && o.rack == Some(true) {
+            return Err(Error::Invalid {
+                field: format!("{}.reentry", v.at),
+                message: "applies to the DupThresh recovery (rack = false); RACK starts a recovery from its own marks".into(),
             });
         }
         if o.rack == Some(true) && v.sack == Some(false) {
@@ -410,8 +446,7 @@ impl Recovery for SackRecovery {
             if self.rack.is_none() {
                 self.prr_step(core, 0, true);
             }
-        } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed()
-        {
+        } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && self.may_start(core) {
             self.enter(cx);
         } else {
             self.note_sacked(core);

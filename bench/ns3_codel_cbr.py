@@ -42,7 +42,10 @@ On the ACK that ends a fast recovery ns-3 sets cwnd = ssthresh and then grows th
 cumulative ACK's segments, those SACKed earlier included (tcp-socket-base.cc lines 2207-2208,
 2247, 2254 in 3.44); tcplab's SACK recovery grows nothing on that ACK by default. Two more tcplab
 runs take ns-3's rule (`recovery_exit_growth = "ns3"`, docs/tcp-family.md): alone, and with
-ns-3's PRR arithmetic too.
+ns-3's PRR arithmetic too. ns-3's CUBIC (TcpCubic::IncreaseWindow, tcp-cubic.cc lines 216-231)
+adds at most one segment per ACK and keeps the rest of its credit for the next ACKs, where
+tcplab's (Linux's `tcp_cong_avoid_ai`) adds every whole cnt at once: the last run takes ns-3's
+rule as well (`cc = { algorithm = "cubic", increase = "ns3" }`).
 
 Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
   * drops: the queue disc's drops (CoDel's at dequeue and overflows), and how many were CBR;
@@ -179,7 +182,7 @@ def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False, rto_log=No
     return json.loads(line[len("RESULT ") :])
 
 
-def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False):
+def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False, ns3_cubic=False):
     neck = {"rate": "10Mbit/s", "delay": "20ms", "queue": {"discipline": "codel", "limit": 1000}}
     if ns3_codel:
         # ns-3's CoDel arithmetic (bench/ns3_codel_replay.py): the Newton approximation of
@@ -208,6 +211,10 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=Fa
         # ns-3's growth on the ACK that ends a recovery (tcp-socket-base.cc; docs/tcp-family.md,
         # `recovery_exit_growth`).
         flow["tcp"] = {**flow["tcp"], "recovery_exit_growth": "ns3"}
+    if ns3_cubic:
+        # ns-3's CUBIC: at most one segment per ACK, the rest kept (tcp-cubic.cc;
+        # docs/tcp-family.md, `increase`).
+        flow["cc"] = {"algorithm": "cubic", "increase": "ns3"}
     return {
         "seed": 1,
         "duration": f"{DURATION:g}s",
@@ -248,7 +255,7 @@ def write_rto_events(out_dir, exe, ntcp, size, rate):
     """--rto-events: ns-3's timeouts as CSV, and tcplab's scenario (the last column's) as TOML."""
     os.makedirs(out_dir, exist_ok=True)
     run_ns3(exe, ntcp, size, rate, 1, rto_log=os.path.join(out_dir, f"ns3_{ntcp}_{size}.csv"))
-    sc = scenario(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True)
+    sc = scenario(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True, ns3_cubic=True)
     sc.pop("trace")
     with open(os.path.join(out_dir, f"tcplab_{ntcp}_{size}.toml"), "w") as f:
         f.write("".join(f"{k} = {toml_value(v)}\n" for k, v in sc.items()))
@@ -311,8 +318,8 @@ print("RESULT " + json.dumps({"drops": drops, "cbr_drops": cbr_drops, "sojourn_d
 """
 
 
-def run_tcplab(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False):
-    sc = scenario(ntcp, size, rate, devq, ns3_codel, ns3_prr, ns3_exit)
+def run_tcplab(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False, ns3_cubic=False):
+    sc = scenario(ntcp, size, rate, devq, ns3_codel, ns3_prr, ns3_exit, ns3_cubic)
     out = subprocess.run(
         [TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
         capture_output=True,
@@ -337,7 +344,7 @@ METRICS = [
 ]
 TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
 # The runs of each scenario, in the table's order.
-SIDES = ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc", "tcplab1x", "tcplab1px")
+SIDES = ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc", "tcplab1x", "tcplab1px", "tcplab1pxc")
 
 
 def markdown(rows):
@@ -346,13 +353,14 @@ def markdown(rows):
         "tcplab no device queue | ratio | tcplab device_queue = 1, ns-3's CoDel arithmetic | ratio | "
         "tcplab device_queue = 1, ns-3's PRR arithmetic | ratio | ns-3, PRR with RFC 6937's DeliveredData | "
         "tcplab device_queue = 1 / it | tcplab device_queue = 1, ns-3's exit growth | ratio | "
-        "tcplab device_queue = 1, ns-3's PRR arithmetic and exit growth | ratio |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "tcplab device_queue = 1, ns-3's PRR arithmetic and exit growth | ratio | "
+        "tcplab device_queue = 1, ns-3's PRR arithmetic, exit growth and CUBIC increase | ratio |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
-            ns3, one, zero, newton, prr, rfc, ext, prr_ext = (r[s][key] * scale for s in SIDES)
+            ns3, one, zero, newton, prr, rfc, ext, prr_ext, prr_ext_cubic = (r[s][key] * scale for s in SIDES)
             ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
             ratio_rfc = f"{one / rfc:.3f}" if rfc else "-"
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
@@ -360,7 +368,8 @@ def markdown(rows):
             lines.append(
                 f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
                 f"{fmt(zero)} | {ratio(zero)} | {fmt(newton)} | {ratio(newton)} | {fmt(prr)} | {ratio(prr)} | "
-                f"{fmt(rfc)} | {ratio_rfc} | {fmt(ext)} | {ratio(ext)} | {fmt(prr_ext)} | {ratio(prr_ext)} |"
+                f"{fmt(rfc)} | {ratio_rfc} | {fmt(ext)} | {ratio(ext)} | {fmt(prr_ext)} | {ratio(prr_ext)} | "
+                f"{fmt(prr_ext_cubic)} | {ratio(prr_ext_cubic)} |"
             )
     return "\n".join(lines)
 
@@ -437,6 +446,7 @@ def main():
         r["tcplab1p"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True)
         r["tcplab1x"] = run_tcplab(ntcp, size, rate, 1, ns3_exit=True)
         r["tcplab1px"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True)
+        r["tcplab1pxc"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True, ns3_cubic=True)
         worst = max(abs(r["tcplab1"][k] / r["ns3"][k] - 1) for k in TARGETS if r["ns3"][k])
         print(
             f"{ntcp} TCP + CBR {size} B: "

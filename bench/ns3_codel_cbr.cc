@@ -77,12 +77,73 @@ static void MacRx(Ptr<const Packet> p) {
     g_cbr_delay.push_back(Simulator::Now().GetSeconds() - it->second);
     g_cbr_enq.erase(it);
 }
-static void CongState(TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n) {
-    if (Simulator::Now().GetSeconds() >= g_warm && n == TcpSocketState::CA_LOSS && o != n) g_rtos++;
+// --rtoLog=FILE: every retransmission timeout with the sender's state before it (the columns
+// of tcplab's `rto_events` example), for tracing where the two time out differently.
+static FILE* g_rtoLog = nullptr;
+struct SenderTrack {
+    int state = 0;
+    uint32_t una = 0, sndMax = 0, cwnd = 0;
+    double unaAt = 0, rto = 0;
+    Ptr<const TcpSocketBase> sock;
+    std::unordered_map<uint32_t, std::pair<double, bool>> tx;  // seq -> (last sent, resent this episode)
+};
+static std::unordered_map<uint32_t, SenderTrack> g_track;
+static uint32_t NodeOf(const std::string& ctx) { return std::stoul(ctx.substr(10, ctx.find('/', 10) - 10)); }
+static void TrTx(std::string ctx, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s) {
+    if (p->GetSize() == 0) return;
+    auto& t = g_track[NodeOf(ctx)];
+    t.sock = s;
+    uint32_t seq = h.GetSequenceNumber().GetValue();
+    bool resent = seq < t.sndMax;
+    auto& e = t.tx[seq];
+    e = {Simulator::Now().GetSeconds(), e.second || resent};
+    t.sndMax = std::max(t.sndMax, seq + p->GetSize());
+}
+static void TrAck(std::string ctx, SequenceNumber32, SequenceNumber32 n) {
+    auto& t = g_track[NodeOf(ctx)];
+    for (auto it = t.tx.begin(); it != t.tx.end();) it = it->first < n.GetValue() ? t.tx.erase(it) : std::next(it);
+    t.una = n.GetValue();
+    t.unaAt = Simulator::Now().GetSeconds();
+}
+static void TrCwnd(std::string ctx, uint32_t, uint32_t n) { g_track[NodeOf(ctx)].cwnd = n; }
+// Every expiry of the retransmission timer doubles m_rto (TcpSocketBase::ReTxTimeout,
+// tcp-socket-base.cc lines 3950-3951 in 3.44), before the state changes to CA_LOSS; a
+// recomputation from the RTT estimate (lines 3801, 3828) has its own value. So a timeout is
+// counted where the value doubles: the repeated ones of a CA_LOSS episode included, which the
+// CongState trace does not show (no change).
+static void TrRto(std::string ctx, Time o, Time n) {
+    auto& t = g_track[NodeOf(ctx)];
+    t.rto = n.GetSeconds();
+    if (!(n == o + o || (n == Seconds(60) && o > Seconds(30)))) return;
+    double now = Simulator::Now().GetSeconds();
+    if (now >= g_warm) g_rtos++;
+    if (g_rtoLog) {
+        const char* st = t.state == TcpSocketState::CA_RECOVERY ? "recovery"
+                         : t.state == TcpSocketState::CA_LOSS   ? "loss"
+                                                                : "open";
+        auto head = t.tx.find(t.una);
+        uint32_t sacked = t.sock ? t.sock->GetTxBuffer()->GetSacked() / 1448 : 0;
+        std::fprintf(g_rtoLog, "%.9f,%u,%s,%u,%u,%d,%u,%u,%.6f,%.6f,%.6f\n", now, NodeOf(ctx), st, t.una / 1448,
+                     t.sndMax / 1448, head != t.tx.end() && head->second.second ? 1 : 0, sacked, t.cwnd / 1448,
+                     o.GetSeconds(), now - t.unaAt, head != t.tx.end() ? now - head->second.first : -1.0);
+    }
+    for (auto& e : t.tx) e.second.second = false;  // this timeout's retransmissions start now
+}
+// A fast recovery's retransmissions start when it is entered.
+static void TrState(std::string ctx, TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n) {
+    auto& t = g_track[NodeOf(ctx)];
+    if (n != o && n == TcpSocketState::CA_RECOVERY)
+        for (auto& e : t.tx) e.second.second = false;
+    t.state = n;
 }
 static void HookSockets() {
-    Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
-                                  MakeCallback(&CongState));
+    std::string s = "/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/";
+    Config::Connect(s + "RTO", MakeCallback(&TrRto));
+    Config::Connect(s + "CongState", MakeCallback(&TrState));
+    if (!g_rtoLog) return;
+    Config::Connect(s + "Tx", MakeCallback(&TrTx));
+    Config::Connect(s + "HighestRxAck", MakeCallback(&TrAck));
+    Config::Connect(s + "CongestionWindow", MakeCallback(&TrCwnd));
 }
 // --trace=FILE: the bottleneck queue disc's events for bench/ns3_codel_replay.py.
 static FILE* g_trace = nullptr;
@@ -132,7 +193,13 @@ int main(int argc, char** argv) {
     cmd.AddValue("trace", "write the bottleneck queue disc's events to this file", trace);
     bool prrRfc = false;
     cmd.AddValue("prrRfc", "PRR with RFC 6937's DeliveredData (TcpPrrRfc above)", prrRfc);
+    std::string rtoLog;
+    cmd.AddValue("rtoLog", "write every retransmission timeout to this file (CSV)", rtoLog);
     cmd.Parse(argc, argv);
+    if (!rtoLog.empty()) {
+        g_rtoLog = std::fopen(rtoLog.c_str(), "w");
+        std::fprintf(g_rtoLog, "t_s,flow,state,snd_una,snd_max,head_rtx,sacked,cwnd,rto_s,since_ack_s,since_head_tx_s\n");
+    }
     if (!trace.empty()) g_trace = std::fopen(trace.c_str(), "w");
     g_warm = warm;
 
@@ -247,5 +314,6 @@ int main(int argc, char** argv) {
                 bytes * 8 / (duration - warm) / 1e6, g_sojourn.size(), (unsigned long)g_rtos);
     Simulator::Destroy();
     if (g_trace) std::fclose(g_trace);
+    if (g_rtoLog) std::fclose(g_rtoLog);
     return 0;
 }

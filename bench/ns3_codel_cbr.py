@@ -22,9 +22,11 @@ IP packets of `size` bytes at `rate` (ns-3: OnOffApplication always on, its payl
 bytes and its rate scaled so that the packet rate is the same). Where ns-3's TCP is not the
 linux profile's, tcplab takes ns-3's rule: its retransmission timer is RFC 6298's with G = 1 ms
 (ns-3's ClockGranularity: rto_granularity = 1ms) restarted only by an ACK of new data
-(rto_restart_on_retransmit = false), and an ACK grows the window by the data it newly delivered
+(rto_restart_on_retransmit = false), an ACK grows the window by the data it newly delivered
 (ns-3's `currentDelivered` in TcpSocketBase::ReceivedAck: ack_counting = "delivered"), so a
-cumulative ACK that covers segments SACKed earlier does not count them again.
+cumulative ACK that covers segments SACKed earlier does not count them again, and a new fast
+recovery may start as soon as the cumulative ACK reaches the last one's recovery point (RFC
+6675 Sec. 5.1, ns-3's `m_highRxAckMark >= m_recover`: reentry = "rfc6675").
 
 With --rfc ns-3 also writes its bottleneck queue disc's events (`--trace`), and
 bench/ns3_codel_replay.py replays its CoDel decisions against RFC 8289's pseudocode.
@@ -40,7 +42,10 @@ On the ACK that ends a fast recovery ns-3 sets cwnd = ssthresh and then grows th
 cumulative ACK's segments, those SACKed earlier included (tcp-socket-base.cc lines 2207-2208,
 2247, 2254 in 3.44); tcplab's SACK recovery grows nothing on that ACK by default. Two more tcplab
 runs take ns-3's rule (`recovery_exit_growth = "ns3"`, docs/tcp-family.md): alone, and with
-ns-3's PRR arithmetic too.
+ns-3's PRR arithmetic too. ns-3's CUBIC (TcpCubic::IncreaseWindow, tcp-cubic.cc lines 216-231)
+adds at most one segment per ACK and keeps the rest of its credit for the next ACKs, where
+tcplab's (Linux's `tcp_cong_avoid_ai`) adds every whole cnt at once: the last run takes ns-3's
+rule as well (`cc = { algorithm = "cubic", increase = "ns3" }`).
 
 Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
   * drops: the queue disc's drops (CoDel's at dequeue and overflows), and how many were CBR;
@@ -54,7 +59,16 @@ Measured over the 50 s, at the bottleneck's r1 -> r2 direction:
     last bit at r2 (ns-3: queue disc Enqueue to the r2 device's MacRx, matched by packet uid;
     tcplab: `enqueue` to `receive`);
   * goodput: the TCP flows' bytes delivered, Mbit/s; timeouts: the TCP senders' retransmission
-    timeouts (ns-3: entries into CA_LOSS).
+    timeouts, every expiry of the timer (ns-3: where the socket's RTO doubles, in
+    TcpSocketBase::ReTxTimeout, so the repeated timeouts of one CA_LOSS episode count too).
+
+With --rto-events DIR every timeout of both sides is written out with the sender's state just
+before it (what was outstanding and SACKed, whether the segment at snd_una had been
+retransmitted since the recovery or the last timeout began, the timer's value, the time since
+snd_una last advanced): ns-3's as DIR/ns3_<flows>_<bytes>.csv (the program's --rtoLog), and for
+tcplab each scenario of the last column as DIR/tcplab_<flows>_<bytes>.toml, for
+`cargo run --release -p tcplab-sim --example rto_events -- FILE.toml`, which writes the same
+columns.
 
 ns-3's side is a C++ program (bench/ns3_codel_cbr.cc) built once with g++ against the `ns3`
 wheel's headers and libraries (faster than its Python bindings): NS3_PYTHON names an interpreter with
@@ -144,7 +158,7 @@ def ns3_binary():
     return exe
 
 
-def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False):
+def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False, rto_log=None):
     out = subprocess.run(
         [
             exe,
@@ -156,7 +170,8 @@ def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False):
             f"--warm={WARMUP}",
         ]
         + ([f"--trace={trace}"] if trace else [])
-        + (["--prrRfc=1"] if prr_rfc else []),
+        + (["--prrRfc=1"] if prr_rfc else [])
+        + ([f"--rtoLog={rto_log}"] if rto_log else []),
         capture_output=True,
         text=True,
     )
@@ -167,7 +182,7 @@ def run_ns3(exe, ntcp, size, rate, devq=1, trace=None, prr_rfc=False):
     return json.loads(line[len("RESULT ") :])
 
 
-def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False):
+def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False, ns3_cubic=False):
     neck = {"rate": "10Mbit/s", "delay": "20ms", "queue": {"discipline": "codel", "limit": 1000}}
     if ns3_codel:
         # ns-3's CoDel arithmetic (bench/ns3_codel_replay.py): the Newton approximation of
@@ -181,7 +196,9 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=Fa
         "ack": "delayed",
         "delack_timeout": "40ms",
         "frto": False,
-        "tcp": {"variant": "sack", "prr": True, "rack": False},
+        # A new recovery may start once snd_una reaches the last recovery point (RFC 6675 Sec.
+        # 5.1, ns-3's rule; tcplab's default is RFC 6582's strict one): docs/tcp-family.md.
+        "tcp": {"variant": "sack", "prr": True, "rack": False, "reentry": "rfc6675"},
         # ns-3's rules where they are not the linux profile's (module doc).
         "ack_counting": "delivered",
         "rto_granularity": "1ms",
@@ -194,6 +211,10 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=Fa
         # ns-3's growth on the ACK that ends a recovery (tcp-socket-base.cc; docs/tcp-family.md,
         # `recovery_exit_growth`).
         flow["tcp"] = {**flow["tcp"], "recovery_exit_growth": "ns3"}
+    if ns3_cubic:
+        # ns-3's CUBIC: at most one segment per ACK, the rest kept (tcp-cubic.cc;
+        # docs/tcp-family.md, `increase`).
+        flow["cc"] = {"algorithm": "cubic", "increase": "ns3"}
     return {
         "seed": 1,
         "duration": f"{DURATION:g}s",
@@ -212,6 +233,32 @@ def scenario(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=Fa
         ],
         "trace": {"links": ["bottleneck.fwd"], "max_points": 50_000_000},
     }
+
+
+def toml_value(x):
+    """A scenario value as inline TOML (the scenarios here hold strings, numbers, booleans,
+    lists and tables only)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, (int, float)):
+        return repr(x)
+    if isinstance(x, str):
+        return json.dumps(x)
+    if isinstance(x, list):
+        return "[" + ", ".join(toml_value(e) for e in x) + "]"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(e)}" for k, e in x.items()) + "}"
+    raise TypeError(f"no TOML for {x!r}")
+
+
+def write_rto_events(out_dir, exe, ntcp, size, rate):
+    """--rto-events: ns-3's timeouts as CSV, and tcplab's scenario (the last column's) as TOML."""
+    os.makedirs(out_dir, exist_ok=True)
+    run_ns3(exe, ntcp, size, rate, 1, rto_log=os.path.join(out_dir, f"ns3_{ntcp}_{size}.csv"))
+    sc = scenario(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True, ns3_cubic=True)
+    sc.pop("trace")
+    with open(os.path.join(out_dir, f"tcplab_{ntcp}_{size}.toml"), "w") as f:
+        f.write("".join(f"{k} = {toml_value(v)}\n" for k, v in sc.items()))
 
 
 # Runs inside tcplab's .venv: the measures above from the bottleneck's packet trace.
@@ -271,8 +318,8 @@ print("RESULT " + json.dumps({"drops": drops, "cbr_drops": cbr_drops, "sojourn_d
 """
 
 
-def run_tcplab(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False):
-    sc = scenario(ntcp, size, rate, devq, ns3_codel, ns3_prr, ns3_exit)
+def run_tcplab(ntcp, size, rate, devq, ns3_codel=False, ns3_prr=False, ns3_exit=False, ns3_cubic=False):
+    sc = scenario(ntcp, size, rate, devq, ns3_codel, ns3_prr, ns3_exit, ns3_cubic)
     out = subprocess.run(
         [TCPLAB_PYTHON, "-c", TCPLAB_CHILD, json.dumps(sc), str(devq), str(WARMUP)],
         capture_output=True,
@@ -297,7 +344,7 @@ METRICS = [
 ]
 TARGETS = ("drops", "sojourn_p50", "sojourn_p99", "cbr_delay_mean")
 # The runs of each scenario, in the table's order.
-SIDES = ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc", "tcplab1x", "tcplab1px")
+SIDES = ("ns3", "tcplab1", "tcplab0", "tcplab1n", "tcplab1p", "ns3rfc", "tcplab1x", "tcplab1px", "tcplab1pxc")
 
 
 def markdown(rows):
@@ -306,13 +353,14 @@ def markdown(rows):
         "tcplab no device queue | ratio | tcplab device_queue = 1, ns-3's CoDel arithmetic | ratio | "
         "tcplab device_queue = 1, ns-3's PRR arithmetic | ratio | ns-3, PRR with RFC 6937's DeliveredData | "
         "tcplab device_queue = 1 / it | tcplab device_queue = 1, ns-3's exit growth | ratio | "
-        "tcplab device_queue = 1, ns-3's PRR arithmetic and exit growth | ratio |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "tcplab device_queue = 1, ns-3's PRR arithmetic and exit growth | ratio | "
+        "tcplab device_queue = 1, ns-3's PRR arithmetic, exit growth and CUBIC increase | ratio |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         cbr = f"{r['size']} B, {r['rate'] / 1e6:g} Mbit/s"
         for label, key, scale in METRICS:
-            ns3, one, zero, newton, prr, rfc, ext, prr_ext = (r[s][key] * scale for s in SIDES)
+            ns3, one, zero, newton, prr, rfc, ext, prr_ext, prr_ext_cubic = (r[s][key] * scale for s in SIDES)
             ratio = lambda x: f"{x / ns3:.3f}" if ns3 else "-"  # noqa: B023 -- called in this iteration only
             ratio_rfc = f"{one / rfc:.3f}" if rfc else "-"
             fmt = (lambda x: f"{x:.0f}") if scale == 1 and key != "goodput_mbps" else (lambda x: f"{x:.3f}")
@@ -320,7 +368,8 @@ def markdown(rows):
             lines.append(
                 f"| {r['ntcp']} | {cbr} | {label}{mark} | {fmt(ns3)} | {fmt(one)} | {ratio(one)} | "
                 f"{fmt(zero)} | {ratio(zero)} | {fmt(newton)} | {ratio(newton)} | {fmt(prr)} | {ratio(prr)} | "
-                f"{fmt(rfc)} | {ratio_rfc} | {fmt(ext)} | {ratio(ext)} | {fmt(prr_ext)} | {ratio(prr_ext)} |"
+                f"{fmt(rfc)} | {ratio_rfc} | {fmt(ext)} | {ratio(ext)} | {fmt(prr_ext)} | {ratio(prr_ext)} | "
+                f"{fmt(prr_ext_cubic)} | {ratio(prr_ext_cubic)} |"
             )
     return "\n".join(lines)
 
@@ -353,11 +402,21 @@ def main():
         help="trace ns-3's CoDel and replay its decisions against RFC 8289 (bench/ns3_codel_replay.py)",
     )
     ap.add_argument(
+        "--rto-events",
+        metavar="DIR",
+        help="write every timeout of ns-3 and tcplab's scenarios to DIR (module doc) and stop",
+    )
+    ap.add_argument(
         "--reuse-ns3",
         metavar="FILE",
         help="take ns-3's side from FILE (a --save of an earlier run) and run tcplab's",
     )
     a = ap.parse_args()
+    if a.rto_events:
+        exe = ns3_binary()
+        for ntcp, size, rate in SCENARIOS[:1] if a.quick else SCENARIOS:
+            write_rto_events(a.rto_events, exe, ntcp, size, rate)
+        return
     old = {}
     if a.reuse_ns3:
         with open(a.reuse_ns3) as f:
@@ -387,6 +446,7 @@ def main():
         r["tcplab1p"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True)
         r["tcplab1x"] = run_tcplab(ntcp, size, rate, 1, ns3_exit=True)
         r["tcplab1px"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True)
+        r["tcplab1pxc"] = run_tcplab(ntcp, size, rate, 1, ns3_prr=True, ns3_exit=True, ns3_cubic=True)
         worst = max(abs(r["tcplab1"][k] / r["ns3"][k] - 1) for k in TARGETS if r["ns3"][k])
         print(
             f"{ntcp} TCP + CBR {size} B: "

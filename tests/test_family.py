@@ -121,7 +121,7 @@ BAD_SEAM_OPTIONS = [
     (
         {"flows.0.tcp": {"variant": "sack", "d": 0.7}},
         "flows[0].tcp.d",
-        "not an option of sack (options of sack: prr, rack, prr_rules, recovery_exit_growth; d belongs to the congestion control: flows[0].cc.d)",
+        "not an option of sack (options of sack: prr, rack, prr_rules, recovery_exit_growth, reentry; d belongs to the congestion control: flows[0].cc.d)",
     ),
     (
         {"flows.0.tcp": {"variant": "newreno", "growth": "abc"}},
@@ -203,7 +203,7 @@ BAD_SEAM_OPTIONS = [
     (
         {"flows.0.cc": {"algorithm": "cubic", "d": 0.5}},
         "flows[0].cc.d",
-        "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style, hz)",
+        "not an option of cubic (options of cubic: beta, c, fast_convergence, growth, abc_limit, hystart, style, hz, increase)",
     ),
     (
         {"flows.0.cc": {"algorithm": "cubic", "hystart": "on"}},

@@ -38,6 +38,7 @@ mod prr_rules;
 mod queues;
 mod rack;
 mod recovery_exit;
+mod recovery_guard;
 mod reliability;
 mod rto_restart;
 mod traces;

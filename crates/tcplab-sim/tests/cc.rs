@@ -345,6 +345,7 @@ fn the_schema_describes_each_algorithms_options() {
         "growth",
         "hystart",
         "hz",
+        "increase",
         "style",
     ]
     .map(String::from)

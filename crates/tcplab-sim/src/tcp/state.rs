@@ -232,6 +232,18 @@ impl SenderCore {
         self.recover == 0 || self.snd_una > self.recover
     }
 
+    /// The same with RFC 6675's guard for a SACK recovery (`reentry = "rfc6675"`), HighACK >=
+    /// RecoveryPoint (Sec. 5.1; ns-3 3.44: `m_highRxAckMark >= m_recover`, tcp-socket-base.cc
+    /// line 1810; Linux holds its recovery state until something above high_seq is
+    /// acknowledged only for Reno, `tcp_try_undo_recovery`): so also when snd_una has reached
+    /// `recover` exactly, provided the scoreboard holds SACKed data. RFC 6675 Sec. 2 counts as
+    /// duplicates only ACKs whose SACK blocks report new data, and the plain duplicates of
+    /// go-back-N's resent data above cannot start a recovery.
+    pub fn sack_recovery_allowed(&self) -> bool {
+        self.fast_retransmit_allowed()
+            || (self.snd_una == self.recover && self.sb.as_ref().is_some_and(|sb| sb.sacked_segments() > 0))
+    }
+
     /// Reports a window reduction to the instruments (a loss episode opens, or the open one
     /// is marked as not clean).
     pub fn signal_loss(&mut self, signal: LossSignal) {

@@ -13,6 +13,7 @@
 pub(crate) mod registry;
 pub mod exit;
 pub mod rack;
+pub mod sack_options;
 
 use super::cc::{CongestionControl, Controller};
 use super::segment::Segment;

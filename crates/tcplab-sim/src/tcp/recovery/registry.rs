@@ -432,7 +432,7 @@ mod tests {
         );
         assert_eq!(
             Variant::Sack.options(),
-            ["prr", "rack", "prr_rules", "recovery_exit_growth"]
+            ["prr", "rack", "prr_rules", "recovery_exit_growth", "reentry"]
         );
         assert!(Variant::Tahoe.options().is_empty() && Variant::Sackrh.options().is_empty());
     }

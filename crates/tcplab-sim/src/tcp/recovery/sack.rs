@@ -29,7 +29,7 @@
 //! Linux's `tcp_xmit_retransmit_queue` likewise sends only segments marked lost). Without
 //! PRR, a lost retransmission found during recovery reduces the window once more (Sec. 9.3).
 
-use super::exit::{ExitGrowth, RecoveryExitGrowth};
+use super::exit::ExitGrowth;
 use super::rack::Rack;
 use super::{reduce, AckEvent, Ctx, Recovery, Validation};
 use crate::error::Error;
@@ -39,45 +39,8 @@ use crate::tcp::ns2::Ns2Variant;
 use crate::tcp::segment::Segment;
 use crate::tcp::state::{AckResult, LossSignal, SenderCore};
 use crate::time::SimTime;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
-/// Whose arithmetic PRR follows (`prr_rules`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PrrRules {
-    /// RFC 6937 Sec. 3: RecoverFS = snd.nxt - snd.una; DeliveredData = the change in snd.una
-    /// plus the change in SACKed bytes; the slow-start reduction bound adds one SMSS.
-    #[default]
-    Rfc6937,
-    /// ns-3 3.44's TcpPrrRecovery: RecoverFS = pipe at the start; one SMSS more DeliveredData
-    /// on every duplicate ACK while prr_delivered < RecoverFS (RFC 6937's estimate for a
-    /// sender without SACK, added to the SACKed bytes); the bound's SMSS only on an ACK that
-    /// advances snd_una.
-    Ns3,
-}
-
-/// The SACK recovery's options (`tcp = { variant = "sack", prr = true, rack = true }`).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SackOptions {
-    /// Proportional Rate Reduction (RFC 6937) sets the window during recovery instead of
-    /// cutting it to ssthresh at once; default false.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prr: Option<bool>,
-    /// RACK-TLP loss detection (RFC 8985) instead of DupThresh and IsLost, with tail loss
-    /// probes; default false.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rack: Option<bool>,
-    /// PRR's arithmetic (with `prr = true`): "rfc6937" (default) or "ns3", ns-3 3.44's
-    /// TcpPrrRecovery, for side-by-side runs with ns-3.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prr_rules: Option<PrrRules>,
-    /// The window's growth on the ACK that ends the recovery: "none" (default), "delivered"
-    /// (Linux) or "ns3" (ns-3 3.44); `exit.rs`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub recovery_exit_growth: Option<RecoveryExitGrowth>,
-}
+pub use super::sack_options::{PrrRules, Reentry, SackOptions};
 
 #[derive(Clone, Debug, Default)]
 pub struct SackRecovery {
@@ -91,6 +54,8 @@ pub struct SackRecovery {
     pub rack: Option<Box<Rack>>,
     /// The growth on the ACK that ends the recovery (`recovery_exit_growth`).
     exit: ExitGrowth,
+    /// `reentry = "rfc6675"`.
+    reentry_rfc6675: bool,
 }
 
 /// A further congestion response outside the recovery's own entry (a lost retransmission,
@@ -261,6 +226,15 @@ impl SackRecovery {
         }
     }
 
+    /// May a recovery start now (`reentry`)?
+    fn may_start(&self, core: &SenderCore) -> bool {
+        if self.reentry_rfc6675 {
+            core.sack_recovery_allowed()
+        } else {
+            core.fast_retransmit_allowed()
+        }
+    }
+
     fn rate_halve(&self, core: &mut SenderCore) {
         if self.rate_halving {
             core.win.cwnd = core
@@ -381,6 +355,7 @@ impl Recovery for SackRecovery {
     fn build(o: &SackOptions) -> Self {
         let mut r = SackRecovery::with(o.prr.unwrap_or(false), o.rack.unwrap_or(false));
         r.exit = ExitGrowth::new(o.recovery_exit_growth.unwrap_or_default());
+        r.reentry_rfc6675 = o.reentry == Some(Reentry::Rfc6675);
         match o.prr_rules.unwrap_or_default() {
             PrrRules::Rfc6937 => r,
             PrrRules::Ns3 => r.ns3_prr(),
@@ -392,6 +367,12 @@ impl Recovery for SackRecovery {
             return Err(Error::Invalid {
                 field: format!("{}.prr_rules", v.at),
                 message: "PRR's rules need prr = true".into(),
+            });
+        }
+        if o.reentry.is_some_and(|r| r != Reentry::Rfc6582) && o.rack == Some(true) {
+            return Err(Error::Invalid {
+                field: format!("{}.reentry", v.at),
+                message: "applies to the DupThresh recovery (rack = false); RACK starts a recovery from its own marks".into(),
             });
         }
         if o.rack == Some(true) && v.sack == Some(false) {
@@ -410,8 +391,7 @@ impl Recovery for SackRecovery {
             if self.rack.is_none() {
                 self.prr_step(core, 0, true);
             }
-        } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && core.fast_retransmit_allowed()
-        {
+        } else if self.rack.is_none() && core.dupacks == core.cfg.dupthresh && self.may_start(core) {
             self.enter(cx);
         } else {
             self.note_sacked(core);

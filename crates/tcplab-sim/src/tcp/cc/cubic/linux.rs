@@ -38,6 +38,21 @@ pub enum CubicStyle {
     Linux,
 }
 
+/// How `style = "linux"` turns the segments acknowledged into window (`increase`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicIncrease {
+    /// `tcp_cong_avoid_ai` (Linux 6.6): a credit of cnt or more left from before gives one
+    /// segment and is cleared; then the ACK's segments join the credit and every whole cnt of
+    /// it is one segment more, at once.
+    #[default]
+    Linux,
+    /// ns-3 3.44's `TcpCubic::IncreaseWindow` (tcp-cubic.cc lines 216-231): the ACK's segments
+    /// join the credit, and if it reaches cnt, one segment and cnt off the credit; at most one
+    /// segment per ACK, the rest kept for the next ones.
+    Ns3,
+}
+
 /// `HZ / 32` jiffies at HZ = 1000, and one jiffy (the clock without `hz`).
 const LINUX_CNT_HOLD: SimTime = SimTime::from_ms(31);
 const JIFFY_NS: u64 = 1_000_000;
@@ -161,6 +176,14 @@ impl Cubic {
         self.bictcp_update(now, cwnd, acked);
         let l = &mut self.linux;
         let cnt = l.cnt.max(1);
+        if self.cfg.increase == CubicIncrease::Ns3 {
+            l.cwnd_cnt += acked;
+            if l.cwnd_cnt >= cnt {
+                l.cwnd_cnt -= cnt;
+                w.cwnd += mss;
+            }
+            return;
+        }
         if l.cwnd_cnt >= cnt {
             l.cwnd_cnt = 0;
             w.cwnd += mss;

@@ -33,7 +33,7 @@ use crate::error::Error;
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-pub use linux::CubicStyle;
+pub use linux::{CubicIncrease, CubicStyle};
 use linux::{LinuxCa, LINUX_HZ};
 
 /// CUBIC's options: `cc = { algorithm = "cubic", beta = 0.7, c = 0.4, ... }`, each optional.
@@ -70,6 +70,11 @@ pub struct CubicOptions {
     /// the kernel's default; left out: the 1 ms clock of tcplab before it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hz: Option<u32>,
+    /// With style = "linux": how the credit of acknowledged segments becomes window: "linux"
+    /// (default, `tcp_cong_avoid_ai`: every whole cnt at once) or "ns3" (ns-3 3.44's
+    /// `TcpCubic::IncreaseWindow`: at most one segment per ACK, the rest kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub increase: Option<CubicIncrease>,
 }
 
 impl FromOptions for Cubic {
@@ -102,6 +107,12 @@ impl FromOptions for Cubic {
                 ));
             }
         }
+        if o.increase.is_some_and(|i| i != CubicIncrease::Linux) && o.style != Some(CubicStyle::Linux) {
+            return Err(invalid(
+                format!("{at}.increase"),
+                "a rule of style = \"linux\" (ns-3's CUBIC counts as tcp_cubic.c does), but style is \"rfc9438\"",
+            ));
+        }
         Growth::validate(o.growth, o.abc_limit, at)
     }
 
@@ -118,6 +129,7 @@ impl FromOptions for Cubic {
             hystart: o.hystart.unwrap_or_default(),
             style: o.style.unwrap_or_default(),
             hz: o.hz,
+            increase: o.increase.unwrap_or_default(),
         })
     }
 }
@@ -145,6 +157,8 @@ pub struct CubicConfig {
     /// With `style = Linux`: CONFIG_HZ, the jiffies of tcp_cubic.c's clock; None for the 1 ms
     /// clock with a 31 ms hold (tcplab before the option).
     pub hz: Option<u32>,
+    /// With `style = Linux`: how acknowledged segments become window.
+    pub increase: CubicIncrease,
 }
 
 /// The current congestion-avoidance stage.

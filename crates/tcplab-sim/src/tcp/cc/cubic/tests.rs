@@ -21,6 +21,7 @@ fn with_hystart(fast_convergence: bool, hystart: HyStart) -> Cubic {
         hystart,
         style: CubicStyle::Rfc9438,
         hz: None,
+        increase: CubicIncrease::Linux,
     })
 }
 
@@ -421,6 +422,46 @@ fn linux_epoch_start_k_target_and_cnt() {
     }
     c.on_ack(&mut w, &ack(10_150, MSS, None));
     assert_eq!((c.linux.cnt, c.linux.cwnd_cnt, w.cwnd), (3, 1, 8 * MSS));
+}
+
+#[test]
+fn ns3_increase_needs_the_linux_style() {
+    let o = CubicOptions {
+        increase: Some(CubicIncrease::Ns3),
+        ..Default::default()
+    };
+    let e = Cubic::validate(&o, "flows[0].cc").unwrap_err().to_string();
+    assert!(e.contains("flows[0].cc.increase") && e.contains("style"), "{e}");
+    let o = CubicOptions {
+        style: Some(CubicStyle::Linux),
+        ..o
+    };
+    assert!(Cubic::validate(&o, "flows[0].cc").is_ok());
+}
+
+#[test]
+fn ns3_increase_adds_one_segment_per_ack_and_keeps_the_credit() {
+    // The state of `linux_epoch_start_k_target_and_cnt` after its first ACK (cwnd 7, cnt 7,
+    // snd_cwnd_cnt 1), then at 10.05 s one ACK of 20 segments (a cumulative ACK covering
+    // SACKed data): cnt stays 7 (target 8; the Reno-friendly estimate, 21 segments acked
+    // against floor(7 x 15 / 8) = 13, reaches 8: cnt at most 7 / (8 - 7) = 7).
+    //   linux (`tcp_cong_avoid_ai`): credit 1 + 20 = 21, three whole cnt: cwnd 10, credit 0.
+    //   ns3 (`TcpCubic::IncreaseWindow`): credit 21 >= 7: one segment, cwnd 8, credit 14.
+    let mut seen = vec![];
+    for increase in [CubicIncrease::Linux, CubicIncrease::Ns3] {
+        let mut c = linux_style(0.4);
+        c.cfg.increase = increase;
+        c.ssthresh_after_loss(&loss(10 * MSS));
+        let mut w = Window {
+            cwnd: 7 * MSS,
+            ssthresh: 7 * MSS,
+        };
+        c.on_ack(&mut w, &ack(10_000, MSS, Some(100)));
+        assert_eq!((c.linux.cnt, c.linux.cwnd_cnt, w.cwnd), (7, 1, 7 * MSS));
+        c.on_ack(&mut w, &ack(10_050, 20 * MSS, None));
+        seen.push((c.linux.cnt, w.cwnd / MSS, c.linux.cwnd_cnt));
+    }
+    assert_eq!(seen, [(7, 10, 0), (7, 8, 14)]);
 }
 
 #[test]

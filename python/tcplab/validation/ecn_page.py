@@ -263,9 +263,7 @@ def validation_evidence(r: dict, ref: dict) -> str:
         parts.append(
             ". Cutting at once the two agree with either ACK setting and by PRR with neither: the gap "
             "is in how the two reduce cwnd by PRR in CWR (ns-3's TcpPrrRecovery, tcp-prr-recovery.cc, "
-            "against tcplab's tcp/cwr.rs), not in the delayed ACKs ("
-            + DELAYED_ACK_ECE
-            + "; "
+            "against tcplab's tcp/cwr.rs), not in the delayed ACKs (" + DELAYED_ACK_ECE + "; "
             "cutting at once that leaves the two within 10 %)"
         )
         if both_off:

@@ -147,3 +147,15 @@ pub fn next_instant<W>(
         (None, None) => None,
     }
 }
+
+/// Appends one classic-pcap record holding `frame`, captured at `at`.
+pub fn pcap_record(out: &mut Vec<u8>, at: tcplab_sim::time::SimTime, frame: &[u8]) {
+    let ns = at.ns();
+    for x in [(ns / 1_000_000_000) as u32, (ns % 1_000_000_000) as u32] {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    for _ in 0..2 {
+        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+    }
+    out.extend_from_slice(frame);
+}

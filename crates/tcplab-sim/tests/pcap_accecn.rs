@@ -37,14 +37,7 @@ impl Pcap {
         let mut f = Vec::new();
         frame::encode(&p, seg, WIRE, at, self.1, 65535, &mut f);
         self.1 += 1;
-        let ns = at.ns();
-        for x in [(ns / 1_000_000_000) as u32, (ns % 1_000_000_000) as u32] {
-            self.0.extend_from_slice(&x.to_le_bytes());
-        }
-        for _ in 0..2 {
-            self.0.extend_from_slice(&(f.len() as u32).to_le_bytes());
-        }
-        self.0.extend_from_slice(&f);
+        crate::common::pcap_record(&mut self.0, at, &f);
     }
 
     /// A data segment of 1000 bytes with the sender's own ACE (feedback of the reverse
@@ -167,18 +160,14 @@ fn the_ace_wrap_is_resolved_by_the_safety_rule_and_eceb() {
     }
 }
 
-/// Simulated AccECN flows through a step-marking queue, captured at the sender (upstream of
-/// the queue: no data segment is seen CE), with and without the handshake: the analyzer's
-/// count from the ACKs equals what the receiver counted, and the ACKs' AccECN option is on
-/// the wire as RFC 9768 Table 5 sizes it.
-#[test]
-fn a_simulated_accecn_capture_gives_the_receivers_own_count() {
-    for (cc, handshake) in [("dctcp", true), ("dctcp", false), ("prague", true)] {
-        let text = format!(
-            r#"
-duration = "3s"
+/// One AccECN flow of `cc` through a step-marking queue (10 packets, no loss) for `duration`,
+/// captured at its sender into `file`.
+fn marked(cc: &str, handshake: bool, duration: &str, file: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
 [trace]
-pcap = {{ node = "n0", file = "unused.pcap" }}
+pcap = {{ node = "n0", file = "{file}" }}
 [network.path]
 hops = [{{ rate = "20Mbit/s", delay = "10ms", queue = {{ discipline = "step", limit = 1000, step = {{ threshold = 10 }} }} }}]
 [[flows]]
@@ -188,8 +177,17 @@ ecn = "accecn"
 timestamps = true
 handshake = {handshake}
 "#
-        );
-        let r = tcplab_sim::run_toml(&text, &[]).unwrap();
+    )
+}
+
+/// Simulated AccECN flows through a step-marking queue, captured at the sender (upstream of
+/// the queue: no data segment is seen CE), with and without the handshake: the analyzer's
+/// count from the ACKs equals what the receiver counted, and the ACKs' AccECN option is on
+/// the wire as RFC 9768 Table 5 sizes it.
+#[test]
+fn a_simulated_accecn_capture_gives_the_receivers_own_count() {
+    for (cc, handshake) in [("dctcp", true), ("dctcp", false), ("prague", true)] {
+        let r = tcplab_sim::run_toml(&marked(cc, handshake, "3s", "unused.pcap"), &[]).unwrap();
         let f = &r.flows[0];
         let case = format!("{cc}, handshake {handshake}");
         assert!(f.ce_received > 50, "{case}: {}", f.ce_received);
@@ -229,22 +227,7 @@ fn tshark_reads_the_accecn_option() {
     std::fs::create_dir_all(&dir).unwrap();
     for (cc, kind) in [("dctcp", "172"), ("prague", "174")] {
         let file = dir.join(format!("{cc}.pcap"));
-        let text = format!(
-            r#"
-duration = "2s"
-[trace]
-pcap = {{ node = "n0", file = "{}" }}
-[network.path]
-hops = [{{ rate = "20Mbit/s", delay = "10ms", queue = {{ discipline = "step", limit = 1000, step = {{ threshold = 10 }} }} }}]
-[[flows]]
-tcp = "sack"
-cc = "{cc}"
-ecn = "accecn"
-timestamps = true
-handshake = true
-"#,
-            file.display()
-        );
+        let text = marked(cc, true, "2s", &file.display().to_string());
         let r = tcplab_sim::run_toml(&text, &[]).unwrap();
         tcplab_sim::write_captures(&r).unwrap();
         let out = std::process::Command::new("tshark")

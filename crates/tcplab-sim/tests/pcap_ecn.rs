@@ -30,14 +30,7 @@ impl Pcap {
     }
 
     fn frame(&mut self, at: SimTime, f: &[u8]) {
-        let ns = at.ns();
-        self.0
-            .extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
-        self.0
-            .extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
-        self.0.extend_from_slice(&(f.len() as u32).to_le_bytes());
-        self.0.extend_from_slice(&(f.len() as u32).to_le_bytes());
-        self.0.extend_from_slice(f);
+        crate::common::pcap_record(&mut self.0, at, f);
     }
 
     /// A segment of flow 0 as the simulator's pcap writer encodes it.

@@ -92,6 +92,10 @@ pub struct EcnAck {
     /// snd_una passed the end of the observation window (RFC 8257 Sec. 3.3 step 3): the
     /// window of data is complete, and the next one ends at what has been sent now.
     pub window_end: bool,
+    /// The sender's snd_una after this ACK and snd_max before it sends anything on it: a
+    /// controller that keeps its own rounds (Prague's `next_seq`) reads them.
+    pub snd_una: u64,
+    pub snd_max: u64,
 }
 
 impl SenderEcn {
@@ -185,6 +189,8 @@ impl SenderEcn {
             ce_packets,
             ce_bytes,
             window_end,
+            snd_una,
+            snd_max,
         }
     }
 }

@@ -35,8 +35,9 @@
 //!   DEFAULT_RTT_TRANSITION) out of slow start with srtt <= 100 ms (MAX_SCALED_RTT): ai =
 //!   2^20 x (srtt / target)^2 when srtt < target (`prague_rate_scaled_ai_ack_increase`, RTTs
 //!   in 128 us units), alpha is updated at most once per target RTT
-//!   (`prague_target_rtt_elapsed`) and the CE response is skipped within a target RTT of the
-//!   last (`prague_enter_cwr`).
+//!   (`prague_target_rtt_elapsed`: the round, and its CE count, run on to the first ACK a
+//!   target RTT after the last update, as `prague_cong_control` checks on every ACK) and the
+//!   CE response is skipped within a target RTT of the last (`prague_enter_cwr`).
 //!
 //! Not modelled: the classic-ECN fallback detection (`prague_classic_ecn_detection`), the
 //! undo after a spurious loss, and the switch to Reno (`prague_reno`) when the handshake agrees
@@ -114,11 +115,15 @@ pub struct Prague {
     old_delivered_ce: u64,
     /// Rounds since slow start ended (`round`).
     pub round: u32,
+    /// The round ends when snd_una passes this (`next_seq`, set to snd_max when alpha's update
+    /// starts a new round).
+    next_seq: u64,
     /// This ACK's facts (`on_ecn_ack` runs before `on_ack`): packets delivered, CE-marked,
-    /// and whether the round ended.
+    /// whether the round's data are all acknowledged (`prague_e2e_rtt_elapsed`), and snd_max.
     ack_delivered: u64,
     ack_ce: u64,
     round_end: bool,
+    ack_snd_max: u64,
     /// `on_ecn_ack` ran for this ACK.
     fed: bool,
     /// Smoothed RTT (RFC 6298's gains, as `tp->srtt_us`), from the ACKs' samples.
@@ -169,7 +174,9 @@ impl FromOptions for Prague {
             round: 0,
             ack_delivered: 0,
             ack_ce: 0,
+            next_seq: 0,
             round_end: false,
+            ack_snd_max: 0,
             fed: false,
             srtt_ns: None,
             alpha_stamp: SimTime::ZERO,
@@ -225,14 +232,17 @@ impl Prague {
         ((rtt << 20) * rtt + (divisor >> 1)) / divisor
     }
 
-    /// The round ends: alpha's update if due (`prague_should_update_ewma`), and the next
-    /// round (`prague_new_round`).
+    /// The round's data are acknowledged: alpha's update if due (`prague_should_update_ewma`),
+    /// and the next round (`prague_new_round`, from the data sent by now). Not due (RTT
+    /// independent, a target RTT not yet elapsed since the last update): the round goes on and
+    /// the next ACK checks again, as Linux's `prague_cong_control` on every ACK.
     fn end_round(&mut self, w: &Window) {
         let due = !self.rtt_indep(w)
             || self.now.saturating_sub(self.alpha_stamp).ns() >= self.target_rtt() * RTT_UNIT_NS;
         if !due {
             return;
         }
+        self.next_seq = self.ack_snd_max;
         if self.saw_ce {
             let mut f = self.delivered_ce - self.old_delivered_ce;
             if f > 0 {
@@ -377,7 +387,10 @@ impl Controller for Prague {
         if e.ce_packets > 0 {
             self.saw_ce = true;
         }
-        self.round_end |= e.window_end;
+        // `prague_e2e_rtt_elapsed`, with the strict comparison of the observation window
+        // (`ecn.rs`): every round a flow not yet RTT independent counts ends there.
+        self.round_end = e.snd_una > self.next_seq;
+        self.ack_snd_max = e.snd_max;
     }
 
     /// `prague_enter_cwr`: the reduction cwnd x alpha / 2, rounded to nearest, goes into the

@@ -15,19 +15,28 @@ fn prague(o: PragueOptions) -> Prague {
     Prague::build(&o, &setup)
 }
 
+/// An ACK at 10 ms that ends the round (snd_una passes `next_seq`) or not.
 fn feedback(p: &mut Prague, w: &mut Window, delivered: u32, ce: u32, round_end: bool) {
+    let una = p.next_seq + round_end as u64;
+    ack_at(p, w, 10, (una, p.next_seq + 100 * MSS), delivered, ce);
+}
+
+/// An ACK at `now_ms` leaving (snd_una, snd_max) = `seq`.
+fn ack_at(p: &mut Prague, w: &mut Window, now_ms: u64, seq: (u64, u64), delivered: u32, ce: u32) {
     p.on_ecn_ack(&EcnAck {
         acked: delivered as u64 * MSS,
         ece: ce > 0,
         delivered,
         ce_packets: ce,
         ce_bytes: ce as u64 * MSS,
-        window_end: round_end,
+        snd_una: seq.0,
+        snd_max: seq.1,
+        ..Default::default()
     });
     p.on_ack(
         w,
         &Ack {
-            now: SimTime::from_ms(10),
+            now: SimTime::from_ms(now_ms),
             acked: delivered as u64 * MSS,
             rtt: None,
             flight: 0,
@@ -168,6 +177,47 @@ fn rtt_scaling_slows_growth_below_the_target_rtt_after_the_transition() {
     assert!(p.on_ecn_echo(&mut w, &loss(100)));
     assert!(!p.on_ecn_echo(&mut w, &loss(110)), "10 ms < 25 ms");
     assert!(p.on_ecn_echo(&mut w, &loss(126)));
+}
+
+#[test]
+fn rtt_independent_rounds_run_on_to_the_first_ack_a_target_rtt_after_the_last_update() {
+    // tcp_prague.c: prague_cong_control checks prague_should_update_ewma on every ACK; when
+    // RTT independent, the update (prague_update_alpha, then prague_new_round: next_seq =
+    // snd_nxt, round + 1) waits for prague_target_rtt_elapsed, and the round goes on until
+    // then. srtt 5 ms, target 25 ms, transition 0: RTT independent out of slow start.
+    let mut p = prague(PragueOptions {
+        rtt_transition: Some(0),
+        ..Default::default()
+    });
+    p.srtt_ns = Some(5_000_000);
+    let mut w = Window {
+        cwnd: 20 * MSS,
+        ssthresh: 20 * MSS,
+    };
+    // 30 ms, snd_una past next_seq (0), 30 ms since alpha_stamp (0): F = 1/2, alpha = 31/32;
+    // the next round ends past snd_max = 20 000.
+    ack_at(&mut p, &mut w, 30, (1_000, 20_000), 2, 1);
+    assert_eq!((p.upscaled_alpha, p.round, p.next_seq), (16_252_928, 1, 20_000));
+    assert_eq!(p.alpha_stamp, SimTime::from_ms(30));
+    // 36 and 42 ms: the round's data are acknowledged, but 25 ms have not elapsed: no update,
+    // next_seq and round stay (the flow's observation window would have moved on at 36 ms).
+    ack_at(&mut p, &mut w, 36, (21_000, 30_000), 4, 0);
+    ack_at(&mut p, &mut w, 42, (22_000, 31_000), 4, 4);
+    assert_eq!((p.upscaled_alpha, p.round, p.next_seq), (16_252_928, 1, 20_000));
+    // 55 ms (25 ms after the update), an ACK that ends no observation window: the update, F
+    // over the whole round = 4 CE of 10 packets = floor(2^20 x 4 / 10) = 419 430; alpha =
+    // 16 252 928 - 16 252 928 / 16 + 419 430 = 15 656 550; next_seq = snd_max now.
+    ack_at(&mut p, &mut w, 55, (23_000, 40_000), 2, 0);
+    assert_eq!((p.upscaled_alpha, p.round, p.next_seq), (15_656_550, 2, 40_000));
+    assert_eq!(p.alpha_stamp, SimTime::from_ms(55));
+    // 81 ms: 26 ms since, but snd_una (39 000) has not passed next_seq: no update.
+    ack_at(&mut p, &mut w, 81, (39_000, 41_000), 2, 2);
+    assert_eq!((p.upscaled_alpha, p.round), (15_656_550, 2));
+    // In slow start (cwnd < ssthresh) the flow is not RTT independent: the round ends when
+    // snd_una passes next_seq, 1 ms after the last update; F = 2/4, no round counted.
+    w.ssthresh = 40 * MSS;
+    ack_at(&mut p, &mut w, 82, (40_001, 50_000), 2, 0);
+    assert_eq!((p.upscaled_alpha, p.round, p.next_seq), (15_656_550 - 978_534 + 524_288, 2, 50_000));
 }
 
 #[test]

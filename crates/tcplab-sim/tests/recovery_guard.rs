@@ -185,3 +185,53 @@ fn newreno_keeps_the_strict_rule() {
     assert!(!s.recovery.in_recovery());
     assert!(out.iter().all(|p| !p.retransmit), "{:?}", seqs(&out));
 }
+
+/// The `linux` profile (SACK with PRR and RACK-TLP): a loss at the recovery point right after
+/// a recovery. Linux with SACK leaves Recovery when snd_una reaches high_seq
+/// (`tcp_try_undo_recovery`: only a Reno sender, `tcp_is_reno`, holds the state until
+/// something above high_seq is ACKed), and RACK's marks (`tcp_rack_mark_lost`) start a new
+/// recovery from Open (`tcp_fastretrans_alert` -> `tcp_time_to_recover`: lost_out > 0). The
+/// RACK recovery here has no `recover` guard: it starts whenever RACK marks a segment lost
+/// outside fast and RTO recovery (RFC 8985 Sec. 6.2 step 5), so at snd_una == recover too,
+/// without the timer. The sender driven by hand has no handshake and its only cumulative ACK
+/// covers a retransmission (Karn), so it has no SRTT and RACK's reo_wnd is 0 (min(min_RTT / 4,
+/// SRTT), Sec. 6.2 step 4): a segment sent before a SACKed one is lost on that SACK.
+#[test]
+fn linux_profile_rack_starts_a_new_recovery_at_the_recovery_point() {
+    let (mut s, out) = started_sender(
+        "profile = \"linux\"\ntimestamps = false\ninitial_window = 10\ncc = { algorithm = \"aimd\", ssthresh_rule = \"cwnd\" }",
+        "5s",
+    );
+    assert_eq!(out.len(), 10);
+    // 100 ms: the SACK of segment 1. Limited transmit (RFC 3042) sends segment 10; RACK marks
+    // segment 0 (sent with 1, lower sequence; 0 + RACK.rtt 100 ms <= now) and the recovery
+    // starts: ssthresh = 10000 / 2, RecoveryPoint = snd_max = 11000, segment 0 again.
+    let mut out = vec![];
+    s.on_ack(SimTime::from_ms(100), &sack(0, 1000, 2000), &mut out);
+    assert_eq!(seqs(&out), [(10_000, false), (0, true)]);
+    assert!(s.recovery.in_recovery());
+    assert_eq!((s.core.win.ssthresh, s.core.recover), (5000, 11_000));
+    // 200 ms: the ACK of 11000 ends it (snd_una >= RecoveryPoint, as Linux's SACK sender):
+    // cwnd = ssthresh, five new segments 11-15; snd_una == recover.
+    out.clear();
+    s.on_ack(SimTime::from_ms(200), &Segment::ack(11_000, 40), &mut out);
+    assert!(!s.recovery.in_recovery());
+    assert_eq!((s.core.snd_una, s.core.recover), (11_000, 11_000));
+    assert_eq!(s.core.win.cwnd, 5000);
+    assert_eq!(
+        seqs(&out),
+        (11..16).map(|k| (k * 1000, false)).collect::<Vec<_>>()
+    );
+    // 300 ms: segment 11 (at `recover`) is lost, 12 SACKed. Limited transmit sends 16; RACK
+    // marks 11 (sent with 12 at 200 ms) and a new recovery starts on this first SACK, with
+    // snd_una still == recover: ssthresh = 5000 / 2, RecoveryPoint 17000, segment 11 again.
+    // PRR (RFC 6937): RecoverFS = 17000 - 11000; pipe = 11's retransmission + 13-16 = 5000 >
+    // ssthresh, sndcnt = max(ceil(1000 x 2500 / 6000) - 1000, 0) = 0, so cwnd = pipe = 5000.
+    out.clear();
+    s.on_ack(SimTime::from_ms(300), &sack(11_000, 12_000, 13_000), &mut out);
+    assert_eq!(seqs(&out), [(16_000, false), (11_000, true)]);
+    assert!(s.recovery.in_recovery());
+    assert_eq!((s.core.win.cwnd, s.core.win.ssthresh), (5000, 2500));
+    assert_eq!(s.core.recover, 17_000);
+    assert_eq!(s.core.inst.counters.timeouts, 0);
+}

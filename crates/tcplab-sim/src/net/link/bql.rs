@@ -230,14 +230,7 @@ impl Link {
             if stopped || d.ring.len() >= d.cap || self.queue.is_empty() {
                 break;
             }
-            let counted = self.dropped.len();
-            let marked = self.queue.marked().len();
-            let next = self.queue.dequeue(now, &mut self.dropped);
-            if self.dropped.len() > counted {
-                self.count_from(counted);
-            }
-            self.count_marks(marked);
-            let Some(p) = next else { break };
+            let Some(p) = self.dequeue_counted(now) else { break };
             let d = self.device.as_mut().expect("a device queue");
             let bql = d.bql.as_mut().expect("BQL");
             bql.dql.queued(p.size);

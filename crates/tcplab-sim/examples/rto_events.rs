@@ -16,6 +16,8 @@ use std::io::Write;
 
 use tcplab_sim::sim::Simulation;
 
+mod common;
+
 #[derive(Clone, Copy, Default)]
 struct Snap {
     recovery: bool,
@@ -32,18 +34,7 @@ struct Snap {
 }
 
 fn main() {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: rto_events SCENARIO.toml");
-        std::process::exit(2);
-    };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        eprintln!("{path}: {e}");
-        std::process::exit(2);
-    });
-    let sc = tcplab_sim::load(&text, &[]).unwrap_or_else(|e| {
-        eprintln!("{path}: {e}");
-        std::process::exit(2);
-    });
+    let sc = common::scenario_from_args("rto_events");
     let mut s = Simulation::new(&sc);
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());

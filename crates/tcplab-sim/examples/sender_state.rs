@@ -15,19 +15,10 @@ use std::io::Write;
 use tcplab_sim::sim::Simulation;
 use tcplab_sim::tcp::cc::CongestionControl;
 
+mod common;
+
 fn main() {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: sender_state SCENARIO.toml");
-        std::process::exit(2);
-    };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        eprintln!("{path}: {e}");
-        std::process::exit(2);
-    });
-    let sc = tcplab_sim::load(&text, &[]).unwrap_or_else(|e| {
-        eprintln!("{path}: {e}");
-        std::process::exit(2);
-    });
+    let sc = common::scenario_from_args("sender_state");
     let mut s = Simulation::new(&sc);
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());

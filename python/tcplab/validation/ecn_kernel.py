@@ -97,18 +97,29 @@ def measure(result, warmup: float, duration: float) -> dict:
 
 def simulate_cell(row: dict, quick: bool, cwr: str | None = None) -> dict:
     """tcplab's side of one run (`cwr`: another `cwr_reduction` than the profile's), with the
-    sizes of its ACKs (`ecn_acks`)."""
+    sizes of its ACKs (`ecn_acks`) and its ECE responses (`ecn_episodes`, from a capture at
+    each sender as the kernel's)."""
+    import tempfile
+
     from tcplab.simulation import run as simulate
-    from tcplab.validation import ecn_acks
+    from tcplab.validation import ecn_acks, ecn_episodes
 
     sim_cc = dict(CCS)[row["cc"]]
     sc = scenario(row["rtt_ms"], row["aqm"], row["flows"], sim_cc, row["seed"], quick, cwr)
-    sc["trace"] = {"links": ["bottleneck.rev"]}
     duration, warmup = durations(quick)
-    result = simulate(sc)
+    with tempfile.TemporaryDirectory(prefix="tcplab-ecn-kernel-") as tmp:
+        pcaps = [Path(tmp) / f"s{i}.pcap" for i in range(row["flows"])]
+        sc["trace"] = {
+            "links": ["bottleneck.rev"],
+            "pcap": [{"node": f"s{i}", "file": str(p), "snaplen": 96} for i, p in enumerate(pcaps)],
+        }
+        result = simulate(sc)
+        mss = int(result.flows["mss_bytes"][0])
+        packets = sorted((p for f in pcaps for p in ecn_episodes.read_capture(f)), key=lambda p: p.time_s)
+        episodes = ecn_episodes.summary(ecn_episodes.reductions(packets, mss), warmup, duration)
     out = measure(result, warmup, duration)
-    mss = int(result.flows["mss_bytes"][0])
     out["ack_hist"] = ecn_acks.from_trace(result.trace("packets"), warmup, mss)
+    out["episodes"] = episodes
     return out
 
 
@@ -119,7 +130,7 @@ def run_kernel(
     import tempfile
 
     from tcplab.emulate import emulate
-    from tcplab.validation import ecn_acks
+    from tcplab.validation import ecn_acks, ecn_episodes
 
     rows = []
     duration, warmup = durations(quick)
@@ -133,6 +144,7 @@ def run_kernel(
                 row["linux"] = measure(emu, warmup, duration)
                 mss = int(emu.flows["mss_bytes"][0])
                 row["linux"]["ack_hist"] = ecn_acks.from_capture(pcap, n, warmup, duration, mss)
+                row["linux"]["episodes"] = ecn_episodes.from_capture(pcap, warmup, duration, mss)
             row["endpoints_realtime"] = emu.selfcheck.get("endpoints_realtime", 0)
             row["late_p99_ms"] = emu.selfcheck["lateness"]["p99_s"] * 1e3
             row["warnings"] = emu.warnings
@@ -275,6 +287,7 @@ def section(data: dict) -> list[str]:
             f"| {c['drops'][0]} / {c['drops'][1]} | {c['late_p99_ms']:.2f} |"
         )
     lines += ack_table(cells, rows)
+    lines += episode_table(rows)
     lines += ["", "Targets:", ""]
     lines += [f"- {what}: **{'met' if ok else 'NOT met'}** ({detail})" for what, ok, detail in checks(cells)]
     if cells:
@@ -327,6 +340,102 @@ def ack_table(cells: list[dict], rows: list[dict]) -> list[str]:
             f"| {c['cc']} | {c['rtt_ms']} | {c['aqm']} | {c['flows']} | {c['stretch_runs']} | {shares} |"
         )
     return lines
+
+
+def episode_table(rows: list[dict]) -> list[str]:
+    """The cells' ECE responses (`ecn_episodes`), kernel beside tcplab (Markdown lines): the
+    runs whose kernel side was captured with them."""
+    from tcplab.validation.ecn_episodes import mean_cwr_flight
+
+    stored = [r for r in rows if r["linux"].get("episodes") and r["tcplab"].get("episodes")]
+    if not stored:
+        return ["", "No ECE responses stored with these kernel runs (runs made before they were recorded)."]
+    duration, warmup = durations(False)
+
+    def measures(e: dict) -> tuple[float, float, float, float]:
+        first = e["reductions"] - e["second"]
+        return (
+            e["reductions"] / (duration - warmup),
+            e["second"] / first if first else float("nan"),
+            e["held"] / e["reductions"] if e["reductions"] else float("nan"),
+            mean_cwr_flight(e),
+        )
+
+    lines = [
+        "",
+        "ECE responses, read from the capture at the senders on both sides (`tcplab.validation."
+        "ecn_episodes`; tcplab's run captured at its sender's node): the reductions per second "
+        "(entries into CWR), the second reductions per marking episode (a reduction entered on "
+        "the ACK that ended the one before: the receiver still echoed ECE because the segment "
+        "carrying CWR, or one after it, arrived CE), the share of reductions whose entering ACK "
+        "released no data before the next ACK (held), and the mean data in flight in segments "
+        "when the segment carrying CWR left (first reductions); the kernel's mean over its seeds "
+        "with its own min - max, then tcplab's mean.",
+        "",
+        "| cc | RTT ms | queue | flows | runs | reductions/s kernel (min - max) | tcplab | second per "
+        "episode kernel (min - max) | tcplab | held kernel | tcplab | flight at CWR kernel (min - max) "
+        "| tcplab |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    order = {a: i for i, a in enumerate(AQMS)}
+    for k in sorted({key(r) for r in stored}, key=lambda k: (k[0], k[1], order.get(k[2], 9), k[3])):
+        rs = [r for r in stored if key(r) == k]
+        lin = [measures(r["linux"]["episodes"]) for r in rs]
+        sim = [measures(r["tcplab"]["episodes"]) for r in rs]
+        cols = []
+        for i in range(4):
+            kv = [x[i] for x in lin]
+            mean_sim = statistics.mean(x[i] for x in sim)
+            spread = f" ({min(kv):.2f} - {max(kv):.2f})" if i != 2 else ""
+            cols.append(f"{statistics.mean(kv):.2f}{spread} | {mean_sim:.2f}")
+        lines.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {len(rs)} | {' | '.join(cols)} |")
+    return lines + ["", STEP_EPISODES, delay_sensitivity()]
+
+
+#: The bottleneck's one-way delays (ms) of `delay_sensitivity`: the 10 ms cell's 3 ms and
+#: its neighbours.
+NEAR_DELAYS_MS = (2.7, 2.8, 2.9, 3.0, 3.1, 3.2, 3.3)
+
+
+def delay_sensitivity() -> str:
+    """tcplab's reno 10 ms step cell (one flow, seed 1) with the bottleneck's delay moved a
+    little: the mean queue of each."""
+    from tcplab.simulation import run as simulate
+
+    duration, warmup = durations(False)
+    parts = []
+    for d in NEAR_DELAYS_MS:
+        sc = scenario(10, "step", 1, "aimd", 1, False)
+        sc["network"]["dumbbell"]["bottleneck"]["delay"] = f"{d:g}ms"
+        m = measure(simulate(sc), warmup, duration)
+        parts.append(f"{d:g} ms: {m['mean_queue_pkts']:.1f}")
+    base = scenario(10, "step", 1, "aimd", 1, False)["network"]["dumbbell"]["bottleneck"]["delay"]
+    return (
+        "- tcplab's mean queue (packets) in the reno 10 ms step cell, one flow, with the "
+        f"bottleneck's one-way delay moved around its {base}: " + "; ".join(parts) + "."
+    )
+
+
+#: What the ECE responses of the single-flow step cells show (the table above gives the numbers).
+STEP_EPISODES = (
+    "- One flow through the step queue: whether a marking episode cuts the window once or twice "
+    "depends on whether the segment carrying CWR finds 20 or more packets waiting, which one "
+    "segment more or less in flight decides (the flight-at-CWR column). tcplab's run is "
+    "deterministic and lands on one side in every episode; the kernel lands on both, so its "
+    "mean queue lies between tcplab's two limit cycles, and a small change of the simulated "
+    "path's delay moves tcplab from one to the other (below). Two kernel "
+    "rules that tcplab does not model set the kernel's side. Its sender holds back a single "
+    "segment when it transmitted less than 1 ms before and the window allows only one "
+    "(`tcp_tso_should_defer`, tcp_output.c: GSO is always on), so when the first ECE arrives "
+    "on a quick ACK of one segment (`__tcp_ecn_check_ce` enters quick-ACK mode) the CWR "
+    "segment leaves one ACK later, one segment lower (the held column). Its receiver "
+    "acknowledges a full-sized segment with PSH at once when the application's read empties "
+    "the receive queue (`tcp_measure_rcv_mss` sets ICSK_ACK_PUSHED, `tcp_cleanup_rbuf` sends "
+    "the ACK); the emulator's sender sets PSH on about every second segment, so these ACKs are "
+    "the kernel's ACKs of 1 segment in the ACK-size table, and they shift which segments the "
+    "receiver pairs into one ACK, hence whether the first ECE comes on an ACK of one or two "
+    "segments."
+)
 
 
 def kernel_facts() -> dict[str, str]:

@@ -9,10 +9,11 @@ in the Open state enters CWR (`tcp_try_to_open` -> `tcp_enter_cwr`) with high_se
 ECE on that same ACK enters CWR again at once (the state's exit is checked before the ECE
 is). For each reduction:
 
-* *second*: it was entered on the ACK that ended the one before, so one marking episode cut
-  the window twice: the receiver still echoed ECE when the reduction's round ended because
+* *second*: it was entered on the very ACK that ended the one before, so one marking episode
+  cut the window twice: the receiver still echoed ECE when the reduction's round ended because
   the segment carrying CWR, or one after it, arrived CE (`tcp_ecn_accept_cwr` clears the
-  echo, `__tcp_ecn_check_ce` sets it again);
+  echo, `__tcp_ecn_check_ce` sets it again). A reduction entered on a later ACK, even one
+  of the next round, is not counted as second;
 * *held*: the ACK that entered CWR released no data before the next ACK arrived;
 * the data in flight, in segments, just after the segment carrying CWR left: at a step
   queue it decides whether that segment finds the queue above the threshold and so whether

@@ -366,8 +366,9 @@ def episode_table(rows: list[dict]) -> list[str]:
         "ECE responses, read from the capture at the senders on both sides (`tcplab.validation."
         "ecn_episodes`; tcplab's run captured at its sender's node): the reductions per second "
         "(entries into CWR), the second reductions per marking episode (a reduction entered on "
-        "the ACK that ended the one before: the receiver still echoed ECE because the segment "
-        "carrying CWR, or one after it, arrived CE), the share of reductions whose entering ACK "
+        "the very ACK that ended the one before: the receiver still echoed ECE because the "
+        "segment carrying CWR, or one after it, arrived CE; a cut a few ACKs later counts as a "
+        "first reduction), the share of reductions whose entering ACK "
         "released no data before the next ACK (held), and the mean data in flight in segments "
         "when the segment carrying CWR left (first reductions); the kernel's mean over its seeds "
         "with its own min - max, then tcplab's mean.",
@@ -434,7 +435,12 @@ STEP_EPISODES = (
     "the ACK); the emulator's sender sets PSH on about every second segment, so these ACKs are "
     "the kernel's ACKs of 1 segment in the ACK-size table, and they shift which segments the "
     "receiver pairs into one ACK, hence whether the first ECE comes on an ACK of one or two "
-    "segments."
+    "segments. In the CUBIC step cells (a cut to 0.7 leaves the queue longer above the "
+    "threshold) both cut twice per marking episode: tcplab on the ACK that ends the first "
+    "reduction, as its segment carrying CWR arrived CE; the kernel's, sent a segment lower, "
+    "usually escapes the mark while the next one does not, so its second cut comes an ACK "
+    "or two later and counts above as a first reduction at the lower flight; their queues "
+    "and marks agree."
 )
 
 

@@ -208,3 +208,19 @@ def test_a_quick_kernel_batch_does_not_mix_into_full_runs(tmp_path, capsys):
     assert ecn.main(["--kernel", "--quick", "--kernel-data", str(full)]) == 2
     assert "holds full runs; a quick batch is another grid" in capsys.readouterr().err
     assert full.read_text() == before
+
+
+def test_the_header_counts_only_the_batches_whose_runs_are_stored():
+    machine = "Linux x, cpu, 2 cores"
+    batches = [
+        {"date": f"2026-01-0{i} 10:00 UTC", "machine": machine, "cells": 6, "minutes": 5.0} for i in (1, 2, 3)
+    ]
+    # The third batch replaced every run of the first: two batches, 10 minutes.
+    rows = [{"batch": batches[1]["date"]}, {"batch": batches[2]["date"]}]
+    data = {"batches": batches, "rows": rows}
+    assert ecn.current_batches(data) == batches[1:]
+    assert "on 2026-01-02, 2026-01-03 in 2 batches (10 min)" in ecn.header(
+        data | {"batches": ecn.current_batches(data)}
+    )
+    # Runs stored before the stamp existed: every batch is kept, nothing is guessed.
+    assert ecn.current_batches({"batches": batches, "rows": [{}, *rows]}) == batches

@@ -65,20 +65,35 @@ def kernel_batch(path: Path, quick: bool, ccs: list[str] | None, rtts: list[int]
     data = load_kernel(path)  # again: another batch may have written it meanwhile
     data.update(k.kernel_facts())
     data["quick"] = quick
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    for r in rows:
+        r["batch"] = stamp
     data["rows"] = k.merge(data.get("rows", []), rows)
     data.setdefault("batches", []).append(
         {
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "date": stamp,
             "machine": machine(),
             "cells": len(cells),
             "minutes": round((time.monotonic() - started) / 60, 1),
         }
     )
+    data["batches"] = current_batches(data)
     data["header"] = header(data)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     print(f"wrote {path} ({len(data['rows'])} runs)", file=sys.stderr)
     return 0
+
+
+def current_batches(data: dict) -> list[dict]:
+    """The batches whose runs are still stored: a batch all of whose runs a later one replaced
+    is dropped. Runs stored without their batch's stamp keep every batch."""
+    rows = data.get("rows", [])
+    batches = data.get("batches", [])
+    if any("batch" not in r for r in rows):
+        return batches
+    used = {r["batch"] for r in rows}
+    return [b for b in batches if b["date"] in used]
 
 
 def header(data: dict) -> str:

@@ -40,7 +40,7 @@ def _row(ratio: float, l_p99: float, scaling: str = ecn_dualq.DEFAULT) -> dict:
         "rtt_ms": 10,
         "classic": "cubic",
         "rtt_scaling": scaling,
-        "ack": "delayed",
+        "endpoints": ecn_dualq.LINUX,
         "ratio": ratio,
         "L_p99_ms": l_p99,
     }
@@ -54,15 +54,22 @@ def test_checks_fail_where_the_targets_are_missed_and_skip_the_rows_without_the_
 
 def test_the_grid_runs_prague_at_its_default_and_without_scaling():
     cells = ecn_dualq.grid(quick=False)
-    assert {(s, a) for _, _, s, a in cells} == {
-        (ecn_dualq.DEFAULT, "delayed"),
-        ("none", "delayed"),
-        (ecn_dualq.DEFAULT, "immediate"),
+    assert {(s, e) for _, _, s, e in cells} == {
+        (ecn_dualq.DEFAULT, ecn_dualq.LINUX),
+        ("none", ecn_dualq.LINUX),
+        (ecn_dualq.DEFAULT, ecn_dualq.RFC),
     }
     assert len(cells) == 21
     # The default is the key left out, so the page runs what `cc = "prague"` gives.
     flows = ecn_dualq.scenario(5, "cubic", ecn_dualq.DEFAULT, quick=True)["flows"]
     assert flows[1]["cc"] == {"algorithm": "prague"}
+    # Both flows are Linux endpoints: the profile's variant (SACK), not one the file names.
+    assert [f.get("profile") for f in flows] == ["linux", "linux"]
+    assert all("tcp" not in f for f in flows)
+    resolved = tcplab.resolve(ecn_dualq.scenario(5, "reno", ecn_dualq.DEFAULT, quick=True))
+    assert resolved["flows"][0]["cc"]["growth"] == "abc"
+    rfc = ecn_dualq.scenario(10, "reno", ecn_dualq.DEFAULT, quick=True, endpoints=ecn_dualq.RFC)["flows"]
+    assert [f.get("tcp") for f in rfc] == ["reno", "reno"] and all("profile" not in f for f in rfc)
     assert ecn_dualq.scenario(5, "cubic", "none", quick=True)["flows"][1]["cc"]["rtt_scaling"] == "none"
     # The warm-up covers 600 base round trips.
     assert ecn_dualq.durations(False, 100) == (260.0, 60.0)
@@ -117,9 +124,11 @@ def test_prague_alone_keeps_a_steady_p_and_its_window_is_its_balance():
     assert 0.7 < r["f"] < 0.9, r
 
 
-def _full(classic: str, rtt: int, scaling: str, ratio: float, seen: float, ack: str = "delayed") -> dict:
+def _full(
+    classic: str, rtt: int, scaling: str, ratio: float, seen: float, endpoints: str = ecn_dualq.LINUX
+) -> dict:
     r = {"classic": classic, "rtt_ms": rtt, "rtt_scaling": scaling, "ratio": ratio, "model_base": 1.22}
-    r["ack"] = ack
+    r["endpoints"] = endpoints
     r.update(model_seen=seen, classic_bps=30e6, l4s_bps=30e6 / ratio, classic_rtt_s=0.02, l4s_rtt_s=0.005)
     r.update(p_c=1e-3, p_l=0.06, k_seen=1.9, classic_loss_events=50, w_c=26.0, w_c_model=40.0)
     r.update(w_l=38.0, w_l_model=34.0, f=0.8, alpha=0.06, w_balance=0.95, step_marks=0)
@@ -136,7 +145,7 @@ def test_the_section_says_where_the_targets_are_missed_from_the_numbers():
         _full("reno", 5, d, 0.19, 0.34),
         _full("reno", 100, d, 0.9, 1.1),
         _full("reno", 5, "none", 0.3, 0.34) | {"f": 0.7},
-        _full("reno", 5, d, 0.3, 0.34, ack="immediate") | {"w_c": 38.0, "f_c": 0.95},
+        _full("reno", 5, d, 0.3, 0.34, endpoints=ecn_dualq.RFC) | {"w_c": 38.0, "f_c": 0.95},
     ]
     text = "\n".join(ecn_dualq.section(rows, quick=True))
     assert "| reno | 5 ms | rate (default) | 30.0 | 157.9 | 0.19 | 1.22 / 0.34 |" in text
@@ -152,8 +161,41 @@ def test_the_section_says_where_the_targets_are_missed_from_the_numbers():
         "Outside [0.5, 2], with each cell's factors: reno at 5 ms, 0.19 (RTT 0.25, coupling 0.95, "
         "Classic window 0.65, Prague window 1.12)." in text
     )
-    # The ACK-every-segment trace row is no cell of the targets, and is read against its twin.
-    assert "| reno, ACK every segment | 5 ms | rate (default) |" in text
-    assert "reno's window at 5 ms is 0.95 x its response, against 0.65 with delayed ACKs" in text
+    # The RFC endpoints' trace row is no cell of the targets, and is read against its twin.
+    assert "| reno, RFC endpoints | 5 ms | rate (default) |" in text
+    assert "reno's window at 5 ms is 0.95 x its response, against 0.65 on Linux's" in text
     assert "and the ratio 0.30 against 0.19" in text
     assert len(ecn_dualq.checks(rows)) == 4
+
+
+def _alone(marking: str, rtt: int, w_p_2: float, f: float) -> dict:
+    return {
+        "marking": marking,
+        "rtt_ms": rtt,
+        "rtt_l_s": rtt / 1e3,
+        "util": 1.0,
+        "p_l": 0.01,
+        "step_marks": 0,
+        "w_l": 200.0 * w_p_2,
+        "w_p_2": w_p_2,
+        "f": f,
+        "alpha": 0.01,
+        "w_balance": 1.0,
+    }
+
+
+def test_the_control_compares_f_off_the_expected_window_with_f_on_it_by_marking():
+    rows = [
+        _alone("recur", 5, 1.21, 0.81),
+        _alone("recur", 10, 1.22, 0.80),
+        _alone("recur", 50, 1.34, 0.74),
+        _alone("random", 5, 1.37, 0.73),
+        _alone("random", 50, 1.51, 0.66),
+        _alone("random", 100, 1.57, 0.64),
+    ]
+    text = "\n".join(ecn_prague.section(rows))
+    assert "within 3% of the expected value in 3 of 6 runs; above it in recur at 50 ms (1.34, f 0.74)" in text
+    assert (
+        "fewer responses per round trip than where it holds: random f 0.64 to 0.66 against 0.73 at 5 ms; "
+        "recur f 0.74 against 0.80 to 0.81 at 5, 10 ms." in text
+    )

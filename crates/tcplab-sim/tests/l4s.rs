@@ -425,7 +425,10 @@ fn prague_sends_ect1_and_halves_on_the_first_mark_with_alpha_one() {
         panic!("prague")
     };
     assert!(p.saw_ce);
-    assert_eq!(p.alpha(), 1.0, "F = 1 of 1 in the first round: alpha stays 1");
+    // alpha: the first ACK ends the first round (F = 1 of 1: alpha stays 1) and starts the
+    // next at snd_nxt = 10 000; the tenth ACK, at 20 ms, reaches it (prague_e2e_rtt_elapsed,
+    // snd_una >= next_seq) and ends that round with F = 0 of 9: alpha = 15/16.
+    assert_eq!(p.alpha(), 15.0 / 16.0);
 }
 
 #[test]

@@ -51,6 +51,9 @@ TARGET_RTT_S = 0.025
 #: Targets (issue #32): the Classic / L4S rate ratio within [0.5, 2]; L queue p99 under 2 ms.
 RATIO_LO, RATIO_HI, L_P99_MS = 0.5, 2.0, 2.0
 ACCESS_MS = 1.0
+#: The endpoints of a cell: Linux's (`profile = "linux"`, the targets' grid) or tcplab's default
+#: RFC endpoints (one trace cell).
+LINUX, RFC = "linux", "rfc"
 
 
 def durations(quick: bool, rtt_ms: int = 0) -> tuple[float, float]:
@@ -63,14 +66,25 @@ def durations(quick: bool, rtt_ms: int = 0) -> tuple[float, float]:
     return (warm + max(40.0, 2.0 * rtt_ms), warm)
 
 
-def scenario(rtt_ms: int, classic: str, rtt_scaling: str, quick: bool, ack: str = "delayed") -> dict:
+def scenario(rtt_ms: int, classic: str, rtt_scaling: str, quick: bool, endpoints: str = LINUX) -> dict:
     """A dumbbell at 100 Mbit/s with DualPI2 (its defaults), base RTT `rtt_ms` (1 ms access links
     at 1 Gbit/s), a Not-ECT `classic` flow and a Prague flow (`rtt_scaling` left at its default
-    for DEFAULT); the bottleneck's packets traced."""
+    for DEFAULT); the bottleneck's packets traced. `endpoints`: LINUX, both flows with
+    `profile = "linux"`; RFC, the Classic flow on tcplab's default endpoints (Reno, RFC 5681's
+    growth per ACK, delayed ACKs) and Prague on the same."""
     duration, warmup = durations(quick, rtt_ms)
     prague: dict[str, Any] = {"algorithm": "prague"}
     if rtt_scaling != DEFAULT:
         prague["rtt_scaling"] = rtt_scaling
+    flows: list[dict[str, Any]] = [
+        {"cc": {"algorithm": SIM_CC[classic]}, "mss": MSS, "rwnd": "64MiB"},
+        {"cc": prague, "ecn": "accecn", "mss": MSS, "rwnd": "64MiB", "start": "10ms"},
+    ]
+    for f in flows:
+        if endpoints == LINUX:
+            f["profile"] = "linux"
+        else:
+            f["tcp"] = "reno"
     return {
         "name": f"dualq-{classic}-prague-{rtt_scaling}-rtt{rtt_ms}",
         "seed": 1,
@@ -87,10 +101,7 @@ def scenario(rtt_ms: int, classic: str, rtt_scaling: str, quick: bool, ack: str 
                 "access_delay": f"{ACCESS_MS:g}ms",
             }
         },
-        "flows": [
-            {"tcp": "reno", "cc": SIM_CC[classic], "mss": MSS, "rwnd": "64MiB", "ack": ack},
-            {"tcp": "reno", "cc": prague, "ecn": "accecn", "mss": MSS, "rwnd": "64MiB", "start": "10ms"},
-        ],
+        "flows": flows,
         "trace": {"links": ["bottleneck.fwd"], "max_points": 50_000_000},
     }
 
@@ -179,23 +190,23 @@ def measure(res: Any, warmup_s: float, window_s: float, rtt_scaling: str = DEFAU
 
 
 def grid(quick: bool) -> list[tuple[int, str, str, str]]:
-    """(rtt_ms, classic cc, Prague's rtt_scaling, the Classic receiver's `ack`) of every cell:
-    every RTT with Prague's default and delayed ACKs (the targets' grid); every RTT with `none`;
-    and one trace of the Classic side: Reno at 10 ms with an ACK for every segment."""
-    cells = [(r, c, s, "delayed") for s in (DEFAULT, "none") for c in CLASSIC for r in RTT_MS]
-    cells += [(10, "reno", DEFAULT, "immediate")]
+    """(rtt_ms, classic cc, Prague's rtt_scaling, endpoints) of every cell: every RTT with
+    Prague's default on Linux endpoints (the targets' grid); every RTT with `none`; and one
+    trace of the Classic side: Reno at 10 ms on tcplab's default RFC endpoints."""
+    cells = [(r, c, s, LINUX) for s in (DEFAULT, "none") for c in CLASSIC for r in RTT_MS]
+    cells += [(10, "reno", DEFAULT, RFC)]
     if quick:
         cells = [x for x in cells if x[0] in (5, 20) and x[1] == "cubic" and x[2] == DEFAULT]
     return cells
 
 
 def _in_grid(r: dict) -> bool:
-    """A cell of the targets' grid (Prague's default, delayed ACKs)."""
-    return r["rtt_scaling"] == DEFAULT and r["ack"] == "delayed"
+    """A cell of the targets' grid (Prague's default, Linux endpoints)."""
+    return r["rtt_scaling"] == DEFAULT and r["endpoints"] == LINUX
 
 
 def _label(r: dict) -> str:
-    return r["classic"] + (", ACK every segment" if r["ack"] != "delayed" else "")
+    return r["classic"] + (", RFC endpoints" if r["endpoints"] != LINUX else "")
 
 
 def _scaling(r: dict) -> str:
@@ -207,15 +218,16 @@ def run(quick: bool, log: Callable[[str], None]) -> list[dict]:
     from tcplab.simulation import run as simulate
 
     rows = []
-    for rtt, classic, scaling, ack in grid(quick):
+    for rtt, classic, scaling, endpoints in grid(quick):
         duration, warmup = durations(quick, rtt)
-        m = measure(simulate(scenario(rtt, classic, scaling, quick, ack)), warmup, duration - warmup, scaling)
-        m.update(rtt_ms=rtt, classic=classic, rtt_scaling=scaling, ack=ack)
+        sc = scenario(rtt, classic, scaling, quick, endpoints)
+        m = measure(simulate(sc), warmup, duration - warmup, scaling)
+        m.update(rtt_ms=rtt, classic=classic, rtt_scaling=scaling, endpoints=endpoints)
         m["model_base"] = float(dualq.rate_ratio(dualq.K_DEFAULT, rtt / 1e3, rtt / 1e3))
         m["model_seen"] = float(dualq.rate_ratio(dualq.K_DEFAULT, m["l4s_rtt_s"], m["classic_rtt_s"]))
         rows.append(m)
         log(
-            f"dualq {classic} ({ack} ACKs) + prague ({scaling}) rtt {rtt} ms: ratio {m['ratio']:.2f} "
+            f"dualq {classic} ({endpoints} endpoints) + prague ({scaling}) rtt {rtt} ms: ratio {m['ratio']:.2f} "
             f"(model {m['model_base']:.2f} / {m['model_seen']:.2f}), L p99 {m['L_p99_ms']:.2f} ms, "
             f"C p99 {m['C_p99_ms']:.2f} ms"
         )
@@ -255,12 +267,12 @@ def _rtt_alone(base: list[dict]) -> str:
 
 
 def _twin(rows: list[dict], r: dict, scaling: str) -> dict | None:
-    """The cell of `rows` with r's Classic, RTT and ACKs and Prague's `scaling`."""
+    """The cell of `rows` with r's Classic, RTT and endpoints and Prague's `scaling`."""
     for x in rows:
-        if (x["classic"], x["rtt_ms"], x["ack"], x["rtt_scaling"]) == (
+        if (x["classic"], x["rtt_ms"], x["endpoints"], x["rtt_scaling"]) == (
             r["classic"],
             r["rtt_ms"],
-            r["ack"],
+            r["endpoints"],
             scaling,
         ):
             return x
@@ -279,21 +291,23 @@ def _scaling_effect(rows: list[dict]) -> str:
     return "; ".join(parts)
 
 
-def _acks(rows: list[dict]) -> str:
-    """The trace cell with an ACK for every segment against the same cell with delayed ACKs."""
+def _endpoints(rows: list[dict]) -> str:
+    """The trace cell on tcplab's default RFC endpoints against the same cell on Linux's."""
     for r in rows:
-        if r["ack"] == "delayed":
+        if r["endpoints"] == LINUX:
             continue
         same = [x for x in rows if _in_grid(x) and (x["classic"], x["rtt_ms"]) == (r["classic"], r["rtt_ms"])]
         if same and r["w_c_model"] > 0 and same[0]["w_c_model"] > 0:
             d, i = same[0], r
             return (
-                f" {i['classic']}'s window is short of its response because of its receiver's delayed "
-                f"ACKs: with an ACK for every segment (the row `{_label(i)}`), {i['classic']}'s window at "
-                f"{i['rtt_ms']} ms is {i['f_c']:.2f} x its response, against {d['f_c']:.2f} with delayed "
-                f"ACKs, and the ratio {i['ratio']:.2f} against {d['ratio']:.2f}: a window growing by half "
-                "a segment per round trip, Mathis et al.'s b = 2, whose response is sqrt(3 / (2 b p)), "
-                "1 / sqrt(2) = 0.71 of the b = 1 response the model takes."
+                f"The endpoints. On tcplab's default RFC endpoints (the row `{_label(i)}`), "
+                f"{i['classic']}'s window at {i['rtt_ms']} ms is {i['f_c']:.2f} x its response, against "
+                f"{d['f_c']:.2f} on Linux's, and the ratio {i['ratio']:.2f} against {d['ratio']:.2f}: RFC "
+                "5681's increase of SMSS^2 / cwnd per ACK grows the window by half a segment per round "
+                "trip when the receiver delays its ACKs (Mathis et al.'s b = 2, whose response is "
+                "sqrt(3 / (2 b p)), 1 / sqrt(2) = 0.71 of the b = 1 response the model takes), where "
+                "Linux's `tcp_cong_avoid_ai` counts the segments each ACK acknowledges and grows by "
+                "one. Prague is tcp_prague.c's, so the grid runs Linux's Classic senders beside it."
             )
     return ""
 
@@ -313,9 +327,7 @@ def _why(rows: list[dict]) -> list[str]:
     none = [r for r in rows if r["rtt_scaling"] == "none"]
     missed = [r for r in base if not RATIO_LO <= r["ratio"] <= RATIO_HI]
     steps = sum(r["step_marks"] for r in rows)
-    fast = [
-        r for r in rows if r["l4s_rtt_s"] < 0.025 and r["rtt_scaling"] == DEFAULT and r["ack"] == "delayed"
-    ]
+    fast = [r for r in rows if r["l4s_rtt_s"] < 0.025 and _in_grid(r)]
     return [
         "Prague's window. The step never fired in these runs "
         f"({steps} step marks in {len(rows)} cells): every mark is a coupled one. W_L / (2 / p_L) is "
@@ -344,9 +356,9 @@ def _why(rows: list[dict]) -> list[str]:
         "The RTT. The Classic flow's packets wait in the C queue near the 15 ms target while "
         "Prague's wait well under the 1 ms step, so the Classic RTT is the longer by about the target"
         + _rtt_alone(base)
-        + " (RFC 9332 App. C.1's RTT dependence)."
-        + _acks(rows),
+        + " (RFC 9332 App. C.1's RTT dependence).",
         "",
+        *([_endpoints(rows), ""] if _endpoints(rows) else []),
         (
             "The coupling seen, p_L / sqrt(p_C), is below k = 2 wherever p' varies in time: p_L is "
             "the L packets' mean of 2 p' and p_C the C packets' mean of p'^2, which is at least the "
@@ -380,7 +392,9 @@ def section(rows: list[dict], quick: bool) -> list[str]:
         "16 ms, alpha 0.16, beta 3.2, k = 2, a 1 ms step for the L queue, `recur` marking), a "
         "Not-ECT Classic flow (CUBIC or Reno: the C queue drops it at p_C = p'^2) and a TCP "
         'Prague flow (`cc = "prague"`, `ecn = "accecn"`: ECT(1), the L queue marks it at '
-        "p_CL = 2 p' and the step), the same base RTT for both (1 ms access links), "
+        'p_CL = 2 p\' and the step), both Linux endpoints (`profile = "linux"`: SACK with RACK and '
+        "PRR, Linux's delayed ACKs, the window grown by the segments each ACK acknowledges), the "
+        "same base RTT for both (1 ms access links), "
         f"{span} (`tcplab.validation.ecn_dualq`). Prague's `rtt_scaling`: its default, `rate` "
         "(tcp_prague.c's: below 25 ms, a flow growing as one of RTT 25 ms), in the targets' grid; "
         "`none` beside it at every RTT. Ratio: Classic / L4S goodput. Model: `tcplab model "

@@ -95,6 +95,23 @@ def run(quick: bool, log: Callable[[str], None]) -> list[dict]:
     return rows
 
 
+def _range(xs: list[float]) -> str:
+    lo, hi = f"{min(xs):.2f}", f"{max(xs):.2f}"
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def _f_near(near: list[dict], far: list[dict]) -> str:
+    """How the runs off the expected value compare in f with those on it, by marking."""
+    parts = []
+    for m in sorted({r["marking"] for r in far}):
+        on = [r["f"] for r in near if r["marking"] == m]
+        off = [r["f"] for r in far if r["marking"] == m]
+        if on:
+            rtts = ", ".join(str(r["rtt_ms"]) for r in near if r["marking"] == m)
+            parts.append(f"{m} f {_range(off)} against {_range(on)} at {rtts} ms")
+    return "; fewer responses per round trip than where it holds: " + "; ".join(parts) if parts else ""
+
+
 def section(rows: list[dict]) -> list[str]:
     lines = [
         "### Prague's own response: the flow alone at a steady p_L",
@@ -132,7 +149,7 @@ def section(rows: list[dict]) -> list[str]:
         + (
             "; above it in "
             + ", ".join(f"{r['marking']} at {r['rtt_ms']} ms ({r['w_p_2']:.2f}, f {r['f']:.2f})" for r in far)
-            + ", with f below its value at 5 to 20 ms"
+            + _f_near(near, far)
             if far
             else ""
         )

@@ -5,8 +5,8 @@
 //!
 //! * **ECN**: data leave ECT(1) (RFC 9331 Sec. 5.1, `TCP_ECN_ECT_1`), retransmissions too;
 //!   AccECN feedback is required (`ecn = "accecn"`, Linux's TCP_CONG_NEEDS_ACCECN).
-//! * **alpha** (`prague_update_alpha`): once per round trip (snd_una passes the snd_nxt of the
-//!   last update, `prague_e2e_rtt_elapsed`), after the first CE (`saw_ce`),
+//! * **alpha** (`prague_update_alpha`): once per round trip (snd_una reaches the snd_nxt of
+//!   the last update, `prague_e2e_rtt_elapsed`), after the first CE (`saw_ce`),
 //!   alpha = (1 - g) alpha + g F, F = CE packets / packets delivered in the round, g = 1/16
 //!   (PRAGUE_SHIFT_G = 4); alpha starts at 1 (`prague_init`).
 //! * **the response to CE** (`prague_enter_cwr`): at most once per round trip, when the ACKs
@@ -115,7 +115,7 @@ pub struct Prague {
     old_delivered_ce: u64,
     /// Rounds since slow start ended (`round`).
     pub round: u32,
-    /// The round ends when snd_una passes this (`next_seq`, set to snd_max when alpha's update
+    /// The round ends when snd_una reaches this (`next_seq`, set to snd_max when alpha's update
     /// starts a new round).
     next_seq: u64,
     /// This ACK's facts (`on_ecn_ack` runs before `on_ack`): packets delivered, CE-marked,
@@ -387,9 +387,10 @@ impl Controller for Prague {
         if e.ce_packets > 0 {
             self.saw_ce = true;
         }
-        // `prague_e2e_rtt_elapsed`, with the strict comparison of the observation window
-        // (`ecn.rs`): every round a flow not yet RTT independent counts ends there.
-        self.round_end = e.snd_una > self.next_seq;
+        // `prague_e2e_rtt_elapsed`: `!before(snd_una, next_seq)`, so the ACK that covers all
+        // of the round's data ends it (the flow's observation window, `ecn.rs`, waits for
+        // snd_una to pass its end, as RFC 8257's DCTCP does).
+        self.round_end = e.snd_una >= self.next_seq;
         self.ack_snd_max = e.snd_max;
     }
 

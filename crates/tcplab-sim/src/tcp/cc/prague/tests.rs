@@ -12,12 +12,16 @@ fn prague(o: PragueOptions) -> Prague {
         initial_ssthresh: u64::MAX / 4,
         rwnd: 1 << 30,
     };
-    Prague::build(&o, &setup)
+    let mut p = Prague::build(&o, &setup);
+    // prague_init's first round: next_seq = snd_nxt, here 1 (the SYN's sequence number).
+    p.next_seq = 1;
+    p
 }
 
-/// An ACK at 10 ms that ends the round (snd_una passes `next_seq`) or not.
+/// An ACK at 10 ms that ends the round (snd_una reaches `next_seq`,
+/// `prague_e2e_rtt_elapsed`'s `!before(snd_una, next_seq)`) or stops one byte short of it.
 fn feedback(p: &mut Prague, w: &mut Window, delivered: u32, ce: u32, round_end: bool) {
-    let una = p.next_seq + round_end as u64;
+    let una = p.next_seq - !round_end as u64;
     ack_at(p, w, 10, (una, p.next_seq + 100 * MSS), delivered, ce);
 }
 
@@ -194,7 +198,7 @@ fn rtt_independent_rounds_run_on_to_the_first_ack_a_target_rtt_after_the_last_up
         cwnd: 20 * MSS,
         ssthresh: 20 * MSS,
     };
-    // 30 ms, snd_una past next_seq (0), 30 ms since alpha_stamp (0): F = 1/2, alpha = 31/32;
+    // 30 ms, snd_una past next_seq (1), 30 ms since alpha_stamp (0): F = 1/2, alpha = 31/32;
     // the next round ends past snd_max = 20 000.
     ack_at(&mut p, &mut w, 30, (1_000, 20_000), 2, 1);
     assert_eq!((p.upscaled_alpha, p.round, p.next_seq), (16_252_928, 1, 20_000));
@@ -210,13 +214,13 @@ fn rtt_independent_rounds_run_on_to_the_first_ack_a_target_rtt_after_the_last_up
     ack_at(&mut p, &mut w, 55, (23_000, 40_000), 2, 0);
     assert_eq!((p.upscaled_alpha, p.round, p.next_seq), (15_656_550, 2, 40_000));
     assert_eq!(p.alpha_stamp, SimTime::from_ms(55));
-    // 81 ms: 26 ms since, but snd_una (39 000) has not passed next_seq: no update.
-    ack_at(&mut p, &mut w, 81, (39_000, 41_000), 2, 2);
+    // 81 ms: 26 ms since, but snd_una (39 999) has not reached next_seq: no update.
+    ack_at(&mut p, &mut w, 81, (39_999, 41_000), 2, 2);
     assert_eq!((p.upscaled_alpha, p.round), (15_656_550, 2));
     // In slow start (cwnd < ssthresh) the flow is not RTT independent: the round ends when
-    // snd_una passes next_seq, 1 ms after the last update; F = 2/4, no round counted.
+    // snd_una reaches next_seq (40 000), 1 ms after the last update; F = 2/4, no round counted.
     w.ssthresh = 40 * MSS;
-    ack_at(&mut p, &mut w, 82, (40_001, 50_000), 2, 0);
+    ack_at(&mut p, &mut w, 82, (40_000, 50_000), 2, 0);
     assert_eq!((p.upscaled_alpha, p.round, p.next_seq), (15_656_550 - 978_534 + 524_288, 2, 50_000));
 }
 

@@ -40,3 +40,24 @@ def test_load_range_orders_by_number_not_text():
     rows = [_row(load="9.03 11.39 8.01"), _row(load="10.55 9.19 7.98"), _row(load="1.20 1.00 0.90")]
     assert k.load_range(rows) == ("1.20 1.00 0.90", "10.55 9.19 7.98")
     assert k.load_range([]) == ("?", "?")
+
+
+def test_a_measured_row_keeps_the_self_checks_endpoint_counts(monkeypatch):
+    """measure_one stores the run's `endpoints_realtime` and `endpoints_normal` as the emulator's
+    self-check reports them (a stand-in for the emulator: no kernel run)."""
+    import types
+
+    import polars as pl
+
+    import tcplab.emulate
+
+    flow = {"goodput_bps": 1e6, "bytes_delivered": 1, "fast_retransmits": 2, "timeouts": 0, "loss_events": 2,
+            "segments_sent": 9, "segments_retransmitted": 2, "mean_rtt_s": 0.05, "kernel_rtt_s": 0.05,
+            "kernel_retrans": 2, "kernel_rto_events": 0}  # fmt: skip
+    check = {"lateness": {"p99_s": 1e-4}, "endpoints_realtime": 1, "endpoints_normal": 1}
+    fake = types.SimpleNamespace(flows=pl.DataFrame([flow]), selfcheck=check, duration_s=60.0, warmup_s=10.0,
+                                 warnings=[])  # fmt: skip
+    monkeypatch.setattr(tcplab.emulate, "emulate", lambda text, sets: fake)
+    row = k.measure_one("reno", 0.01, 1, {})
+    assert (row["endpoints_realtime"], row["endpoints_normal"]) == (1, 1)
+    assert k.scheduling([row]).startswith("Endpoint threads: 0 of the 1 runs")

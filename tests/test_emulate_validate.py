@@ -106,3 +106,48 @@ def test_bad_seeds_are_one_clear_error(tmp_path, capsys, args, message):
     assert validate.main([*args, "--docs", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "linux.md").exists() and not (tmp_path / "x.json").exists()
+
+
+def test_the_pages_say_when_each_part_was_measured_and_how_the_endpoints_ran(tmp_path):
+    """The header names the dates of the grid's runs, the ladder and the dumbbells, which
+    `--add-to` measures separately; runs without the endpoints' scheduling say so."""
+    saved = json.loads(DATA.read_text())
+    run = saved["runs"][0]
+    old = {**run, "id": "old", "started": "2026-11-27 10:00:00 UTC"}
+    for k in ("endpoints_realtime", "endpoints_normal"):
+        old.pop(k, None)
+    saved["runs"] = [{**run, "endpoints_realtime": 7, "endpoints_normal": 1}, old]
+    saved["rows"] += [{**r, "run": "old"} for r in saved["rows"] if r["run"] == run["id"]]
+    saved["ladder"] = {"when": "2026-11-28 19:00:00", "max_rate_bps": 0, "criterion": "c", "steps": []}
+    saved["dumbbells"] = []
+    text = validate.parts(saved)
+    assert text.startswith(
+        f"Parts measured: the grid's runs 2026-11-27: old; {run['started'][:10]}: {run['id']};"
+    )
+    assert "the self-check ladder 2026-11-28; the dumbbells not measured." in text
+    src = tmp_path / "saved.json"
+    src.write_text(json.dumps(saved))
+    assert validate.main(["--render", str(src), "--docs", str(tmp_path)]) == 0
+    linux = (tmp_path / "linux.md").read_text()
+    assert text in linux
+    assert f"| {run['late_p99_ms']:.3f} | 7 of 8 |" in linux
+    assert f"| {run['late_p99_ms']:.3f} | not recorded |" in linux
+    assert validate.endpoint_threads({"endpoints_realtime": 0, "endpoints_normal": 4}) == "0 of 4"
+
+
+def test_the_dumbbells_say_when_they_ran(tmp_path):
+    saved = json.loads(DATA.read_text())
+    bell = {"discipline": "red", "link": "b", "flows": [(1e6, 1e6)], "util": (0.9, 0.9), "drops": (1, 2),
+            "queue": (3.0, 4.0), "late_p99_ms": 0.1}  # fmt: skip
+    saved["dumbbells"] = [{**bell, "discipline": "droptail"}, {**bell, "when": "2026-11-29 04:00:00 UTC",
+                          "endpoints_realtime": 8, "endpoints_normal": 0}]  # fmt: skip
+    saved["ladder"] = {"when": "2026-11-29 03:59:00", "max_rate_bps": 0, "criterion": "c", "steps": []}
+    assert validate.parts(saved).endswith("the dumbbells (date not stored), 2026-11-29.")
+    src = tmp_path / "saved.json"
+    src.write_text(json.dumps(saved))
+    assert validate.main(["--render", str(src), "--docs", str(tmp_path)]) == 0
+    assert (
+        "Run: droptail (date not stored), endpoint threads at SCHED_FIFO: not recorded; "
+        "red 2026-11-29 04:00:00 UTC, endpoint threads at SCHED_FIFO: 8 of 8."
+        in (tmp_path / "emulation.md").read_text()
+    )

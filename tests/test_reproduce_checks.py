@@ -363,6 +363,28 @@ def test_parvez_emulation_fails_on_a_contradicting_result(monkeypatch, change, f
     assert not c.passed, c
 
 
+def test_parvez_emulation_notes_say_how_the_endpoints_ran(monkeypatch):
+    """The page's paragraph under the table counts the runs with all their endpoint threads at
+    SCHED_FIFO, and says the rows without that record predate it."""
+    from tcplab.reproduce.items.parvez import kernel as k
+
+    stored, rows = _emulation_world()
+    for i, r in enumerate(stored["rows"]):
+        if i % 2:
+            r["endpoints_realtime"], r["endpoints_normal"] = (2, 0) if i % 4 == 1 else (1, 1)
+    monkeypatch.setattr(k, "load_stored", lambda path=None: stored)
+    item = next(i for i in core.items("parvez") if i.id == "parvez-emulation")
+    assert item.evaluate is not None
+    out = item.evaluate(RowsContext(item, rows))
+    n = len(stored["rows"])
+    recorded, fifo = n // 2, len(range(1, n, 4))
+    assert (
+        f"{fifo} of the {recorded} runs that record it had all their endpoint threads (the sender and the "
+        f"sink) at SCHED_FIFO, {recorded - fifo} had some at normal priority; {n - recorded} runs predate "
+        "that record" in out.notes
+    )
+
+
 def test_parvez_emulation_without_kernel_results_has_no_checks(monkeypatch):
     from tcplab.reproduce.items.parvez import kernel as k
 

@@ -156,6 +156,9 @@ def run_seeds(
             "load_before": before,
             "load_after": load(),
             "late_p99_ms": emu.selfcheck["lateness"]["p99_s"] * 1e3,
+            # The flows' sender and sink threads: how many got SCHED_FIFO, how many did not.
+            "endpoints_realtime": emu.selfcheck["endpoints_realtime"],
+            "endpoints_normal": emu.selfcheck["endpoints_normal"],
             "warnings": emu.warnings,
         }
         runs.append(run)

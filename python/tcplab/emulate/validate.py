@@ -134,6 +134,7 @@ def run_dumbbells(quick: bool, log) -> list[dict]:
     out = []
     for disc in ("droptail", "red"):
         sc = dumbbell(disc, quick)
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         emu = emulate(sc)
         sim = simulate(sc)
         bl = [lk for lk in emu.links.iter_rows(named=True) if lk["link"].startswith("bottleneck")][0]["link"]
@@ -153,6 +154,9 @@ def run_dumbbells(quick: bool, log) -> list[dict]:
                 "drops": (le["drops_queue"], ls["drops_queue"]),
                 "queue": (le["mean_queue_packets"], ls["mean_queue_packets"]),
                 "late_p99_ms": emu.selfcheck["lateness"]["p99_s"] * 1e3,
+                "when": when,
+                "endpoints_realtime": emu.selfcheck["endpoints_realtime"],
+                "endpoints_normal": emu.selfcheck["endpoints_normal"],
             }
         )
         log(f"dumbbell {disc}: done")
@@ -179,6 +183,29 @@ def _agreement(rows: list[dict], runs: list[dict]) -> float:
     both = [r for r in rows if r["run"] not in truncated and r.get("linux_loss_events")]
     return max(
         (abs(r["tcplab_loss_events"] / r["linux_loss_events"] - 1) for r in both), default=float("nan")
+    )
+
+
+def endpoint_threads(record: dict) -> str:
+    """A run's endpoint threads at SCHED_FIFO, of all of them ("not recorded" in older runs)."""
+    if "endpoints_realtime" not in record or "endpoints_normal" not in record:
+        return "not recorded"
+    fifo = record["endpoints_realtime"]
+    return f"{fifo} of {fifo + record['endpoints_normal']}"
+
+
+def parts(res: dict) -> str:
+    """When each part of results `res` was measured: the grid's runs by date, the self-check
+    ladder, the dumbbells (the parts are measured separately and may be of different days)."""
+    by_date: dict[str, list[str]] = {}
+    for run in res["runs"]:
+        by_date.setdefault(run["started"][:10], []).append(run["id"])
+    grid = "; ".join(f"{d}: {', '.join(ids)}" for d, ids in sorted(by_date.items())) or "none"
+    ladder = res["ladder"]["when"][:10] if res["ladder"] else "not measured"
+    bells = sorted({d["when"][:10] if "when" in d else "(date not stored)" for d in res["dumbbells"]})
+    return (
+        f"Parts measured: the grid's runs {grid}; the self-check ladder {ladder}; the dumbbells "
+        f"{', '.join(bells) or 'not measured'}."
     )
 
 
@@ -249,17 +276,23 @@ def linux_page(grid: list[dict], rows: list[dict], runs: list[dict], header: str
         "",
         "The emulated runs (machine load as `uptime`'s 1, 5 and 15 min averages, before and after):",
         "",
-        "| seeds | RTTs ms | flows | started | duration s (warm-up) | load before | load after | p99 lateness ms |",
-        "|---|---|---:|---|---:|---|---|---:|",
+        "| seeds | RTTs ms | flows | started | duration s (warm-up) | load before | load after | p99 lateness ms | endpoint threads at SCHED_FIFO |",
+        "|---|---|---:|---|---:|---|---|---:|---|",
     ]
     for run in runs:
         lines.append(
             f"| {', '.join(map(str, run['seeds']))} | {', '.join(map(str, run['rtt_ms']))} | "
             f"{sum(r['run'] == run['id'] for r in rows)} | {run['started']} | "
             f"{run['duration_s']} ({run['warmup_s']}) | {run['load_before']} | {run['load_after']} | "
-            f"{run['late_p99_ms']:.3f} |"
+            f"{run['late_p99_ms']:.3f} | {endpoint_threads(run)} |"
         )
-    lines.append("")
+    lines += [
+        "",
+        "*Endpoint threads*: the flows' sender and sink threads that ran at SCHED_FIFO, of all of "
+        'them (docs/emulation.md, "The endpoints\' scheduling"); runs made before that was stored '
+        "with them say *not recorded*.",
+        "",
+    ]
     warned = sorted({w for r in runs for w in r["warnings"]})
     if warned:
         lines += ["Warnings of the emulator during these runs:", ""] + [f"- {w}" for w in warned] + [""]
@@ -318,6 +351,17 @@ def emulation_page(grid, dumbbells, ladder_record, header: str) -> str:
             f"{d['drops'][0]} / {d['drops'][1]} | {d['queue'][0]:.1f} / {d['queue'][1]:.1f} | "
             f"{d['late_p99_ms']:.3f} |"
         )
+    if dumbbells:
+        lines += [
+            "",
+            "Run: "
+            + "; ".join(
+                f"{d['discipline']} {d.get('when', '(date not stored)')}, endpoint threads at SCHED_FIFO: "
+                f"{endpoint_threads(d)}"
+                for d in dumbbells
+            )
+            + ".",
+        ]
     lines.append("")
     return "\n".join(lines)
 
@@ -474,7 +518,7 @@ def write_pages(docs: Path, res: dict, save: Path | None) -> None:
     then linux.md and emulation.md into `docs` from it."""
     if save:
         _save(res, save)
-    header = res["header"] + res.get("redone", "")
+    header = res["header"] + res.get("redone", "") + " " + parts(res)
     grid = cells(res["rows"], res["runs"]) if res["rows"] else []
     docs.mkdir(parents=True, exist_ok=True)
     if grid:

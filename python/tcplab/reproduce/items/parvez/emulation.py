@@ -268,10 +268,10 @@ def _evaluate(ctx: Context) -> Outcome:
         )
     )
     m = kernel["machine"]
-    loads = sorted({r["load_before"] for r in kernel["rows"]} | {r["load_after"] for r in kernel["rows"]})
+    low, high = k.load_range(kernel["rows"])
     notes = (
         f"Kernel runs {source}: {kernel['date']}, Linux {m['kernel']}, {m['cpu']}, {m['cores']} cores; "
-        f"load averages during the runs {loads[0]} to {loads[-1]}. The scenario `emulation.toml` as the paper "
+        f"load averages during the runs {low} to {high}. {k.scheduling(kernel['rows'])} The scenario `emulation.toml` as the paper "
         "describes it (10 Mbit/s bottleneck, 100 Mbit/s access links, 50 ms round trip, Bernoulli loss on the "
         "destination's access link, MSS 1448, queues that never fill); each loss rate twice (seeds 1 and 2, "
         f"the loss pattern), 50 s measured after 10 s, where the paper ran about 500 s once; without loss one "

@@ -8,7 +8,8 @@ made only when asked: `tcplab reproduce parvez --emulate` (root), or
 
 which writes (or adds to) a results file like the one shipped in the package
 (`data/parvez-emulation.json`): every run with the date, the kernel and the machine it was made
-on and the load (`/proc/loadavg`) before and after. Nothing here is typed by hand: the item
+on, the load (`/proc/loadavg`) before and after and how its endpoint threads were scheduled
+(the self-check's `endpoints_realtime`, `endpoints_normal`). Nothing here is typed by hand: the item
 reads the file as the runs wrote it.
 """
 
@@ -112,6 +113,10 @@ def measure_one(stack: str, p: float, seed: int, sets: dict[str, Any]) -> dict[s
         "kernel_retrans": f["kernel_retrans"],
         "kernel_rto_events": f["kernel_rto_events"],
         "late_p99_ms": r.selfcheck["lateness"]["p99_s"] * 1e3,
+        # How the run's sender and sink threads were scheduled (docs/emulation.md, "The
+        # endpoints' scheduling"): how many got SCHED_FIFO, how many ran at normal priority.
+        "endpoints_realtime": r.selfcheck["endpoints_realtime"],
+        "endpoints_normal": r.selfcheck["endpoints_normal"],
         "warnings": r.warnings,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "load_before": None,
@@ -153,6 +158,37 @@ def merge(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
 
 def _order(r: dict[str, Any]) -> tuple:
     return (list(STACKS).index(r["stack"]), r["seed"] if r["p"] else 0, r["p"])
+
+
+def scheduling(rows: list[dict[str, Any]]) -> str:
+    """How the runs' endpoint threads (each flow's sender and sink) were scheduled, as their rows
+    record it: the runs with all of them at SCHED_FIFO, and the rows made before it was recorded
+    (docs/emulation.md, "The endpoints' scheduling")."""
+    known = [r for r in rows if "endpoints_realtime" in r and "endpoints_normal" in r]
+    parts = []
+    if known:
+        fifo = sum(1 for r in known if r["endpoints_normal"] == 0 and r["endpoints_realtime"] > 0)
+        parts.append(
+            f"{fifo} of the {len(known)} runs that record it had all their endpoint threads (the sender "
+            "and the sink) at SCHED_FIFO"
+            + (f", {len(known) - fifo} had some at normal priority" if fifo < len(known) else "")
+        )
+    if len(known) < len(rows):
+        parts.append(
+            f"{len(rows) - len(known)} runs predate that record (made before the endpoint threads' "
+            "scheduling was stored with each run)"
+        )
+    return "Endpoint threads: " + "; ".join(parts) + "."
+
+
+def load_range(rows: list[dict[str, Any]]) -> tuple[str, str]:
+    """The lowest and highest load averages recorded before and after the runs (by the 1-minute
+    figure; `/proc/loadavg`'s three numbers as stored)."""
+    loads = {r[k] for r in rows for k in ("load_before", "load_after") if r.get(k) and r[k] != "?"}
+    if not loads:
+        return "?", "?"
+    order = sorted(loads, key=lambda s: [float(x) for x in s.split()])
+    return order[0], order[-1]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -151,3 +151,16 @@ def test_the_dumbbells_say_when_they_ran(tmp_path):
         "red 2026-11-29 04:00:00 UTC, endpoint threads at SCHED_FIFO: 8 of 8."
         in (tmp_path / "emulation.md").read_text()
     )
+
+
+def test_the_header_counts_the_real_time_of_the_runs_held_not_of_those_replaced():
+    v = validate
+    runs = [{"wall_s": 600.0}, {"wall_s": 300.0}]
+    # Grid runs only: their wall times (a replaced run's time went with it).
+    assert v.real_time_minutes({"runs": runs, "ladder": None, "dumbbells": []}) == (15.0, True)
+    # With the self-check and dumbbells measured and timed: theirs added.
+    extras = {"runs": runs, "ladder": {"steps": []}, "dumbbells": [{}], "extras_minutes": 2.5}
+    assert v.real_time_minutes(extras) == (17.5, True)
+    # Measured before their time was recorded: the grid's, and the header says the rest is not.
+    res = {k: extras[k] for k in ("runs", "ladder", "dumbbells")}
+    assert v.real_time_minutes(res) == (15.0, False)

@@ -4,6 +4,7 @@
 //! limit's evolution and the times at which the discipline is asked, against hand-computed
 //! answers, are in `net/link/bql.rs` and `net/link.rs` (`bql_*`).
 
+use crate::common::{conserved, link};
 use tcplab_sim::run_toml;
 
 fn sets(v: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -54,21 +55,8 @@ fn bql_repeats_conserves_packets_and_moves_the_marks() {
     let bql = [("bql.hold_time", "\"1ms\"")];
     let a = run(&bql);
     assert_eq!(json(&a), json(&run(&bql)));
-    for t in &a.totals {
-        assert_eq!(
-            t.arrivals,
-            t.drops_queue + t.drops_loss + t.delivered + t.in_link,
-            "{}",
-            t.link
-        );
-    }
-    let neck = |r: &tcplab_sim::RunResult| {
-        r.links
-            .iter()
-            .find(|l| l.link == "bottleneck.fwd")
-            .unwrap()
-            .clone()
-    };
+    conserved(&a);
+    let neck = |r: &tcplab_sim::RunResult| link(r, "bottleneck.fwd");
     let (with, plain) = (neck(&a), neck(&run(&[])));
     // The discipline is asked later (the ring holds fewer bytes): its marks move; the link
     // stays as busy.

@@ -159,3 +159,34 @@ pub fn pcap_record(out: &mut Vec<u8>, at: tcplab_sim::time::SimTime, frame: &[u8
     }
     out.extend_from_slice(frame);
 }
+
+/// Every link of `r` accounts for each packet that arrived: dropped by its queue or its loss
+/// model, delivered, or still on the link.
+pub fn conserved(r: &RunResult) {
+    for t in &r.totals {
+        assert_eq!(
+            t.arrivals,
+            t.drops_queue + t.drops_loss + t.delivered + t.in_link,
+            "link {}",
+            t.link
+        );
+    }
+}
+
+/// The links-table row of link `name` (e.g. "bottleneck.fwd").
+pub fn link(r: &RunResult, name: &str) -> tcplab_sim::stats::LinkResult {
+    r.links
+        .iter()
+        .find(|l| l.link == name)
+        .unwrap_or_else(|| panic!("no link {name}"))
+        .clone()
+}
+
+/// Direction 0 (the data's) of the analyzer's reading of a pcap.
+pub fn direction0(bytes: &[u8]) -> tcplab_sim::capture::analyze::DirectionResult {
+    use tcplab_sim::capture::analyze::{analyze, Options};
+    let a = analyze(bytes, Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    let d: Vec<_> = a.directions.iter().filter(|d| d.dir == 0).cloned().collect();
+    assert_eq!(d.len(), 1, "{:?}", a.directions);
+    d[0].clone()
+}

@@ -3,6 +3,7 @@
 //! exactly and keeps its statistics to the discipline, and bad values are named. Its timing
 //! against hand-computed answers is in `net/link.rs` (`device_queue_*`).
 
+use crate::common::{conserved, link};
 use tcplab_sim::run_toml;
 
 fn sets(v: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -53,21 +54,8 @@ fn a_device_queue_conserves_packets_repeats_and_moves_codels_drops() {
         serde_json::to_string(&a).unwrap(),
         serde_json::to_string(&b).unwrap()
     );
-    for t in &a.totals {
-        assert_eq!(
-            t.arrivals,
-            t.drops_queue + t.drops_loss + t.delivered + t.in_link,
-            "{}",
-            t.link
-        );
-    }
-    let neck = |r: &tcplab_sim::RunResult| {
-        r.links
-            .iter()
-            .find(|l| l.link == "bottleneck.fwd")
-            .unwrap()
-            .clone()
-    };
+    conserved(&a);
+    let neck = |r: &tcplab_sim::RunResult| link(r, "bottleneck.fwd");
     let (with, without) = (neck(&a), neck(&none));
     // CoDel still drops only at dequeue (the ring never overflows: it is fed only with room).
     assert!(with.drops_sojourn > 0 && with.drops_overflow == 0);

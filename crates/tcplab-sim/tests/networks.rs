@@ -2,6 +2,7 @@
 //! example scenarios run, background traffic behaves as specified, bad input is named, and
 //! the checks against Mathis et al. 1997 Table 2 and Barakat & Altman 1999 Sec. 5.
 
+use crate::common::conserved;
 use tcplab_sim::trace::PacketEventKind;
 use tcplab_sim::{run_toml, RunResult};
 
@@ -12,17 +13,6 @@ fn sets(v: &[(&str, &str)]) -> Vec<(String, String)> {
 fn scenario(name: &str) -> String {
     let path = format!("{}/../../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn conserved(r: &RunResult) {
-    for t in &r.totals {
-        assert_eq!(
-            t.arrivals,
-            t.drops_queue + t.drops_loss + t.delivered + t.in_link,
-            "link {}",
-            t.link
-        );
-    }
 }
 
 fn deterministic(text: &str, o: &[(String, String)]) -> RunResult {

@@ -3,7 +3,7 @@
 //! connection (exact counts) and on simulated flows whose receivers counted the marks
 //! themselves.
 
-use tcplab_sim::capture::analyze::{analyze, DirectionResult, Options};
+use crate::common::direction0;
 use tcplab_sim::net::packet::{Ecn, Packet, SegId};
 use tcplab_sim::tcp::accecn::{set_ace, AccEcnOption};
 use tcplab_sim::tcp::segment::{Segment, TcpFlags};
@@ -73,13 +73,6 @@ impl Pcap {
         set_ace(&mut synack.flags, 0b010);
         self.put(ms(1), &synack, Ecn::NotEct);
     }
-}
-
-fn direction0(bytes: &[u8]) -> DirectionResult {
-    let a = analyze(bytes, Options::default()).unwrap_or_else(|e| panic!("{e}"));
-    let d: Vec<_> = a.directions.iter().filter(|d| d.dir == 0).cloned().collect();
-    assert_eq!(d.len(), 1, "{:?}", a.directions);
-    d[0].clone()
 }
 
 /// 12 segments of 1000 bytes, three of them CE at the capture (downstream of the queue); the

@@ -3,7 +3,7 @@
 //! marking rate), the same over IPv6, and a real Linux connection with classic ECN whose
 //! marks the kernel counted itself (tests/data/linux-ecn.pcap).
 
-use tcplab_sim::capture::analyze::{analyze, DirectionResult, Options};
+use crate::common::direction0;
 use tcplab_sim::net::packet::{Ecn, Packet, SegId};
 use tcplab_sim::tcp::segment::{Segment, TcpFlags};
 use tcplab_sim::time::SimTime;
@@ -113,16 +113,9 @@ fn scripted(syn: Option<u8>, synack: Option<u8>) -> Vec<u8> {
     c.0
 }
 
-fn data(bytes: &[u8]) -> DirectionResult {
-    let a = analyze(bytes, Options::default()).unwrap_or_else(|e| panic!("{e}"));
-    let d: Vec<_> = a.directions.iter().filter(|d| d.dir == 0).cloned().collect();
-    assert_eq!(d.len(), 1, "{:?}", a.directions);
-    d[0].clone()
-}
-
 #[test]
 fn a_scripted_classic_ecn_connection_gives_its_marks_echoes_and_rounds() {
-    let d = data(&scripted(Some(0b011), Some(0b001)));
+    let d = direction0(&scripted(Some(0b011), Some(0b001)));
     assert!(d.handshake);
     assert_eq!(d.ecn_handshake, "classic");
     assert_eq!(d.segments_sent, 10);
@@ -149,7 +142,7 @@ fn the_handshake_says_what_was_negotiated() {
         (Some(0b111), Some(0b001), "classic"),
         (Some(0b011), Some(0b011), "invalid"),
     ] {
-        let d = data(&scripted(syn, synack));
+        let d = direction0(&scripted(syn, synack));
         assert_eq!(d.ecn_handshake, want, "SYN {syn:?} SYN-ACK {synack:?}");
         // The counts do not depend on the handshake, except under AccECN, where AE, CWR and
         // ECE are the ACE counter (tests/pcap_accecn.rs): this script's flags are no counter,
@@ -190,8 +183,8 @@ fn ipv6_traffic_class_carries_the_same_bits() {
         out.extend_from_slice(&g);
         at += 16 + cap;
     }
-    let v4 = data(&b);
-    let v6 = data(&out);
+    let v4 = direction0(&b);
+    let v6 = direction0(&out);
     assert_eq!(v6.src, "[2001:db8::a00:1]:10000");
     assert_eq!(
         (
@@ -224,7 +217,7 @@ hops = [{ rate = "10Mbit/s", delay = "10ms", queue = { limit = 20 } }]
 tcp = "sack"
 "#;
     let r = crate::common::run(text);
-    let d = data(&r.traces.pcap[0].bytes);
+    let d = direction0(&r.traces.pcap[0].bytes);
     assert_eq!(d.ecn_handshake, "unseen");
     assert_eq!(
         (
@@ -271,7 +264,7 @@ ecn_receiver = {receiver}
             );
             let r = crate::common::run(&text);
             let bytes = &r.traces.pcap[0].bytes;
-            let d = data(bytes);
+            let d = direction0(bytes);
             let case = format!("ecn {ecn}, receiver {receiver}, timestamps {timestamps}");
             assert!(d.handshake, "{case}");
             assert_eq!(d.ecn_handshake, want, "{case}");
@@ -395,7 +388,7 @@ fn a_real_linux_ecn_capture_matches_what_the_kernel_counted() {
     let bytes = std::fs::read(dir.join("linux-ecn.pcap")).unwrap();
     let k: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("linux-ecn.json")).unwrap()).unwrap();
-    let d = data(&bytes);
+    let d = direction0(&bytes);
     println!("{d:#?}");
     let rx = &k["receiver_ip_ext"];
     let n = |v: &serde_json::Value| v.as_u64().unwrap();

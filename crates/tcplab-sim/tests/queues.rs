@@ -2,6 +2,7 @@
 //! the standing queue, drops at dequeue traced and counted by cause, conservation and
 //! determinism with every discipline, and bad queue options named.
 
+use crate::common::conserved;
 use std::collections::HashMap;
 use tcplab_sim::net::packet::PacketKind;
 use tcplab_sim::net::DropCause;
@@ -116,12 +117,7 @@ fn fq_codel_keeps_a_cbr_streams_rate_beside_an_unresponsive_flood() {
         let o = sets(&[("network.dumbbell.bottleneck.queue.discipline", discipline)]);
         let r = run_toml(&text, &o).unwrap();
         let v = r.traffic.iter().find(|t| t.name == "voice").unwrap().clone();
-        let b = r
-            .links
-            .iter()
-            .find(|l| l.link == "bottleneck.fwd")
-            .unwrap()
-            .clone();
+        let b = crate::common::link(&r, "bottleneck.fwd");
         (v, b)
     };
     let (v, b) = voice("fq_codel");
@@ -228,14 +224,7 @@ fn every_discipline_conserves_packets_and_repeats_exactly() {
         serde_json::to_string(&a).unwrap(),
         serde_json::to_string(&b).unwrap()
     );
-    for t in &a.totals {
-        assert_eq!(
-            t.arrivals,
-            t.drops_queue + t.drops_loss + t.delivered + t.in_link,
-            "{}",
-            t.link
-        );
-    }
+    conserved(&a);
     for l in &a.links {
         assert_eq!(
             l.drops_queue,
@@ -249,14 +238,7 @@ fn every_discipline_conserves_packets_and_repeats_exactly() {
     assert!(a.flows.iter().all(|f| f.bytes_delivered > 0));
     // Another seed changes RED's, Random Drop's and FQ-CoDel's draws, not conservation.
     let c = run_toml(EVERY_DISCIPLINE, &sets(&[("seed", "12")])).unwrap();
-    for t in &c.totals {
-        assert_eq!(
-            t.arrivals,
-            t.drops_queue + t.drops_loss + t.delivered + t.in_link,
-            "{}",
-            t.link
-        );
-    }
+    conserved(&c);
 }
 
 #[test]

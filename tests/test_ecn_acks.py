@@ -9,6 +9,7 @@ import math
 import polars as pl
 import pytest
 
+from tcplab.emulate.run import first_packet_s
 from tcplab.simulation import run
 from tcplab.validation import ecn_acks, ecn_kernel
 
@@ -80,7 +81,7 @@ def test_a_capture_and_the_trace_of_one_run_give_the_same_sizes(tmp_path):
 def test_a_capture_without_packets_has_no_sizes(tmp_path):
     empty = tmp_path / "empty.pcap"
     empty.write_bytes(b"")
-    assert ecn_acks.first_packet_s(empty) is None
+    assert first_packet_s(empty) is None
     assert ecn_acks.from_capture(empty, 1, 2.0, 8.0, MSS) == {}
 
 

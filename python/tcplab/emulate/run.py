@@ -122,13 +122,16 @@ def check_rates(resolved: dict[str, Any], force: bool) -> list[str]:
     return out
 
 
-def _first_packet_s(pcap: Path) -> float | None:
+def first_packet_s(pcap: Path) -> float | None:
+    """The first record's timestamp of a libpcap file (either time resolution; the emulator
+    writes nanoseconds), or None for a file without records."""
     with open(pcap, "rb") as f:
         head = f.read(24 + 8)
     if len(head) < 32:
         return None
+    magic = struct.unpack_from("<I", head)[0]
     sec, frac = struct.unpack_from("<II", head, 24)
-    return sec + frac * 1e-9
+    return sec + frac * (1e-9 if magic == 0xA1B23C4D else 1e-6)
 
 
 def _flow_rows(
@@ -285,7 +288,7 @@ def emulate(
         # The endpoints' threads that got SCHED_FIFO (with `realtime`; 0 without).
         check["endpoints_realtime"] = endpoints.realtime_granted
         check["endpoints_normal"] = 2 * len(kflows) - endpoints.realtime_granted
-        first = _first_packet_s(pcap) if pcap.exists() else None
+        first = first_packet_s(pcap) if pcap.exists() else None
         analysis = None
         if first is not None:
             start = max(warmup - first, 0.0)

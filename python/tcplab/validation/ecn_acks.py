@@ -55,24 +55,11 @@ def single_share(hist: dict[str, int]) -> float:
     return hist.get("1", 0) / acks if acks else float("nan")
 
 
-def first_packet_s(pcap: Path) -> float | None:
-    """The first record's timestamp (libpcap, either time resolution as the emulator writes
-    nanoseconds) or None for a file without records."""
-    import struct
-
-    with open(pcap, "rb") as f:
-        head = f.read(24 + 8)
-    if len(head) < 32:
-        return None
-    magic = struct.unpack_from("<I", head)[0]
-    sec, frac = struct.unpack_from("<II", head, 24)
-    return sec + frac * (1e-9 if magic == 0xA1B23C4D else 1e-6)
-
-
 def from_capture(pcap: Path, flows: int, warmup: float, duration: float, mss: int) -> dict[str, int]:
     """The kernel's side: the ACKs of every connection in an emulated run's capture at the
     senders (simulated-time stamps) between `warmup` and `duration`."""
     from tcplab.capture import analyze
+    from tcplab.emulate.run import first_packet_s
 
     first = first_packet_s(pcap)
     if first is None or duration - first <= max(warmup - first, 0.0):

@@ -250,14 +250,6 @@ def _f(x: float, fmt: str) -> str:
     return "—" if x != x else format(x, fmt)
 
 
-def _span(xs: list, fmt: str) -> str:
-    """'a to b' of the values (one value alone; '—' without any)."""
-    if not xs:
-        return "—"
-    lo, hi = min(xs), max(xs)
-    return format(lo, fmt) if lo == hi else f"{format(lo, fmt)} to {format(hi, fmt)}"
-
-
 def _rtt_alone(base: list[dict]) -> str:
     """Where the longer Classic RTT alone takes the model's ratio (RTTs seen) below 0.5."""
     below = sorted({r["rtt_ms"] for r in base if r["model_seen"] < RATIO_LO})
@@ -328,16 +320,17 @@ def _why(rows: list[dict]) -> list[str]:
     missed = [r for r in base if not RATIO_LO <= r["ratio"] <= RATIO_HI]
     steps = sum(r["step_marks"] for r in rows)
     fast = [r for r in rows if r["l4s_rtt_s"] < 0.025 and _in_grid(r)]
+    endpoints = _endpoints(rows)
     return [
         "Prague's window. The step never fired in these runs "
         f"({steps} step marks in {len(rows)} cells): every mark is a coupled one. W_L / (2 / p_L) is "
-        f"{_span([r['f_l'] for r in none], '.2f')} with `none` and {_span([r['f_l'] for r in base], '.2f')} "
+        f"{ecn_prague.span([r['f_l'] for r in none], '.2f')} with `none` and {ecn_prague.span([r['f_l'] for r in base], '.2f')} "
         "with the default, and W_L / balance is "
-        f"{_span([r['w_balance'] for r in rows if r['w_balance'] == r['w_balance']], '.2f')}: the window "
+        f"{ecn_prague.span([r['w_balance'] for r in rows if r['w_balance'] == r['w_balance']], '.2f')}: the window "
         "is where Prague's own increase pays for its reductions, at f = "
-        f"{_span([r['f'] for r in none], '.2f')} reductions per round trip with `none` (2 / p_L takes "
+        f"{ecn_prague.span([r['f'] for r in none], '.2f')} reductions per round trip with `none` (2 / p_L takes "
         "one per round trip, and alpha = p_L, which holds: alpha / p_L "
-        f"{_span([r['alpha'] / r['p_l'] for r in rows if r['p_l'] > 0], '.2f')}). The control below "
+        f"{ecn_prague.span([r['alpha'] / r['p_l'] for r in rows if r['p_l'] > 0], '.2f')}). The control below "
         "measures Prague alone at a steady p_L against the W_L p_L / 2 = (1 + sqrt(2)) / 2 = "
         f"{ecn_prague.EXPECTED['recur']:.2f} of a response held for a round trip (the CWR state) and "
         "then taken at the next of evenly spaced marks; in the grid, p_L also follows the Classic "
@@ -358,7 +351,7 @@ def _why(rows: list[dict]) -> list[str]:
         + _rtt_alone(base)
         + " (RFC 9332 App. C.1's RTT dependence).",
         "",
-        *([_endpoints(rows), ""] if _endpoints(rows) else []),
+        *([endpoints, ""] if endpoints else []),
         (
             "The coupling seen, p_L / sqrt(p_C), is below k = 2 wherever p' varies in time: p_L is "
             "the L packets' mean of 2 p' and p_C the C packets' mean of p'^2, which is at least the "

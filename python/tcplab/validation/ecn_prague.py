@@ -95,8 +95,12 @@ def run(quick: bool, log: Callable[[str], None]) -> list[dict]:
     return rows
 
 
-def _range(xs: list[float]) -> str:
-    lo, hi = f"{min(xs):.2f}", f"{max(xs):.2f}"
+def span(xs: list[float], fmt: str = ".2f") -> str:
+    """'a to b' of the values as `fmt` writes them (one value when both read the same; '—'
+    without any)."""
+    if not xs:
+        return "—"
+    lo, hi = format(min(xs), fmt), format(max(xs), fmt)
     return lo if lo == hi else f"{lo} to {hi}"
 
 
@@ -108,7 +112,7 @@ def _f_near(near: list[dict], far: list[dict]) -> str:
         off = [r["f"] for r in far if r["marking"] == m]
         if on:
             rtts = ", ".join(str(r["rtt_ms"]) for r in near if r["marking"] == m)
-            parts.append(f"{m} f {_range(off)} against {_range(on)} at {rtts} ms")
+            parts.append(f"{m} f {span(off)} against {span(on)} at {rtts} ms")
     return "; fewer responses per round trip than where it holds: " + "; ".join(parts) if parts else ""
 
 
